@@ -1,0 +1,356 @@
+/*
+ * gpuprover.h - GPU commitment primitives for STARK provers (C99 ABI).
+ *
+ * gpuprover computes the expensive, data-parallel parts of a STARK commitment
+ * (batched coset low-degree extensions, NTTs, and later Merkle trees and FRI)
+ * on a CUDA GPU or on the CPU, with bit-identical results on both backends.
+ *
+ * Conventions that hold for every function in this header:
+ *
+ *  - Every fallible function returns a gp_status. GP_OK (0) means success.
+ *    On failure, gp_last_error() returns a thread-local, human-readable
+ *    message that names the offending argument and its value. Nothing throws
+ *    or aborts across this ABI, and a failed call leaves every handle usable.
+ *  - Every handle has exactly one create and one destroy function; destroying
+ *    NULL is a no-op.
+ *  - Option structs start with `struct_size` and have a *_options_init()
+ *    function that fills the defaults. Always call the init function first, so
+ *    that later library versions can append fields without breaking callers.
+ *  - Field elements cross the ABI in canonical form: Goldilocks as uint64_t in
+ *    [0, p), BabyBear and KoalaBear as uint32_t in [0, p) (never Montgomery).
+ *    Input values >= p are rejected by gp_buffer_from_host() unless the
+ *    caller asks for reduction (see gp_buffer_from_host_options).
+ *  - Extension-field elements are stored as their d base-field coefficients,
+ *    lowest degree first (the layout of Plonky3's BinomialExtensionField).
+ *    Supported degrees: Goldilocks 1, 2, 3; BabyBear and KoalaBear 1, 4.
+ *  - Sizes are uint64_t. Size products are checked for overflow and against
+ *    available memory before anything is allocated.
+ *  - A context may be used from one thread at a time; distinct contexts may be
+ *    used concurrently from different threads. Buffers belong to the context
+ *    that created them and must not outlive it.
+ */
+#ifndef GPUPROVER_H
+#define GPUPROVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define GP_API
+#elif defined(__GNUC__) || defined(__clang__)
+#define GP_API __attribute__((visibility("default")))
+#else
+#define GP_API
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                  */
+/* ------------------------------------------------------------------------ */
+
+#define GP_VERSION_MAJOR 0
+#define GP_VERSION_MINOR 1
+#define GP_VERSION_PATCH 0
+/** Version as one number: major * 10000 + minor * 100 + patch. */
+#define GP_VERSION_NUMBER \
+    (GP_VERSION_MAJOR * 10000 + GP_VERSION_MINOR * 100 + GP_VERSION_PATCH)
+
+/** Returns the library version string, e.g. "0.1.0". Never NULL. */
+GP_API const char *gp_version(void);
+
+/** Returns the version of the loaded library as GP_VERSION_NUMBER would. */
+GP_API uint32_t gp_version_number(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes and errors                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef enum gp_status {
+    GP_OK = 0,
+    /** An argument has a value outside its documented range. */
+    GP_ERR_INVALID_ARGUMENT = 1,
+    /** A required pointer argument was NULL. */
+    GP_ERR_NULL_POINTER = 2,
+    /** The combination is valid in principle but not supported (yet). */
+    GP_ERR_UNSUPPORTED = 3,
+    /** A CUDA backend was requested but no usable GPU exists. */
+    GP_ERR_NO_DEVICE = 4,
+    /** Host memory could not be allocated. */
+    GP_ERR_HOST_OUT_OF_MEMORY = 5,
+    /** Device memory could not be allocated, or the request exceeds it. */
+    GP_ERR_DEVICE_OUT_OF_MEMORY = 6,
+    /** A size product overflows 64 bits. */
+    GP_ERR_SIZE_OVERFLOW = 7,
+    /** Buffers or arguments of different fields / extension degrees. */
+    GP_ERR_FIELD_MISMATCH = 8,
+    /** A buffer was created by a different context. */
+    GP_ERR_CONTEXT_MISMATCH = 9,
+    /** Buffer shapes (rows, columns) do not fit the operation. */
+    GP_ERR_SHAPE_MISMATCH = 10,
+    /** A size exceeds the field's two-adicity (no root of unity of that order). */
+    GP_ERR_TWO_ADICITY = 11,
+    /** Input contains a value that is not a canonical field element. */
+    GP_ERR_NON_CANONICAL = 12,
+    /** The CUDA runtime reported an error. */
+    GP_ERR_CUDA = 13,
+    /** An internal invariant failed; please report it. */
+    GP_ERR_INTERNAL = 14
+} gp_status;
+
+/** Returns the symbolic name of a status ("GP_OK", "GP_ERR_NO_DEVICE", ...).
+ *  Unknown values give "GP_ERR_UNKNOWN". Never NULL. */
+GP_API const char *gp_status_name(gp_status status);
+
+/** Returns the message of the last failed call on this thread, or "" if the
+ *  last call succeeded. The pointer stays valid until the next gp_* call on
+ *  the same thread. Never NULL. */
+GP_API const char *gp_last_error(void);
+
+/* ------------------------------------------------------------------------ */
+/* Fields                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef enum gp_field {
+    /** p = 2^64 - 2^32 + 1, elements uint64_t, generator 7, two-adicity 32. */
+    GP_FIELD_GOLDILOCKS = 1,
+    /** p = 2^31 - 2^27 + 1, elements uint32_t, generator 31, two-adicity 27. */
+    GP_FIELD_BABYBEAR = 2,
+    /** p = 2^31 - 2^24 + 1, elements uint32_t, generator 3, two-adicity 24. */
+    GP_FIELD_KOALABEAR = 3
+} gp_field;
+
+/** Bytes per base-field element (8 or 4), or 0 for an unknown field. */
+GP_API uint32_t gp_field_element_size(gp_field field);
+
+/** Writes the field's modulus, multiplicative generator (the default LDE
+ *  coset shift) and two-adicity. Any output pointer may be NULL. */
+GP_API gp_status gp_field_info(gp_field field, uint64_t *modulus,
+                               uint64_t *generator, uint32_t *two_adicity);
+
+/** Writes the primitive 2^log_n-th root of unity the library uses for
+ *  size-2^log_n transforms (the same as Plonky3's two_adic_generator). */
+GP_API gp_status gp_field_two_adic_generator(gp_field field, uint32_t log_n,
+                                             uint64_t *root);
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef enum gp_backend {
+    /** CUDA if a usable GPU exists, else the CPU. */
+    GP_BACKEND_AUTO = 0,
+    GP_BACKEND_CPU = 1,
+    GP_BACKEND_CUDA = 2
+} gp_backend;
+
+typedef struct gp_context gp_context;
+
+typedef struct gp_context_options {
+    uint32_t struct_size;
+    /** Which backend to use. Default GP_BACKEND_AUTO. */
+    gp_backend backend;
+    /** CUDA device ordinals to use; NULL (default) means device 0. The array
+     *  is copied. The current release uses the first device listed. */
+    const int32_t *devices;
+    uint32_t num_devices;
+    /** Worker threads of the CPU backend (and of host-side staging on the
+     *  CUDA backend); 0 (default) means one per hardware thread. */
+    uint32_t cpu_threads;
+} gp_context_options;
+
+/** Fills `options` with the defaults. */
+GP_API void gp_context_options_init(gp_context_options *options);
+
+/** Creates a context. `options` may be NULL for the defaults.
+ *  Returns GP_ERR_NO_DEVICE (with a message saying why) when GP_BACKEND_CUDA
+ *  is requested and the library was built without CUDA, no GPU is visible,
+ *  or a listed device ordinal does not exist. GP_BACKEND_AUTO never fails
+ *  for lack of a GPU: it falls back to the CPU backend. */
+GP_API gp_status gp_context_create(const gp_context_options *options,
+                                   gp_context **out);
+
+/** Destroys a context. All its buffers must have been destroyed first;
+ *  buffers still alive are released with it (and a leak is reported in
+ *  gp_last_error()). NULL is a no-op. */
+GP_API void gp_context_destroy(gp_context *ctx);
+
+/** Returns the backend the context runs on (GP_BACKEND_CPU or
+ *  GP_BACKEND_CUDA, never AUTO), or GP_BACKEND_AUTO for a NULL context. */
+GP_API gp_backend gp_context_backend(const gp_context *ctx);
+
+/** Writes a NUL-terminated description of the device the context runs on
+ *  ("NVIDIA H100 80GB HBM3", "CPU, 16 threads") into `name`, truncated to
+ *  `size` bytes. */
+GP_API gp_status gp_context_device_name(const gp_context *ctx, char *name,
+                                        size_t size);
+
+typedef struct gp_memory_stats {
+    uint32_t struct_size;
+    /** Bytes currently held by live buffers. */
+    uint64_t buffer_bytes;
+    /** Bytes currently held by the context's caches (twiddles, scratch,
+     *  staging). */
+    uint64_t cache_bytes;
+    /** Number of device (or, on the CPU backend, host) allocations the
+     *  context has made since it was created. */
+    uint64_t allocations;
+} gp_memory_stats;
+
+/** Reports the context's memory use. Set stats->struct_size first. */
+GP_API gp_status gp_context_memory_stats(const gp_context *ctx,
+                                         gp_memory_stats *stats);
+
+/** Releases the context's cached twiddle tables and scratch memory. */
+GP_API gp_status gp_context_trim(gp_context *ctx);
+
+/* ------------------------------------------------------------------------ */
+/* Buffers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** A matrix of field elements owned by the library: in device memory on the
+ *  CUDA backend, in host memory on the CPU backend. Elements are stored by
+ *  column (each base-field coordinate of an extension column is stored as its
+ *  own contiguous column), which is what the LDE and commitment kernels read. */
+typedef struct gp_buffer gp_buffer;
+
+typedef enum gp_layout {
+    /** Column c is contiguous: element (r, c) at index c * rows + r, each
+     *  element being `ext_degree` consecutive base values. */
+    GP_LAYOUT_COL_MAJOR = 0,
+    /** Row r is contiguous: element (r, c) at index r * cols + c, each
+     *  element being `ext_degree` consecutive base values (Plonky3's
+     *  RowMajorMatrix). */
+    GP_LAYOUT_ROW_MAJOR = 1
+} gp_layout;
+
+/** Creates a zero-filled buffer of `rows` x `cols` elements of the field's
+ *  degree-`ext_degree` extension (1 for the base field). */
+GP_API gp_status gp_buffer_create(gp_context *ctx, gp_field field,
+                                  uint32_t ext_degree, uint64_t rows,
+                                  uint64_t cols, gp_buffer **out);
+
+/** Creates a buffer from host memory holding `rows` x `cols` elements in
+ *  `layout`. `data` must hold rows * cols * ext_degree base elements of
+ *  gp_field_element_size(field) bytes. Values >= p give
+ *  GP_ERR_NON_CANONICAL. Pinned (cudaHostAlloc'd) memory is uploaded
+ *  directly; pageable memory goes through pinned staging. */
+GP_API gp_status gp_buffer_from_host(gp_context *ctx, gp_field field,
+                                     uint32_t ext_degree, uint64_t rows,
+                                     uint64_t cols, gp_layout layout,
+                                     const void *data, gp_buffer **out);
+
+/** Copies the buffer to host memory in `layout`. `size_bytes` is the size of
+ *  `data`; it must be at least rows * cols * ext_degree * element size. */
+GP_API gp_status gp_buffer_to_host(const gp_buffer *buf, gp_layout layout,
+                                   void *data, uint64_t size_bytes);
+
+/** Destroys a buffer. NULL is a no-op. */
+GP_API void gp_buffer_destroy(gp_buffer *buf);
+
+/** Shape queries. They return 0 for a NULL buffer. */
+GP_API uint64_t gp_buffer_rows(const gp_buffer *buf);
+GP_API uint64_t gp_buffer_cols(const gp_buffer *buf);
+GP_API gp_field gp_buffer_field(const gp_buffer *buf);
+GP_API uint32_t gp_buffer_ext_degree(const gp_buffer *buf);
+/** Returns the buffer's size in bytes (rows * cols * ext_degree * elem size). */
+GP_API uint64_t gp_buffer_size_bytes(const gp_buffer *buf);
+
+/* ------------------------------------------------------------------------ */
+/* Batched NTT                                                              */
+/* ------------------------------------------------------------------------ */
+
+typedef enum gp_order {
+    /** Row i holds the value at index i. */
+    GP_ORDER_NATURAL = 0,
+    /** Row i holds the value at index bit_reverse(i, log2(rows)). */
+    GP_ORDER_BIT_REVERSED = 1
+} gp_order;
+
+typedef enum gp_ntt_direction {
+    /** Coefficients -> evaluations: out[i] = sum_k c_k (shift * w^i)^k. */
+    GP_NTT_FORWARD = 0,
+    /** Evaluations on shift * H -> coefficients (divided by n). */
+    GP_NTT_INVERSE = 1
+} gp_ntt_direction;
+
+typedef struct gp_ntt_options {
+    uint32_t struct_size;
+    /** Default GP_NTT_FORWARD. */
+    gp_ntt_direction direction;
+    /** Coset shift s (canonical base-field element, nonzero). The forward
+     *  transform evaluates on s * H, the inverse interpolates from s * H.
+     *  0 (default) means 1, the plain subgroup. */
+    uint64_t shift;
+    /** Order of the input and of the output rows. Default natural. */
+    gp_order input_order;
+    gp_order output_order;
+} gp_ntt_options;
+
+GP_API void gp_ntt_options_init(gp_ntt_options *options);
+
+/** Transforms every column of `buf` in place. n = gp_buffer_rows(buf) must be
+ *  a power of two not above 2^two_adicity; w is the primitive n-th root of
+ *  unity given by gp_field_two_adic_generator. Extension columns are
+ *  transformed componentwise. `options` may be NULL for the defaults. */
+GP_API gp_status gp_ntt_batch(gp_context *ctx, gp_buffer *buf,
+                              const gp_ntt_options *options);
+
+/* ------------------------------------------------------------------------ */
+/* Batched coset low-degree extension                                       */
+/* ------------------------------------------------------------------------ */
+
+typedef struct gp_lde_options {
+    uint32_t struct_size;
+    /** Trace length n (power of two). 0 (default) means the input's row
+     *  count. The input may have fewer rows than n: missing rows are zero
+     *  (virtual padding; no zeros are uploaded or stored). */
+    uint64_t n;
+    /** Blowup factor B, a power of two in [1, 32]. Default 2. The output has
+     *  n * B rows; n * B must not exceed 2^two_adicity. */
+    uint32_t blowup;
+    /** Output coset shift g (canonical, nonzero). 0 (default) means the
+     *  field's multiplicative generator (7, 31, 3), as Plonky3 uses. */
+    uint64_t shift;
+    /** Shift s of the domain the input is evaluated on. 0 (default) means 1. */
+    uint64_t input_shift;
+    /** Row order of the output. Default natural; Plonky3 commits the
+     *  bit-reversed LDE (GP_ORDER_BIT_REVERSED). */
+    gp_order output_order;
+    /** Layout of host input for gp_lde_batch_host. Default column-major. */
+    gp_layout input_layout;
+} gp_lde_options;
+
+GP_API void gp_lde_options_init(gp_lde_options *options);
+
+/** Coset LDE of every column of `input` into `output`.
+ *
+ *  Input column c holds f_c(s * w_n^i) for i < rows (s = input_shift; rows
+ *  beyond the input's row count are zero). Output row j holds
+ *  f_c(g * w_{nB}^j) (natural order) or f_c(g * w_{nB}^bitrev(j)) (bit
+ *  reversed), for the unique polynomial f_c of degree < n.
+ *
+ *  `output` must be a buffer of the same context, field and extension degree
+ *  with n * blowup rows and the input's column count; it is overwritten.
+ *  Reusing one output buffer across calls of one shape allocates nothing. */
+GP_API gp_status gp_lde_batch(gp_context *ctx, const gp_buffer *input,
+                              const gp_lde_options *options,
+                              gp_buffer *output);
+
+/** Like gp_lde_batch, with the input in host memory: `rows` x `cols`
+ *  elements of degree `ext_degree` in options->input_layout. On the CUDA
+ *  backend the upload is staged in chunks and overlapped with the transform;
+ *  pinned host memory is read directly. */
+GP_API gp_status gp_lde_batch_host(gp_context *ctx, gp_field field,
+                                   uint32_t ext_degree, const void *data,
+                                   uint64_t rows, uint64_t cols,
+                                   const gp_lde_options *options,
+                                   gp_buffer *output);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUPROVER_H */

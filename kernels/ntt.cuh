@@ -1,0 +1,334 @@
+// CUDA kernels for batched NTTs and coset LDEs.
+//
+// A size-2^n transform is split into segments of index bits; one kernel pass
+// performs all butterfly stages of one segment for a tile held in shared
+// memory, several stages per sync in registers (radix 2^3). A tile is
+// 2^t rows x C columns: for a segment of bits [lo, lo + t), row m and column c
+// hold index (m << lo) + base + c, so each tile row is C consecutive
+// elements (32 bytes) and every global access is coalesced.
+//
+// The LDE (see docs/ARCHITECTURE.md) runs as
+//   A_1   gather the natural-order input in bit-reversed order, inverse DIT
+//         on the lowest segment                       (N in,  N out)
+//   A_i   inverse DIT on middle segments, in place     (only for 3+ segments)
+//   F     the top segment of the inverse DIT, coset scaling, then for every
+//         coset the top segment of the forward DIF      (N in, B*N out)
+//   B_i   forward DIF on the lower segments of every coset, in place; the
+//         last one writes bit-reversed (in place) or natural (scatter) order.
+#pragma once
+
+#include <cstdint>
+
+#include "math/field.h"
+#include "math/ntt.h"
+
+namespace gp {
+namespace kern {
+
+constexpr int kThreads = 512;
+
+template <class F>
+struct TileCfg;
+template <>
+struct TileCfg<Goldilocks> {
+    static constexpr int kTileLog = 13;  // 8192 elements, 64 KiB
+    static constexpr int kLogC = 2;      // 4 x 8 B = 32 B rows
+};
+template <class F>
+struct TileCfg {
+    static constexpr int kTileLog = 14;  // 16384 elements, 64 KiB
+    static constexpr int kLogC = 3;      // 8 x 4 B = 32 B rows
+};
+
+// Performs local stages [s, s + RL) of a tile of 2^t rows x 2^logC columns in
+// shared memory. Global stage bit of local bit u is lo + u. When c_low, the
+// tile column adds (base0 + c) to the index (it holds the index's low bits);
+// otherwise columns are independent transforms of size 2^t (lo must be 0).
+template <class F, int RL, bool DIF>
+__device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t, uint32_t logC,
+                                                  uint32_t s, uint32_t lo, uint64_t low_add,
+                                                  bool c_low, const typename F::Tw *__restrict__ tw) {
+    using T = typename F::T;
+    constexpr uint32_t R = 1u << RL;
+    const uint32_t groups = 1u << (t - RL + logC);
+    const uint32_t cmask = (1u << logC) - 1, smask = (1u << s) - 1;
+    for (uint32_t g = threadIdx.x; g < groups; g += blockDim.x) {
+        uint32_t c = g & cmask, rest = g >> logC;
+        uint32_t m_low = rest & smask, m_high = rest >> s;
+        uint32_t m0 = (m_high << (s + RL)) | m_low;
+        uint64_t add = c_low ? low_add + c : 0;
+        T x[R];
+#pragma unroll
+        for (uint32_t j = 0; j < R; ++j) x[j] = sm[((m0 + (j << s)) << logC) + c];
+#pragma unroll
+        for (int uu = 0; uu < RL; ++uu) {
+            const int u = DIF ? RL - 1 - uu : uu;
+            const uint64_t h = 1ull << (lo + s + u);
+#pragma unroll
+            for (uint32_t j = 0; j < R; ++j) {
+                if (j & (1u << u)) continue;
+                uint64_t k = ((uint64_t)(m_low + ((j & ((1u << u) - 1)) << s)) << lo) + add;
+                typename F::Tw w = tw[h + k];
+                if (DIF)
+                    dif_butterfly<F>(x[j], x[j + (1u << u)], w);
+                else
+                    dit_butterfly<F>(x[j], x[j + (1u << u)], w);
+            }
+        }
+#pragma unroll
+        for (uint32_t j = 0; j < R; ++j) sm[((m0 + (j << s)) << logC) + c] = x[j];
+    }
+    __syncthreads();
+}
+
+// All local stages [0, t) of a tile: DIT ascending, DIF descending, in groups
+// of up to three stages.
+template <class F, bool DIF>
+__device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32_t lo,
+                            uint64_t low_add, bool c_low, const typename F::Tw *tw) {
+    if (DIF) {
+        uint32_t top = t;
+        while (top > 0) {
+            uint32_t rl = top >= 3 ? 3 : top;
+            uint32_t s = top - rl;
+            if (rl == 3) tile_group_stages<F, 3, true>(sm, t, logC, s, lo, low_add, c_low, tw);
+            else if (rl == 2) tile_group_stages<F, 2, true>(sm, t, logC, s, lo, low_add, c_low, tw);
+            else tile_group_stages<F, 1, true>(sm, t, logC, s, lo, low_add, c_low, tw);
+            top = s;
+        }
+    } else {
+        uint32_t s = 0;
+        while (s < t) {
+            uint32_t rl = t - s >= 3 ? 3 : t - s;
+            if (rl == 3) tile_group_stages<F, 3, false>(sm, t, logC, s, lo, low_add, c_low, tw);
+            else if (rl == 2) tile_group_stages<F, 2, false>(sm, t, logC, s, lo, low_add, c_low, tw);
+            else tile_group_stages<F, 1, false>(sm, t, logC, s, lo, low_add, c_low, tw);
+            s += rl;
+        }
+    }
+}
+
+// In-place pass over bits [lo, lo + t) of `ncols` columns of 2^n elements,
+// column v at data + v * col_stride. Tiles of 2^t x 2^logC (logC = 0 when
+// lo = 0). DIF or DIT with the given table.
+template <class F, bool DIF>
+__global__ void __launch_bounds__(kThreads) k_tile_pass(typename F::T *data, uint64_t col_stride,
+                                                        uint64_t ncols, uint32_t n, uint32_t lo,
+                                                        uint32_t t, uint32_t logC,
+                                                        const typename F::Tw *__restrict__ tw) {
+    using T = typename F::T;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sm = reinterpret_cast<T *>(smem_raw);
+    const uint64_t tiles_per_col = 1ull << (n - t - logC);
+    const uint64_t bases = 1ull << (lo - logC);  // tile positions among the low bits
+    for (uint64_t blk = blockIdx.x; blk < tiles_per_col * ncols; blk += gridDim.x) {
+        uint64_t v = blk % ncols, tile = blk / ncols;
+        uint64_t base0 = (tile % bases) << logC;
+        uint64_t upper = (tile / bases) << (lo + t);
+        T *col = data + v * col_stride + upper + base0;
+        const uint32_t size = 1u << (t + logC);
+        for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
+            sm[e] = col[((uint64_t)(e >> logC) << lo) + (e & ((1u << logC) - 1))];
+        __syncthreads();
+        tile_stages<F, DIF>(sm, t, logC, lo, base0, true, tw);
+        for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
+            col[((uint64_t)(e >> logC) << lo) + (e & ((1u << logC) - 1))] = sm[e];
+        __syncthreads();
+    }
+}
+
+// Lowest segment with a bit-reversal on one side. 2^(n-t) chunks of 2^t per
+// column; a block takes the 2^logC chunks whose bit-reversed ids are
+// consecutive, so the natural-order side is read/written in 32-byte runs.
+//  GATHER (A_1): natural-order input (rows >= rows_in are zero) ->
+//     bit-reversed chunks, inverse DIT.   src col stride src_stride.
+//  !GATHER (B_1 natural): chunk-ordered forward DIF of cosets ->
+//     natural-order interleaved LDE rows: out row i*B + r, column v / B.
+template <class F, bool GATHER>
+__global__ void __launch_bounds__(kThreads)
+    k_chunk_pass(const typename F::T *__restrict__ src, uint64_t src_stride, uint64_t rows_in,
+                 typename F::T *dst, uint64_t dst_stride, uint64_t ncols, uint32_t n, uint32_t t,
+                 uint32_t logC, uint32_t log_b, const typename F::Tw *__restrict__ tw) {
+    using T = typename F::T;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sm = reinterpret_cast<T *>(smem_raw);
+    const uint32_t nt = n - t;
+    const uint64_t sets = 1ull << (nt - logC);
+    const uint32_t size = 1u << (t + logC), tmask = (1u << t) - 1, cmask = (1u << logC) - 1;
+    for (uint64_t blk = blockIdx.x; blk < sets * ncols; blk += gridDim.x) {
+        uint64_t v = blk % ncols, set = blk / ncols;
+        uint64_t r0 = set << logC;  // first bit-reversed chunk id
+        if (GATHER) {
+            const T *col = src + v * src_stride;
+            for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
+                uint32_t m = e >> logC, c = e & cmask;
+                uint64_t i = ((uint64_t)m << nt) + r0 + c;
+                sm[((uint32_t)bit_reverse(m, t) << logC) + c] = i < rows_in ? col[i] : T(0);
+            }
+        } else {
+            const T *col = src + v * src_stride;
+            for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
+                uint32_t c = e >> t, j = e & tmask;
+                uint64_t chunk = bit_reverse(r0 + c, nt);
+                sm[(j << logC) + c] = col[(chunk << t) + j];
+            }
+        }
+        __syncthreads();
+        tile_stages<F, !GATHER>(sm, t, logC, 0, 0, false, tw);
+        if (GATHER) {
+            T *col = dst + v * dst_stride;
+            for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
+                uint32_t c = e >> t, j = e & tmask;
+                uint64_t chunk = bit_reverse(r0 + c, nt);
+                col[(chunk << t) + j] = sm[(j << logC) + c];
+            }
+        } else {
+            uint64_t B = 1ull << log_b, r = v & (B - 1);
+            T *col = dst + (v >> log_b) * dst_stride;
+            for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
+                uint32_t m = e >> logC, c = e & cmask;
+                uint64_t i = ((uint64_t)m << nt) + r0 + c;
+                col[i * B + r] = sm[((uint32_t)bit_reverse(m, t) << logC) + c];
+            }
+        }
+        __syncthreads();
+    }
+}
+
+struct FusedArgs {
+    const void *src;       // A-pass result (region 0) or, when single, the input
+    uint64_t src_stride;   // column stride of src
+    uint64_t rows_in;      // single: rows present in the input
+    void *dst;             // regions (or, when single, the output)
+    uint64_t dst_stride;   // column stride of dst (n * B)
+    uint64_t ncols;
+    uint32_t n, lo, t, logC, log_b;
+    bool single;           // the whole column is one tile (lo = 0, logC = 0)
+    bool bitrev_regions;   // coset r goes to region bit_reverse(r, log_b), else r
+    bool natural_out;      // single only: write natural interleaved LDE rows
+    const void *tw_inv, *tw_fwd, *scale;
+};
+
+// F: top segment of the inverse DIT, coset scaling, top segment of the
+// forward DIF for each of the B cosets.
+template <class F>
+__global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
+    using T = typename F::T;
+    using Tw = typename F::Tw;
+    constexpr int kEpt = (1 << TileCfg<F>::kTileLog) / kThreads;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sm = reinterpret_cast<T *>(smem_raw);
+    const Tw *tw_inv = static_cast<const Tw *>(a.tw_inv);
+    const Tw *tw_fwd = static_cast<const Tw *>(a.tw_fwd);
+    const Tw *scale = static_cast<const Tw *>(a.scale);
+    const uint32_t logC = a.logC, size = 1u << (a.t + logC), cmask = (1u << logC) - 1;
+    const uint64_t N = 1ull << a.n, B = 1ull << a.log_b;
+    const uint32_t log_nb = a.n + a.log_b;
+    const uint64_t tiles = 1ull << (a.n - a.t - logC);
+    for (uint64_t blk = blockIdx.x; blk < tiles * a.ncols; blk += gridDim.x) {
+        uint64_t v = blk % a.ncols, tile = blk / a.ncols;
+        uint64_t base0 = tile << logC;
+        const T *src = static_cast<const T *>(a.src) + v * a.src_stride;
+        if (a.single) {
+            for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
+                sm[bit_reverse(e, a.n)] = e < a.rows_in ? src[e] : T(0);
+        } else {
+            for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
+                sm[e] = src[((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask)];
+        }
+        __syncthreads();
+        tile_stages<F, false>(sm, a.t, logC, a.lo, base0, true, tw_inv);
+        T coef[kEpt];
+#pragma unroll
+        for (int i = 0; i < kEpt; ++i) {
+            uint32_t e = threadIdx.x + i * kThreads;
+            if (e < size) coef[i] = sm[e];
+        }
+        T *dst = static_cast<T *>(a.dst) + v * a.dst_stride;
+        for (uint32_t r = 0; r < B; ++r) {
+            __syncthreads();
+#pragma unroll
+            for (int i = 0; i < kEpt; ++i) {
+                uint32_t e = threadIdx.x + i * kThreads;
+                if (e < size) {
+                    uint64_t k = ((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask);
+                    sm[e] = lde_coset_factor_apply<F>(coef[i], k, r, log_nb, scale, tw_fwd);
+                }
+            }
+            __syncthreads();
+            tile_stages<F, true>(sm, a.t, logC, a.lo, base0, true, tw_fwd);
+            if (a.natural_out) {  // single: Y_r[i] sits at position bitrev(i)
+                for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
+                    dst[(uint64_t)e * B + r] = sm[bit_reverse(e, a.n)];
+            } else {
+                uint64_t region = a.bitrev_regions ? bit_reverse(r, a.log_b) : r;
+                T *reg = dst + region * N;
+                for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
+                    reg[((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask)] = sm[e];
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// x[i] *= pw[bitrev(i) or i] for every column (powers table in Tw form).
+template <class F>
+__global__ void k_scale_powers(typename F::T *data, uint64_t col_stride, uint64_t ncols, uint32_t n,
+                               bool rev, const typename F::Tw *__restrict__ pw) {
+    const uint64_t N = 1ull << n, total = N * ncols;
+    for (uint64_t g = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; g < total;
+         g += (uint64_t)gridDim.x * blockDim.x) {
+        uint64_t v = g >> n, i = g & (N - 1);
+        typename F::T *p = data + v * col_stride + i;
+        *p = F::mul_tw(*p, pw[rev ? bit_reverse(i, n) : i]);
+    }
+}
+
+// dst[bitrev(i)] = src[i] per column.
+template <class T>
+__global__ void k_bitrev_copy(const T *__restrict__ src, T *__restrict__ dst, uint64_t ncols,
+                              uint32_t n) {
+    const uint64_t N = 1ull << n, total = N * ncols;
+    for (uint64_t g = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; g < total;
+         g += (uint64_t)gridDim.x * blockDim.x) {
+        uint64_t v = g >> n, i = g & (N - 1);
+        dst[v * N + bit_reverse(i, n)] = src[g];
+    }
+}
+
+// out[b][c][r] = in[b][r][c] for batch b, R rows, C columns.
+template <class T>
+__global__ void k_transpose(const T *__restrict__ in, T *__restrict__ out, uint64_t batch,
+                            uint64_t R, uint64_t C) {
+    __shared__ T tile[32][33];
+    const uint64_t tr = (R + 31) / 32, tc = (C + 31) / 32, per = tr * tc;
+    for (uint64_t blk = blockIdx.x; blk < per * batch; blk += gridDim.x) {
+        uint64_t b = blk / per, rem = blk % per;
+        uint64_t r0 = (rem / tc) * 32, c0 = (rem % tc) * 32;
+        const T *ib = in + b * R * C;
+        T *ob = out + b * R * C;
+        for (uint32_t y = threadIdx.y; y < 32; y += blockDim.y) {
+            uint64_t r = r0 + y, c = c0 + threadIdx.x;
+            if (r < R && c < C) tile[y][threadIdx.x] = ib[r * C + c];
+        }
+        __syncthreads();
+        for (uint32_t y = threadIdx.y; y < 32; y += blockDim.y) {
+            uint64_t c = c0 + y, r = r0 + threadIdx.x;
+            if (r < R && c < C) ob[c * R + r] = tile[threadIdx.x][y];
+        }
+        __syncthreads();
+    }
+}
+
+// Records in *first_bad the smallest index i with data[i] >= p (left as is
+// when all values are canonical).
+template <class T>
+__global__ void k_check_canonical(const T *__restrict__ data, uint64_t count, uint64_t p,
+                                  uint64_t index_offset, unsigned long long *first_bad) {
+    for (uint64_t g = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; g < count;
+         g += (uint64_t)gridDim.x * blockDim.x)
+        if ((uint64_t)data[g] >= p) atomicMin(first_bad, (unsigned long long)(g + index_offset));
+}
+
+}  // namespace kern
+}  // namespace gp

@@ -1,0 +1,497 @@
+// C entry points: validate arguments, catch every exception, record the
+// thread-local error message, forward to the context's backend.
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "core/core.h"
+#include "gpuprover.h"
+#include "math/field.h"
+
+namespace gp {
+
+namespace {
+thread_local std::string t_last_error;
+
+const FieldDesc kFields[] = {
+    {FieldId::Goldilocks, 8, Goldilocks::P, Goldilocks::GENERATOR, Goldilocks::TWO_ADICITY,
+     "Goldilocks"},
+    {FieldId::BabyBear, 4, BabyBear::P, BabyBear::GENERATOR, BabyBear::TWO_ADICITY, "BabyBear"},
+    {FieldId::KoalaBear, 4, KoalaBear::P, KoalaBear::GENERATOR, KoalaBear::TWO_ADICITY,
+     "KoalaBear"},
+};
+
+gp_status set_error(gp_status s, const std::string &msg) {
+    t_last_error = msg;
+    return s;
+}
+
+// Runs fn, turning exceptions into a status and message.
+template <class Fn>
+gp_status guard(const char *fname, Fn &&fn) {
+    try {
+        t_last_error.clear();
+        fn();
+        return GP_OK;
+    } catch (const Error &e) {
+        return set_error(e.status, std::string(fname) + ": " + e.what());
+    } catch (const std::bad_alloc &) {
+        return set_error(GP_ERR_HOST_OUT_OF_MEMORY, std::string(fname) + ": host allocation failed");
+    } catch (const std::exception &e) {
+        return set_error(GP_ERR_INTERNAL, std::string(fname) + ": internal error: " + e.what());
+    } catch (...) {
+        return set_error(GP_ERR_INTERNAL, std::string(fname) + ": unknown internal error");
+    }
+}
+
+#define GP_REQUIRE_PTR(p)                                                      \
+    do {                                                                       \
+        if (!(p)) ::gp::fail(GP_ERR_NULL_POINTER, "argument `" #p "` is NULL"); \
+    } while (0)
+
+void check_struct_size(uint32_t got, size_t min_size, const char *what) {
+    if (got < sizeof(uint32_t) || got > 4096)
+        fail(GP_ERR_INVALID_ARGUMENT, what, "->struct_size is ", got,
+             " (call the matching *_options_init first)");
+    (void)min_size;
+}
+
+// Copies the caller's options struct over defaults, honouring struct_size so
+// that older callers with shorter structs keep working.
+template <class Opt>
+Opt read_options(const Opt *user, void (*init)(Opt *), const char *what) {
+    Opt o;
+    init(&o);
+    if (user) {
+        check_struct_size(user->struct_size, sizeof(Opt), what);
+        size_t n = user->struct_size < sizeof(Opt) ? user->struct_size : sizeof(Opt);
+        std::memcpy(&o, user, n);
+        o.struct_size = sizeof(Opt);
+    }
+    return o;
+}
+
+void check_buffer(const gp_context *ctx, const gp_buffer *b, const char *arg) {
+    auto *buf = reinterpret_cast<const Buffer *>(b);
+    auto *c = reinterpret_cast<const Context *>(ctx);
+    if (!c->buffers.count(const_cast<Buffer *>(buf)))
+        fail(GP_ERR_CONTEXT_MISMATCH, "buffer `", arg, "` does not belong to this context");
+}
+
+void check_shift(const FieldDesc &f, uint64_t v, const char *arg) {
+    if (v >= f.modulus)
+        fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", v, " is not a canonical ", f.name,
+             " element (must be < ", f.modulus, ")");
+}
+
+uint32_t check_log_size(const FieldDesc &f, uint64_t n, const char *arg) {
+    if (!is_pow2(n)) fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", n, " is not a power of two");
+    uint32_t l = log2_exact(n);
+    if (l > f.two_adicity)
+        fail(GP_ERR_TWO_ADICITY, arg, " = 2^", l, " exceeds the two-adicity of ", f.name, " (2^",
+             f.two_adicity, ")");
+    return l;
+}
+
+Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols) {
+    if (rows == 0) fail(GP_ERR_INVALID_ARGUMENT, "rows = 0 (a buffer needs at least one row)");
+    if (cols == 0) fail(GP_ERR_INVALID_ARGUMENT, "cols = 0 (a buffer needs at least one column)");
+    uint64_t elems = checked_mul(checked_mul(rows, cols, "rows * cols"), ext, "rows * cols * ext");
+    uint64_t bytes = checked_mul(elems, f.elem_size, "element count * element size");
+    auto *b = new Buffer();
+    b->ctx = c;
+    b->field = &f;
+    b->ext = ext;
+    b->rows = rows;
+    b->cols = cols;
+    b->bytes = bytes;
+    try {
+        b->data = c->backend->alloc_buffer(bytes);
+    } catch (...) {
+        delete b;
+        throw;
+    }
+    c->buffers.insert(b);
+    c->buffer_bytes += bytes;
+    return b;
+}
+
+}  // namespace
+
+const FieldDesc &field_desc(gp_field f, const char *arg) {
+    for (const auto &d : kFields)
+        if ((int)d.id == (int)f) return d;
+    fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", (int)f, " is not a known gp_field");
+}
+
+void check_ext_degree(const FieldDesc &f, uint32_t d, const char *arg) {
+    bool ok = d == 1 || (f.id == FieldId::Goldilocks ? (d == 2 || d == 3) : d == 4);
+    if (!ok)
+        fail(GP_ERR_UNSUPPORTED, arg, " = ", d, " is not a supported extension degree of ", f.name,
+             f.id == FieldId::Goldilocks ? " (1, 2 or 3)" : " (1 or 4)");
+}
+
+void check_canonical(const FieldDesc &f, const void *data, uint64_t begin, uint64_t end,
+                     const char *arg) {
+    if (f.elem_size == 8) {
+        auto *p = static_cast<const uint64_t *>(data);
+        for (uint64_t i = begin; i < end; ++i)
+            if (p[i] >= f.modulus)
+                fail(GP_ERR_NON_CANONICAL, arg, "[", i, "] = ", p[i], " is not a canonical ",
+                     f.name, " element");
+    } else {
+        auto *p = static_cast<const uint32_t *>(data);
+        uint32_t m = (uint32_t)f.modulus;
+        for (uint64_t i = begin; i < end; ++i)
+            if (p[i] >= m)
+                fail(GP_ERR_NON_CANONICAL, arg, "[", i, "] = ", p[i], " is not a canonical ",
+                     f.name, " element");
+    }
+}
+
+}  // namespace gp
+
+using namespace gp;
+
+#define GP_EXPORT extern "C" GP_API
+
+GP_EXPORT const char *gp_version(void) { return "0.1.0"; }
+GP_EXPORT uint32_t gp_version_number(void) { return GP_VERSION_NUMBER; }
+
+GP_EXPORT const char *gp_status_name(gp_status s) {
+    switch (s) {
+        case GP_OK: return "GP_OK";
+        case GP_ERR_INVALID_ARGUMENT: return "GP_ERR_INVALID_ARGUMENT";
+        case GP_ERR_NULL_POINTER: return "GP_ERR_NULL_POINTER";
+        case GP_ERR_UNSUPPORTED: return "GP_ERR_UNSUPPORTED";
+        case GP_ERR_NO_DEVICE: return "GP_ERR_NO_DEVICE";
+        case GP_ERR_HOST_OUT_OF_MEMORY: return "GP_ERR_HOST_OUT_OF_MEMORY";
+        case GP_ERR_DEVICE_OUT_OF_MEMORY: return "GP_ERR_DEVICE_OUT_OF_MEMORY";
+        case GP_ERR_SIZE_OVERFLOW: return "GP_ERR_SIZE_OVERFLOW";
+        case GP_ERR_FIELD_MISMATCH: return "GP_ERR_FIELD_MISMATCH";
+        case GP_ERR_CONTEXT_MISMATCH: return "GP_ERR_CONTEXT_MISMATCH";
+        case GP_ERR_SHAPE_MISMATCH: return "GP_ERR_SHAPE_MISMATCH";
+        case GP_ERR_TWO_ADICITY: return "GP_ERR_TWO_ADICITY";
+        case GP_ERR_NON_CANONICAL: return "GP_ERR_NON_CANONICAL";
+        case GP_ERR_CUDA: return "GP_ERR_CUDA";
+        case GP_ERR_INTERNAL: return "GP_ERR_INTERNAL";
+    }
+    return "GP_ERR_UNKNOWN";
+}
+
+GP_EXPORT const char *gp_last_error(void) { return t_last_error.c_str(); }
+
+GP_EXPORT uint32_t gp_field_element_size(gp_field field) {
+    for (const auto &d : kFields)
+        if ((int)d.id == (int)field) return d.elem_size;
+    return 0;
+}
+
+GP_EXPORT gp_status gp_field_info(gp_field field, uint64_t *modulus, uint64_t *generator,
+                                  uint32_t *two_adicity) {
+    return guard("gp_field_info", [&] {
+        const FieldDesc &f = field_desc(field);
+        if (modulus) *modulus = f.modulus;
+        if (generator) *generator = f.generator;
+        if (two_adicity) *two_adicity = f.two_adicity;
+    });
+}
+
+GP_EXPORT gp_status gp_field_two_adic_generator(gp_field field, uint32_t log_n, uint64_t *root) {
+    return guard("gp_field_two_adic_generator", [&] {
+        GP_REQUIRE_PTR(root);
+        const FieldDesc &f = field_desc(field);
+        if (log_n > f.two_adicity)
+            fail(GP_ERR_TWO_ADICITY, "log_n = ", log_n, " exceeds the two-adicity of ", f.name,
+                 " (", f.two_adicity, ")");
+        *root = dispatch_field(f.id, [&](auto F) -> uint64_t {
+            return (uint64_t)two_adic_generator<decltype(F)>(log_n);
+        });
+    });
+}
+
+GP_EXPORT void gp_context_options_init(gp_context_options *o) {
+    if (!o) return;
+    std::memset(o, 0, sizeof(*o));
+    o->struct_size = sizeof(*o);
+    o->backend = GP_BACKEND_AUTO;
+}
+
+GP_EXPORT gp_status gp_context_create(const gp_context_options *options, gp_context **out) {
+    return guard("gp_context_create", [&] {
+        GP_REQUIRE_PTR(out);
+        *out = nullptr;
+        gp_context_options o =
+            read_options(options, gp_context_options_init, "gp_context_options");
+        if (o.backend != GP_BACKEND_AUTO && o.backend != GP_BACKEND_CPU &&
+            o.backend != GP_BACKEND_CUDA)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->backend = ", (int)o.backend,
+                 " is not a gp_backend");
+        if (o.num_devices > 0 && !o.devices)
+            fail(GP_ERR_NULL_POINTER, "options->devices is NULL but num_devices = ",
+                 o.num_devices);
+        int device = o.num_devices > 0 ? o.devices[0] : 0;
+        auto ctx = std::make_unique<Context>();
+        if (o.backend != GP_BACKEND_CPU) {
+            std::string why;
+            ctx->backend = make_cuda_backend(device, o.cpu_threads, why);
+            if (!ctx->backend && o.backend == GP_BACKEND_CUDA)
+                fail(GP_ERR_NO_DEVICE, "the CUDA backend is unavailable: ", why);
+        }
+        if (!ctx->backend) ctx->backend = make_cpu_backend(o.cpu_threads);
+        *out = reinterpret_cast<gp_context *>(ctx.release());
+    });
+}
+
+GP_EXPORT void gp_context_destroy(gp_context *ctx) {
+    if (!ctx) return;
+    auto *c = reinterpret_cast<Context *>(ctx);
+    size_t leaked = c->buffers.size();
+    for (Buffer *b : c->buffers) {
+        c->backend->free_buffer(b->data);
+        delete b;
+    }
+    c->buffers.clear();
+    delete c;
+    if (leaked)
+        t_last_error = "gp_context_destroy: released " + std::to_string(leaked) +
+                       " buffer(s) that were still alive";
+}
+
+GP_EXPORT gp_backend gp_context_backend(const gp_context *ctx) {
+    if (!ctx) return GP_BACKEND_AUTO;
+    return reinterpret_cast<const Context *>(ctx)->backend->kind();
+}
+
+GP_EXPORT gp_status gp_context_device_name(const gp_context *ctx, char *name, size_t size) {
+    return guard("gp_context_device_name", [&] {
+        GP_REQUIRE_PTR(ctx);
+        GP_REQUIRE_PTR(name);
+        if (size == 0) fail(GP_ERR_INVALID_ARGUMENT, "size = 0");
+        std::string s = reinterpret_cast<const Context *>(ctx)->backend->device_name();
+        size_t n = s.size() < size - 1 ? s.size() : size - 1;
+        std::memcpy(name, s.data(), n);
+        name[n] = '\0';
+    });
+}
+
+GP_EXPORT gp_status gp_context_memory_stats(const gp_context *ctx, gp_memory_stats *stats) {
+    return guard("gp_context_memory_stats", [&] {
+        GP_REQUIRE_PTR(ctx);
+        GP_REQUIRE_PTR(stats);
+        check_struct_size(stats->struct_size, sizeof(*stats), "stats");
+        auto *c = reinterpret_cast<const Context *>(ctx);
+        gp_memory_stats s;
+        s.struct_size = sizeof(s);
+        s.buffer_bytes = c->buffer_bytes;
+        s.cache_bytes = c->backend->cache_bytes();
+        s.allocations = c->backend->allocations();
+        size_t n = stats->struct_size < sizeof(s) ? stats->struct_size : sizeof(s);
+        uint32_t keep = stats->struct_size;
+        std::memcpy(stats, &s, n);
+        stats->struct_size = keep;
+    });
+}
+
+GP_EXPORT gp_status gp_context_trim(gp_context *ctx) {
+    return guard("gp_context_trim", [&] {
+        GP_REQUIRE_PTR(ctx);
+        reinterpret_cast<Context *>(ctx)->backend->trim();
+    });
+}
+
+GP_EXPORT gp_status gp_buffer_create(gp_context *ctx, gp_field field, uint32_t ext_degree,
+                                     uint64_t rows, uint64_t cols, gp_buffer **out) {
+    return guard("gp_buffer_create", [&] {
+        GP_REQUIRE_PTR(ctx);
+        GP_REQUIRE_PTR(out);
+        *out = nullptr;
+        const FieldDesc &f = field_desc(field);
+        check_ext_degree(f, ext_degree);
+        *out = reinterpret_cast<gp_buffer *>(
+            new_buffer(reinterpret_cast<Context *>(ctx), f, ext_degree, rows, cols));
+    });
+}
+
+GP_EXPORT gp_status gp_buffer_from_host(gp_context *ctx, gp_field field, uint32_t ext_degree,
+                                        uint64_t rows, uint64_t cols, gp_layout layout,
+                                        const void *data, gp_buffer **out) {
+    return guard("gp_buffer_from_host", [&] {
+        GP_REQUIRE_PTR(ctx);
+        GP_REQUIRE_PTR(data);
+        GP_REQUIRE_PTR(out);
+        *out = nullptr;
+        const FieldDesc &f = field_desc(field);
+        check_ext_degree(f, ext_degree);
+        if (layout != GP_LAYOUT_COL_MAJOR && layout != GP_LAYOUT_ROW_MAJOR)
+            fail(GP_ERR_INVALID_ARGUMENT, "layout = ", (int)layout, " is not a gp_layout");
+        auto *c = reinterpret_cast<Context *>(ctx);
+        Buffer *b = new_buffer(c, f, ext_degree, rows, cols);
+        try {
+            c->backend->upload(*b, data, layout);
+        } catch (...) {
+            gp_buffer_destroy(reinterpret_cast<gp_buffer *>(b));
+            throw;
+        }
+        *out = reinterpret_cast<gp_buffer *>(b);
+    });
+}
+
+GP_EXPORT gp_status gp_buffer_to_host(const gp_buffer *buf, gp_layout layout, void *data,
+                                      uint64_t size_bytes) {
+    return guard("gp_buffer_to_host", [&] {
+        GP_REQUIRE_PTR(buf);
+        GP_REQUIRE_PTR(data);
+        auto *b = reinterpret_cast<const Buffer *>(buf);
+        if (layout != GP_LAYOUT_COL_MAJOR && layout != GP_LAYOUT_ROW_MAJOR)
+            fail(GP_ERR_INVALID_ARGUMENT, "layout = ", (int)layout, " is not a gp_layout");
+        if (size_bytes < b->bytes)
+            fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes,
+                 " is smaller than the buffer (", b->bytes, " bytes)");
+        b->ctx->backend->download(*b, data, layout);
+    });
+}
+
+GP_EXPORT void gp_buffer_destroy(gp_buffer *buf) {
+    if (!buf) return;
+    auto *b = reinterpret_cast<Buffer *>(buf);
+    Context *c = b->ctx;
+    if (!c->buffers.erase(b)) return;  // not a live buffer of its context
+    c->buffer_bytes -= b->bytes;
+    c->backend->free_buffer(b->data);
+    delete b;
+}
+
+GP_EXPORT uint64_t gp_buffer_rows(const gp_buffer *b) {
+    return b ? reinterpret_cast<const Buffer *>(b)->rows : 0;
+}
+GP_EXPORT uint64_t gp_buffer_cols(const gp_buffer *b) {
+    return b ? reinterpret_cast<const Buffer *>(b)->cols : 0;
+}
+GP_EXPORT gp_field gp_buffer_field(const gp_buffer *b) {
+    return b ? (gp_field)(int)reinterpret_cast<const Buffer *>(b)->field->id : (gp_field)0;
+}
+GP_EXPORT uint32_t gp_buffer_ext_degree(const gp_buffer *b) {
+    return b ? reinterpret_cast<const Buffer *>(b)->ext : 0;
+}
+GP_EXPORT uint64_t gp_buffer_size_bytes(const gp_buffer *b) {
+    return b ? reinterpret_cast<const Buffer *>(b)->bytes : 0;
+}
+
+GP_EXPORT void gp_ntt_options_init(gp_ntt_options *o) {
+    if (!o) return;
+    std::memset(o, 0, sizeof(*o));
+    o->struct_size = sizeof(*o);
+    o->direction = GP_NTT_FORWARD;
+}
+
+static void check_order(gp_order o, const char *arg) {
+    if (o != GP_ORDER_NATURAL && o != GP_ORDER_BIT_REVERSED)
+        fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", (int)o, " is not a gp_order");
+}
+
+GP_EXPORT gp_status gp_ntt_batch(gp_context *ctx, gp_buffer *buf, const gp_ntt_options *options) {
+    return guard("gp_ntt_batch", [&] {
+        GP_REQUIRE_PTR(ctx);
+        GP_REQUIRE_PTR(buf);
+        check_buffer(ctx, buf, "buf");
+        gp_ntt_options o = read_options(options, gp_ntt_options_init, "gp_ntt_options");
+        auto *b = reinterpret_cast<Buffer *>(buf);
+        if (o.direction != GP_NTT_FORWARD && o.direction != GP_NTT_INVERSE)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->direction = ", (int)o.direction,
+                 " is not a gp_ntt_direction");
+        check_order(o.input_order, "options->input_order");
+        check_order(o.output_order, "options->output_order");
+        check_log_size(*b->field, b->rows, "rows");
+        check_shift(*b->field, o.shift, "options->shift");
+        NttArgs a{o.direction, o.shift ? o.shift : 1, o.input_order, o.output_order};
+        b->ctx->backend->ntt(*b, a);
+    });
+}
+
+GP_EXPORT void gp_lde_options_init(gp_lde_options *o) {
+    if (!o) return;
+    std::memset(o, 0, sizeof(*o));
+    o->struct_size = sizeof(*o);
+    o->blowup = 2;
+    o->output_order = GP_ORDER_NATURAL;
+    o->input_layout = GP_LAYOUT_COL_MAJOR;
+}
+
+// Shared validation of both LDE entry points; fills everything but the input.
+static LdeArgs prepare_lde(gp_context *ctx, const FieldDesc &f, uint32_t ext, uint64_t rows,
+                           uint64_t cols, const gp_lde_options *options, gp_buffer *output) {
+    gp_lde_options o = read_options(options, gp_lde_options_init, "gp_lde_options");
+    if (rows == 0) fail(GP_ERR_INVALID_ARGUMENT, "the input has 0 rows");
+    if (cols == 0) fail(GP_ERR_INVALID_ARGUMENT, "the input has 0 columns");
+    uint64_t n = o.n ? o.n : rows;
+    uint32_t log_n = check_log_size(f, n, o.n ? "options->n" : "input rows (options->n = 0)");
+    if (rows > n)
+        fail(GP_ERR_SHAPE_MISMATCH, "the input has ", rows, " rows, more than options->n = ", n);
+    if (!is_pow2(o.blowup) || o.blowup > 32)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->blowup = ", o.blowup,
+             " is not a power of two in [1, 32]");
+    uint32_t log_b = log2_exact(o.blowup);
+    if (log_n + log_b > f.two_adicity)
+        fail(GP_ERR_TWO_ADICITY, "n * blowup = 2^", log_n + log_b, " exceeds the two-adicity of ",
+             f.name, " (2^", f.two_adicity, ")");
+    check_shift(f, o.shift, "options->shift");
+    check_shift(f, o.input_shift, "options->input_shift");
+    check_order(o.output_order, "options->output_order");
+    if (o.input_layout != GP_LAYOUT_COL_MAJOR && o.input_layout != GP_LAYOUT_ROW_MAJOR)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->input_layout = ", (int)o.input_layout,
+             " is not a gp_layout");
+    GP_REQUIRE_PTR(output);
+    check_buffer(ctx, output, "output");
+    auto *out = reinterpret_cast<Buffer *>(output);
+    if (out->field != &f || out->ext != ext)
+        fail(GP_ERR_FIELD_MISMATCH, "output is ", out->field->name, "^", out->ext,
+             " but the input is ", f.name, "^", ext);
+    uint64_t out_rows = checked_mul(n, o.blowup, "n * blowup");
+    if (out->rows != out_rows || out->cols != cols)
+        fail(GP_ERR_SHAPE_MISMATCH, "output is ", out->rows, " x ", out->cols, ", expected ",
+             out_rows, " x ", cols, " (n * blowup rows, input columns)");
+    LdeArgs a{};
+    a.field = &f;
+    a.ext = ext;
+    a.rows_in = rows;
+    a.cols = cols;
+    a.log_n = log_n;
+    a.log_blowup = log_b;
+    a.shift = o.shift ? o.shift : f.generator;
+    a.input_shift = o.input_shift ? o.input_shift : 1;
+    a.order = o.output_order;
+    a.in_layout = o.input_layout;
+    a.out = out;
+    return a;
+}
+
+GP_EXPORT gp_status gp_lde_batch(gp_context *ctx, const gp_buffer *input,
+                                 const gp_lde_options *options, gp_buffer *output) {
+    return guard("gp_lde_batch", [&] {
+        GP_REQUIRE_PTR(ctx);
+        GP_REQUIRE_PTR(input);
+        check_buffer(ctx, input, "input");
+        auto *in = reinterpret_cast<const Buffer *>(input);
+        LdeArgs a = prepare_lde(ctx, *in->field, in->ext, in->rows, in->cols, options, output);
+        if (input == output) fail(GP_ERR_INVALID_ARGUMENT, "input and output are the same buffer");
+        a.in_buf = in;
+        reinterpret_cast<Context *>(ctx)->backend->lde(a);
+    });
+}
+
+GP_EXPORT gp_status gp_lde_batch_host(gp_context *ctx, gp_field field, uint32_t ext_degree,
+                                      const void *data, uint64_t rows, uint64_t cols,
+                                      const gp_lde_options *options, gp_buffer *output) {
+    return guard("gp_lde_batch_host", [&] {
+        GP_REQUIRE_PTR(ctx);
+        GP_REQUIRE_PTR(data);
+        const FieldDesc &f = field_desc(field);
+        check_ext_degree(f, ext_degree);
+        LdeArgs a = prepare_lde(ctx, f, ext_degree, rows, cols, options, output);
+        checked_mul(checked_mul(rows, cols, "rows * cols"), ext_degree * f.elem_size,
+                    "input bytes");
+        a.in_host = data;
+        reinterpret_cast<Context *>(ctx)->backend->lde(a);
+    });
+}

@@ -1,0 +1,140 @@
+// Core objects behind the C handles: errors, buffers, the backend interface
+// and the context.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "gpuprover.h"
+#include "math/field.h"
+
+namespace gp {
+
+// Internal error: a status plus the message gp_last_error() will report.
+struct Error : std::runtime_error {
+    gp_status status;
+    Error(gp_status s, const std::string &msg) : std::runtime_error(msg), status(s) {}
+};
+
+template <class... Args>
+[[noreturn]] void fail(gp_status s, Args &&...args) {
+    std::ostringstream os;
+    (os << ... << args);
+    throw Error(s, os.str());
+}
+
+// a * b, or GP_ERR_SIZE_OVERFLOW naming `what`.
+inline uint64_t checked_mul(uint64_t a, uint64_t b, const char *what) {
+    uint64_t r;
+    if (__builtin_mul_overflow(a, b, &r))
+        fail(GP_ERR_SIZE_OVERFLOW, what, ": ", a, " * ", b, " overflows 64 bits");
+    return r;
+}
+
+inline bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+inline uint32_t log2_exact(uint64_t x) { return (uint32_t)__builtin_ctzll(x); }
+
+struct FieldDesc {
+    FieldId id;
+    uint32_t elem_size;
+    uint64_t modulus;
+    uint64_t generator;
+    uint32_t two_adicity;
+    const char *name;
+};
+
+// Describes `f` or throws GP_ERR_INVALID_ARGUMENT naming `arg`.
+const FieldDesc &field_desc(gp_field f, const char *arg = "field");
+// Throws unless `d` is a supported extension degree of `f`.
+void check_ext_degree(const FieldDesc &f, uint32_t d, const char *arg = "ext_degree");
+
+class Context;
+
+// A rows x cols matrix of (extension) elements stored as cols * ext base
+// columns, each `rows` contiguous canonical elements.
+struct Buffer {
+    Context *ctx = nullptr;
+    const FieldDesc *field = nullptr;
+    uint32_t ext = 1;
+    uint64_t rows = 0;
+    uint64_t cols = 0;
+    uint64_t bytes = 0;
+    void *data = nullptr;  // device pointer on the CUDA backend
+
+    uint64_t base_cols() const { return cols * ext; }
+};
+
+struct LdeArgs {
+    const FieldDesc *field;
+    uint32_t ext;
+    uint64_t rows_in;     // rows present in the input (<= n)
+    uint64_t cols;        // extension columns
+    uint32_t log_n;
+    uint32_t log_blowup;
+    uint64_t shift;       // output coset shift g
+    uint64_t input_shift; // s
+    gp_order order;
+    // exactly one input source:
+    const Buffer *in_buf = nullptr;
+    const void *in_host = nullptr;
+    gp_layout in_layout = GP_LAYOUT_COL_MAJOR;
+    Buffer *out;
+};
+
+struct NttArgs {
+    gp_ntt_direction direction;
+    uint64_t shift;
+    gp_order input_order;
+    gp_order output_order;
+};
+
+// One implementation per device kind. Methods throw gp::Error.
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual gp_backend kind() const = 0;
+    virtual std::string device_name() const = 0;
+    // Storage for buffers, zero-filled.
+    virtual void *alloc_buffer(uint64_t bytes) = 0;
+    virtual void free_buffer(void *p) = 0;
+    virtual void upload(Buffer &dst, const void *host, gp_layout layout) = 0;
+    virtual void download(const Buffer &src, void *host, gp_layout layout) = 0;
+    virtual void lde(const LdeArgs &a) = 0;
+    virtual void ntt(Buffer &buf, const NttArgs &a) = 0;
+    virtual void trim() = 0;
+    virtual uint64_t cache_bytes() const = 0;
+    virtual uint64_t allocations() const = 0;
+};
+
+std::unique_ptr<Backend> make_cpu_backend(unsigned threads);
+// Returns nullptr and sets `why` when no CUDA device is usable.
+std::unique_ptr<Backend> make_cuda_backend(int device, unsigned threads, std::string &why);
+
+class Context {
+public:
+    std::unique_ptr<Backend> backend;
+    std::set<Buffer *> buffers;
+    uint64_t buffer_bytes = 0;
+};
+
+// Validates host data[begin, end): every value < p. Throws
+// GP_ERR_NON_CANONICAL naming the first offending index.
+void check_canonical(const FieldDesc &f, const void *data, uint64_t begin, uint64_t end,
+                     const char *arg);
+
+// Index of base element (row r, base column j = c * ext + comp) in a host
+// array of the given layout.
+inline uint64_t host_index(gp_layout layout, uint64_t rows, uint64_t cols, uint32_t ext,
+                           uint64_t r, uint64_t j) {
+    if (layout == GP_LAYOUT_ROW_MAJOR) return r * cols * ext + j;
+    uint64_t c = j / ext, comp = j % ext;
+    return (c * rows + r) * ext + comp;
+}
+
+}  // namespace gp

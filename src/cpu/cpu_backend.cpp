@@ -1,0 +1,189 @@
+// The CPU backend: the reference for tests and the fallback without a GPU.
+// Multi-threaded over columns (and cosets), on the same math headers as the
+// CUDA kernels, so both produce identical field elements.
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include <mimalloc.h>
+
+#include "core/core.h"
+#include "core/tables.h"
+#include "core/thread_pool.h"
+#include "math/field.h"
+#include "math/ntt.h"
+
+namespace gp {
+namespace {
+
+class CpuBackend final : public Backend {
+public:
+    explicit CpuBackend(unsigned threads) : pool_(threads), tables_(pool_) {}
+
+    gp_backend kind() const override { return GP_BACKEND_CPU; }
+    std::string device_name() const override {
+        return "CPU, " + std::to_string(pool_.size()) + " threads";
+    }
+
+    void *alloc_buffer(uint64_t bytes) override {
+        void *p = mi_zalloc_aligned(bytes, 64);
+        if (!p) fail(GP_ERR_HOST_OUT_OF_MEMORY, "cannot allocate ", bytes, " bytes of host memory");
+        ++allocations_;
+        return p;
+    }
+    void free_buffer(void *p) override { mi_free(p); }
+
+    void upload(Buffer &dst, const void *host, gp_layout layout) override {
+        check_host_canonical(*dst.field, host, dst.rows * dst.base_cols());
+        dispatch_field(dst.field->id, [&](auto F) {
+            using T = typename decltype(F)::T;
+            const T *src = static_cast<const T *>(host);
+            T *d = static_cast<T *>(dst.data);
+            uint64_t rows = dst.rows, cols = dst.cols;
+            uint32_t ext = dst.ext;
+            pool_.parallel_ranges(dst.base_cols(), [&](uint64_t j0, uint64_t j1) {
+                for (uint64_t j = j0; j < j1; ++j)
+                    for (uint64_t r = 0; r < rows; ++r)
+                        d[j * rows + r] = src[host_index(layout, rows, cols, ext, r, j)];
+            });
+        });
+    }
+
+    void download(const Buffer &src, void *host, gp_layout layout) override {
+        dispatch_field(src.field->id, [&](auto F) {
+            using T = typename decltype(F)::T;
+            const T *s = static_cast<const T *>(src.data);
+            T *d = static_cast<T *>(host);
+            uint64_t rows = src.rows, cols = src.cols;
+            uint32_t ext = src.ext;
+            pool_.parallel_ranges(src.base_cols(), [&](uint64_t j0, uint64_t j1) {
+                for (uint64_t j = j0; j < j1; ++j)
+                    for (uint64_t r = 0; r < rows; ++r)
+                        d[host_index(layout, rows, cols, ext, r, j)] = s[j * rows + r];
+            });
+        });
+    }
+
+    void lde(const LdeArgs &a) override {
+        dispatch_field(a.field->id, [&](auto F) { lde_impl<decltype(F)>(a); });
+    }
+
+    void ntt(Buffer &buf, const NttArgs &a) override {
+        dispatch_field(buf.field->id, [&](auto F) { ntt_impl<decltype(F)>(buf, a); });
+    }
+
+    void trim() override { tables_.clear(); }
+    uint64_t cache_bytes() const override { return tables_.bytes(); }
+    uint64_t allocations() const override { return allocations_ + tables_.allocations(); }
+
+private:
+    void check_host_canonical(const FieldDesc &f, const void *data, uint64_t count) {
+        pool_.parallel_ranges(count, [&](uint64_t b, uint64_t e) {
+            check_canonical(f, data, b, e, "data");
+        });
+    }
+
+    template <class F>
+    void lde_impl(const LdeArgs &a) {
+        using T = typename F::T;
+        using Tw = typename F::Tw;
+        const FieldId id = a.field->id;
+        const uint32_t log_n = a.log_n, log_b = a.log_blowup, log_nb = log_n + log_b;
+        const uint64_t n = 1ull << log_n, B = 1ull << log_b;
+        const uint64_t base_cols = a.cols * a.ext, rows_in = a.rows_in;
+
+        if (a.in_host) check_host_canonical(*a.field, a.in_host, rows_in * base_cols);
+        const Tw *tw_inv = tables_.twiddles<F>(id, log_n, true);
+        const Tw *tw_fwd = tables_.twiddles<F>(id, log_nb, false);
+        T g_over_s = F::mul((T)a.shift, finv<F>((T)a.input_shift));
+        const Tw *scale = tables_.powers<F>(id, log_n, g_over_s, finv<F>((T)(n % F::P)));
+
+        // Input element (row i, base column j).
+        const T *in_buf = a.in_buf ? static_cast<const T *>(a.in_buf->data) : nullptr;
+        const T *in_host = static_cast<const T *>(a.in_host);
+        auto input = [&](uint64_t i, uint64_t j) -> T {
+            if (in_buf) return in_buf[j * rows_in + i];
+            return in_host[host_index(a.in_layout, rows_in, a.cols, a.ext, i, j)];
+        };
+
+        // Phase 1: coefficients (times n) of every column, natural order.
+        T *coeffs = static_cast<T *>(mi_malloc_aligned(base_cols * n * sizeof(T), 64));
+        if (!coeffs) fail(GP_ERR_HOST_OUT_OF_MEMORY, "cannot allocate LDE scratch");
+        struct Free {
+            void *p;
+            ~Free() { mi_free(p); }
+        } free_coeffs{coeffs};
+        pool_.parallel_for(base_cols, [&](uint64_t j) {
+            T *c = coeffs + j * n;
+            for (uint64_t i = 0; i < n; ++i) c[bit_reverse(i, log_n)] = i < rows_in ? input(i, j) : 0;
+            dit_stages<F>(c, log_n, 0, log_n, tw_inv);
+        });
+
+        // Phase 2: each (column, coset) independently.
+        T *out = static_cast<T *>(a.out->data);
+        const uint64_t out_rows = n * B;
+        const bool natural = a.order == GP_ORDER_NATURAL;
+        pool_.parallel_for(base_cols * B, [&](uint64_t task) {
+            uint64_t j = task / B;
+            uint32_t r = (uint32_t)(task % B);
+            const T *c = coeffs + j * n;
+            T *o = out + j * out_rows;
+            if (natural) {
+                mvector<T> y(n);
+                for (uint64_t k = 0; k < n; ++k)
+                    y[k] = lde_coset_factor_apply<F>(c[k], k, r, log_nb, scale, tw_fwd);
+                dif_stages<F>(y.data(), log_n, 0, log_n, tw_fwd);
+                for (uint64_t p = 0; p < n; ++p) o[bit_reverse(p, log_n) * B + r] = y[p];
+            } else {
+                T *y = o + bit_reverse(r, log_b) * n;
+                for (uint64_t k = 0; k < n; ++k)
+                    y[k] = lde_coset_factor_apply<F>(c[k], k, r, log_nb, scale, tw_fwd);
+                dif_stages<F>(y, log_n, 0, log_n, tw_fwd);
+            }
+        });
+    }
+
+    template <class F>
+    void ntt_impl(Buffer &buf, const NttArgs &a) {
+        using T = typename F::T;
+        using Tw = typename F::Tw;
+        const FieldId id = buf.field->id;
+        const uint32_t log_n = log2_exact(buf.rows);
+        const uint64_t n = buf.rows;
+        const bool inverse = a.direction == GP_NTT_INVERSE;
+        const Tw *tw = tables_.twiddles<F>(id, log_n, inverse);
+        // Forward: c_k *= s^k before the transform. Inverse: v_k *= s^-k / n after.
+        T s = (T)a.shift;
+        const Tw *pw = inverse ? tables_.powers<F>(id, log_n, finv<F>(s), finv<F>((T)(n % F::P)))
+                               : tables_.powers<F>(id, log_n, s, 1);
+        const bool in_rev = a.input_order == GP_ORDER_BIT_REVERSED;
+        T *data = static_cast<T *>(buf.data);
+        pool_.parallel_for(buf.base_cols(), [&](uint64_t j) {
+            T *x = data + j * n;
+            // DIF takes natural input to bit-reversed output; DIT the reverse.
+            auto coeff_index = [&](uint64_t pos, bool rev) { return rev ? bit_reverse(pos, log_n) : pos; };
+            if (!inverse)
+                for (uint64_t p = 0; p < n; ++p) x[p] = F::mul_tw(x[p], pw[coeff_index(p, in_rev)]);
+            if (in_rev)
+                dit_stages<F>(x, log_n, 0, log_n, tw);
+            else
+                dif_stages<F>(x, log_n, 0, log_n, tw);
+            bool out_rev = !in_rev;  // order the transform produced
+            if (inverse)
+                for (uint64_t p = 0; p < n; ++p) x[p] = F::mul_tw(x[p], pw[coeff_index(p, out_rev)]);
+            if (out_rev != (a.output_order == GP_ORDER_BIT_REVERSED)) bit_reverse_permute(x, log_n);
+        });
+    }
+
+    ThreadPool pool_;
+    HostTables tables_;
+    uint64_t allocations_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend(unsigned threads) {
+    return std::make_unique<CpuBackend>(threads);
+}
+
+}  // namespace gp

@@ -1,0 +1,190 @@
+// Prime fields used by STARK provers, written once for host and device.
+//
+// Every field type F exposes the same static interface:
+//   T                      storage type (uint64_t or uint32_t), canonical form
+//   P, GENERATOR, TWO_ADICITY, NAME
+//   add, sub, neg, mul     canonical in, canonical out
+//   Tw                     a "prepared multiplier": to_tw(w) once, then
+//   mul_tw(x, tw) == mul(x, w), cheaper when one operand is a constant
+//   (twiddles, coset powers). For Goldilocks Tw is the value itself; for the
+//   31-bit fields it is w in Montgomery form, so mul_tw is one Montgomery
+//   reduction and data never leaves canonical form.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define GP_HD __host__ __device__ __forceinline__
+#else
+#define GP_HD inline
+#endif
+
+namespace gp {
+
+struct Goldilocks {
+    using T = uint64_t;
+    using Tw = uint64_t;
+    static constexpr uint64_t P = 0xffffffff00000001ull;
+    static constexpr uint64_t EPS = 0xffffffffull;  // 2^64 mod p
+    static constexpr uint64_t GENERATOR = 7;
+    static constexpr uint32_t TWO_ADICITY = 32;
+    static constexpr const char *NAME = "goldilocks";
+
+    GP_HD static T add(T a, T b) {
+        T s = a + b;
+        if (s < a) s += EPS;  // wrapped: 2^64 == EPS (mod p); cannot wrap again
+        if (s >= P) s -= P;
+        return s;
+    }
+    GP_HD static T sub(T a, T b) {
+        T d = a - b;
+        if (a < b) d -= EPS;  // borrowed 2^64: take back 2^64 - p
+        return d;
+    }
+    GP_HD static T neg(T a) { return a == 0 ? 0 : P - a; }
+
+    // Reduces lo + hi * 2^64 to canonical form, using 2^64 = 2^32 - 1 and
+    // 2^96 = -1 (mod p).
+    GP_HD static T reduce128(uint64_t lo, uint64_t hi) {
+        uint64_t hi_hi = hi >> 32;
+        uint64_t hi_lo = hi & EPS;
+        uint64_t t0 = lo - hi_hi;
+        if (lo < hi_hi) t0 -= EPS;
+        uint64_t t1 = hi_lo * EPS;
+        uint64_t t2 = t0 + t1;
+        if (t2 < t1) t2 += EPS;
+        if (t2 >= P) t2 -= P;
+        return t2;
+    }
+    GP_HD static T mul(T a, T b) {
+#if defined(__CUDA_ARCH__)
+        return reduce128(a * b, __umul64hi(a, b));
+#else
+        unsigned __int128 x = (unsigned __int128)a * b;
+        return reduce128((uint64_t)x, (uint64_t)(x >> 64));
+#endif
+    }
+    GP_HD static Tw to_tw(T w) { return w; }
+    GP_HD static T from_tw(Tw w) { return w; }
+    GP_HD static T mul_tw(T a, Tw w) { return mul(a, w); }
+};
+
+// 31-bit prime with Montgomery multiplication (R = 2^32). Values are kept
+// canonical; only prepared multipliers (Tw) are in Montgomery form.
+template <uint32_t P_, uint32_t GEN_, uint32_t ADICITY_>
+struct Mont31 {
+    using T = uint32_t;
+    using Tw = uint32_t;
+    static constexpr uint32_t P = P_;
+    static constexpr uint64_t GENERATOR = GEN_;
+    static constexpr uint32_t TWO_ADICITY = ADICITY_;
+
+    // -P^{-1} mod 2^32 by Newton iteration.
+    static constexpr uint32_t pinv() {
+        uint32_t x = 1;
+        for (int i = 0; i < 5; ++i) x *= 2u - P_ * x;
+        return 0u - x;
+    }
+    static constexpr uint32_t NEG_PINV = pinv();
+    static constexpr uint32_t R2 = (uint32_t)(((unsigned __int128)1 << 64) % P_);
+
+    GP_HD static T add(T a, T b) {
+        T s = a + b;
+        return s >= P ? s - P : s;
+    }
+    GP_HD static T sub(T a, T b) {
+        T d = a - b;
+        return a < b ? d + P : d;
+    }
+    GP_HD static T neg(T a) { return a == 0 ? 0 : P - a; }
+    // x < P * 2^32  ->  x * 2^-32 mod P, canonical.
+    GP_HD static T mont_reduce(uint64_t x) {
+        uint32_t m = (uint32_t)x * NEG_PINV;
+        uint64_t t = (x + (uint64_t)m * P) >> 32;
+        return (T)(t >= P ? t - P : t);
+    }
+    GP_HD static Tw to_tw(T w) { return mont_reduce((uint64_t)w * R2); }
+    GP_HD static T from_tw(Tw w) { return mont_reduce(w); }
+    GP_HD static T mul_tw(T a, Tw w) { return mont_reduce((uint64_t)a * w); }
+    GP_HD static T mul(T a, T b) { return mul_tw(a, to_tw(b)); }
+};
+
+struct BabyBear : Mont31<0x78000001u, 31u, 27u> {
+    static constexpr const char *NAME = "babybear";
+};
+struct KoalaBear : Mont31<0x7f000001u, 3u, 24u> {
+    static constexpr const char *NAME = "koalabear";
+};
+
+// ---- host+device helpers on any field ----
+
+template <class F>
+GP_HD typename F::T fpow(typename F::T b, uint64_t e) {
+    typename F::T r = 1;
+    while (e) {
+        if (e & 1) r = F::mul(r, b);
+        b = F::mul(b, b);
+        e >>= 1;
+    }
+    return r;
+}
+
+template <class F>
+GP_HD typename F::T finv(typename F::T a) {
+    return fpow<F>(a, (uint64_t)F::P - 2);
+}
+
+// Primitive 2^log_n-th root of unity: GENERATOR^((p-1)/2^TWO_ADICITY) squared
+// (TWO_ADICITY - log_n) times -- Plonky3's two_adic_generator.
+template <class F>
+inline typename F::T two_adic_generator(uint32_t log_n) {
+    typename F::T w = fpow<F>((typename F::T)F::GENERATOR,
+                              ((uint64_t)F::P - 1) >> F::TWO_ADICITY);
+    for (uint32_t i = log_n; i < F::TWO_ADICITY; ++i) w = F::mul(w, w);
+    return w;
+}
+
+GP_HD uint64_t bit_reverse(uint64_t x, uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+    return bits == 0 ? 0 : (__brevll(x) >> (64 - bits));
+#else
+    if (bits == 0) return 0;
+    x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
+    x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
+    x = ((x >> 4) & 0x0f0f0f0f0f0f0f0full) | ((x & 0x0f0f0f0f0f0f0f0full) << 4);
+    x = ((x >> 8) & 0x00ff00ff00ff00ffull) | ((x & 0x00ff00ff00ff00ffull) << 8);
+    x = ((x >> 16) & 0x0000ffff0000ffffull) | ((x & 0x0000ffff0000ffffull) << 16);
+    x = (x >> 32) | (x << 32);
+    return x >> (64 - bits);
+#endif
+}
+
+// Butterflies. Twiddle for the pair (i, i + h) at the stage of half-size h is
+// w_{2h}^(i mod h), stored at tw[h + (i mod h)] (see TwiddleTable).
+template <class F>
+GP_HD void dit_butterfly(typename F::T &a, typename F::T &b, typename F::Tw w) {
+    typename F::T v = F::mul_tw(b, w);
+    b = F::sub(a, v);
+    a = F::add(a, v);
+}
+template <class F>
+GP_HD void dif_butterfly(typename F::T &a, typename F::T &b, typename F::Tw w) {
+    typename F::T d = F::sub(a, b);
+    a = F::add(a, b);
+    b = F::mul_tw(d, w);
+}
+
+// Calls fn.template operator()<F>() with the field type for a runtime id.
+enum class FieldId : int { Goldilocks = 1, BabyBear = 2, KoalaBear = 3 };
+
+template <class Fn>
+inline auto dispatch_field(FieldId id, Fn &&fn) {
+    switch (id) {
+        case FieldId::BabyBear: return fn(BabyBear{});
+        case FieldId::KoalaBear: return fn(KoalaBear{});
+        case FieldId::Goldilocks:
+        default: return fn(Goldilocks{});
+    }
+}
+
+}  // namespace gp

@@ -1,0 +1,135 @@
+// NTT building blocks shared by the CPU and CUDA backends: twiddle tables,
+// in-place radix-2 transforms and the per-coset scaling used by the LDE.
+//
+// Index conventions (n = 2^log_n, w = two_adic_generator(log_n)):
+//  - DIF (Gentleman-Sande) maps natural-order input to bit-reversed output.
+//  - DIT (Cooley-Tukey) maps bit-reversed input to natural-order output.
+//  - Both use the table layout tw[h + j] = w_{2h}^j for h = 2^q, j < h, so a
+//    table built for size 2^L serves every size up to 2^L, and its top level
+//    (offset 2^(L-1)) holds w_{2^L}^j for j < 2^(L-1).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "math/field.h"
+
+namespace gp {
+
+// Fills tw[0, 2^log_size) with the forward (or inverse) twiddles in prepared
+// (Tw) form. tw[0] is unused and set to to_tw(1).
+template <class F>
+void build_twiddles(typename F::Tw *tw, uint32_t log_size, bool inverse, ThreadPool &pool) {
+    using T = typename F::T;
+    tw[0] = F::to_tw(1);
+    if (log_size == 0) return;
+    uint64_t half = 1ull << (log_size - 1);
+    T root = two_adic_generator<F>(log_size);
+    if (inverse) root = finv<F>(root);
+    // Top level: tw[half + j] = root^j, computed in parallel chunks.
+    pool.parallel_ranges(half, [&](uint64_t b, uint64_t e) {
+        T x = fpow<F>(root, b);
+        for (uint64_t j = b; j < e; ++j) {
+            tw[half + j] = F::to_tw(x);
+            x = F::mul(x, root);
+        }
+    });
+    // Lower levels: w_{2h}^j = w_{4h}^{2j}.
+    for (uint64_t h = half >> 1; h >= 1; h >>= 1)
+        for (uint64_t j = 0; j < h; ++j) tw[h + j] = tw[2 * h + 2 * j];
+}
+
+// Fills out[k] = to_tw(c * base^k) for k < count.
+template <class F>
+void build_powers(typename F::Tw *out, uint64_t count, typename F::T base, typename F::T c,
+                  ThreadPool &pool) {
+    using T = typename F::T;
+    pool.parallel_ranges(count, [&](uint64_t b, uint64_t e) {
+        T x = F::mul(c, fpow<F>(base, b));
+        for (uint64_t k = b; k < e; ++k) {
+            out[k] = F::to_tw(x);
+            x = F::mul(x, base);
+        }
+    });
+}
+
+// In-place DIT on bit-reversed input, stages [q0, q1) (h = 2^q ascending).
+template <class F>
+void dit_stages(typename F::T *a, uint32_t log_n, uint32_t q0, uint32_t q1,
+                const typename F::Tw *tw) {
+    uint64_t n = 1ull << log_n;
+    for (uint32_t q = q0; q < q1; ++q) {
+        uint64_t h = 1ull << q;
+        for (uint64_t s = 0; s < n; s += 2 * h)
+            for (uint64_t j = 0; j < h; ++j) dit_butterfly<F>(a[s + j], a[s + j + h], tw[h + j]);
+    }
+}
+
+// In-place DIF on natural-order input, stages [q0, q1) (h = 2^q descending).
+template <class F>
+void dif_stages(typename F::T *a, uint32_t log_n, uint32_t q0, uint32_t q1,
+                const typename F::Tw *tw) {
+    uint64_t n = 1ull << log_n;
+    for (uint32_t q = q1; q-- > q0;) {
+        uint64_t h = 1ull << q;
+        for (uint64_t s = 0; s < n; s += 2 * h)
+            for (uint64_t j = 0; j < h; ++j) dif_butterfly<F>(a[s + j], a[s + j + h], tw[h + j]);
+    }
+}
+
+template <class T>
+void bit_reverse_permute(T *a, uint32_t log_n) {
+    uint64_t n = 1ull << log_n;
+    for (uint64_t i = 0; i < n; ++i) {
+        uint64_t j = bit_reverse(i, log_n);
+        if (i < j) {
+            T t = a[i];
+            a[i] = a[j];
+            a[j] = t;
+        }
+    }
+}
+
+// Coset factor of coefficient k for output coset r of an LDE:
+//   (g * w_{nB}^r / s)^k / n = scale[k] * w_{nB}^{r k},
+// where scale[k] = to_tw((g/s)^k / n) and w_{nB}^m is read from the forward
+// twiddle table's level of size nB (m reduced mod nB, sign for m >= nB/2).
+template <class F>
+GP_HD typename F::T lde_coset_factor_apply(typename F::T v, uint64_t k, uint32_t r,
+                                           uint32_t log_nb, const typename F::Tw *scale,
+                                           const typename F::Tw *tw_fwd) {
+    v = F::mul_tw(v, scale[k]);
+    if (r == 0) return v;
+    uint64_t nb = 1ull << log_nb, half = nb >> 1;
+    uint64_t m = (k * r) & (nb - 1);
+    if (m >= half) {
+        v = F::neg(v);
+        m -= half;
+    }
+    return F::mul_tw(v, tw_fwd[half + m]);
+}
+
+// Segmentation of log_n bits into passes of at most max_bits each (balanced,
+// first segment largest), used by the CUDA backend to plan passes.
+struct SegmentPlan {
+    uint32_t count = 0;
+    uint32_t lo[8] = {0};
+    uint32_t bits[8] = {0};
+};
+
+inline SegmentPlan plan_segments(uint32_t log_n, uint32_t max_bits) {
+    SegmentPlan p;
+    uint32_t k = log_n == 0 ? 1 : (log_n + max_bits - 1) / max_bits;
+    uint32_t lo = 0;
+    for (uint32_t i = 0; i < k; ++i) {
+        uint32_t b = log_n / k + (i < log_n % k ? 1 : 0);
+        p.lo[i] = lo;
+        p.bits[i] = b;
+        lo += b;
+    }
+    p.count = k;
+    return p;
+}
+
+}  // namespace gp

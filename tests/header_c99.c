@@ -1,0 +1,4 @@
+/* Compiles the public header as strict C99. */
+#include "gpuprover.h"
+
+int gp_header_c99_check(void) { return (int)GP_OK + (int)GP_VERSION_NUMBER * 0; }
