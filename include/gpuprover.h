@@ -18,8 +18,9 @@
  *    that later library versions can append fields without breaking callers.
  *  - Field elements cross the ABI in canonical form: Goldilocks as uint64_t in
  *    [0, p), BabyBear and KoalaBear as uint32_t in [0, p) (never Montgomery).
- *    Input values >= p are rejected by gp_buffer_from_host() unless the
- *    caller asks for reduction (see gp_buffer_from_host_options).
+ *    Host input holding a value >= p is rejected with GP_ERR_NON_CANONICAL
+ *    (gp_last_error() names the first offending index); it is never reduced
+ *    silently.
  *  - Extension-field elements are stored as their d base-field coefficients,
  *    lowest degree first (the layout of Plonky3's BinomialExtensionField).
  *    Supported degrees: Goldilocks 1, 2, 3; BabyBear and KoalaBear 1, 4.
@@ -194,8 +195,9 @@ typedef struct gp_memory_stats {
     /** Bytes currently held by the context's caches (twiddles, scratch,
      *  staging). */
     uint64_t cache_bytes;
-    /** Number of device (or, on the CPU backend, host) allocations the
-     *  context has made since it was created. */
+    /** Number of persistent allocations (buffers, cached tables, scratch and
+     *  staging; device memory on the CUDA backend) the context has made since
+     *  it was created. Repeating a call of one shape leaves it unchanged. */
     uint64_t allocations;
 } gp_memory_stats;
 

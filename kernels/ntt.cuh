@@ -40,13 +40,24 @@ struct TileCfg {
     static constexpr int kLogC = 3;      // 8 x 4 B = 32 B rows
 };
 
+// Shared-memory tiles are padded by one element every eight so that the
+// strided accesses of the first radix-8 step do not collide in one bank.
+__device__ __forceinline__ uint32_t pad(uint32_t i) { return i + (i >> 3); }
+template <class F>
+constexpr size_t padded_bytes(uint32_t elems) {
+    return (size_t)(elems + (elems >> 3)) * sizeof(typename F::T);
+}
+
 // Performs local stages [s, s + RL) of a tile of 2^t rows x 2^logC columns in
 // shared memory. Global stage bit of local bit u is lo + u. When c_low, the
-// tile column adds (base0 + c) to the index (it holds the index's low bits);
+// tile column adds (low_add + c) to the index (it holds the index's low bits);
 // otherwise columns are independent transforms of size 2^t (lo must be 0).
+// Each thread takes groups of 2^RL elements; the 2^RL - 1 distinct twiddles
+// of a group are loaded once each. Indices fit 32 bits: a stage bit is at
+// most 31 (two-adicity <= 32).
 template <class F, int RL, bool DIF>
 __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t, uint32_t logC,
-                                                  uint32_t s, uint32_t lo, uint64_t low_add,
+                                                  uint32_t s, uint32_t lo, uint32_t low_add,
                                                   bool c_low, const typename F::Tw *__restrict__ tw) {
     using T = typename F::T;
     constexpr uint32_t R = 1u << RL;
@@ -56,27 +67,28 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
         uint32_t c = g & cmask, rest = g >> logC;
         uint32_t m_low = rest & smask, m_high = rest >> s;
         uint32_t m0 = (m_high << (s + RL)) | m_low;
-        uint64_t add = c_low ? low_add + c : 0;
+        uint32_t add = c_low ? low_add + c : 0;
         T x[R];
 #pragma unroll
-        for (uint32_t j = 0; j < R; ++j) x[j] = sm[((m0 + (j << s)) << logC) + c];
+        for (uint32_t j = 0; j < R; ++j) x[j] = sm[pad(((m0 + (j << s)) << logC) + c)];
 #pragma unroll
         for (int uu = 0; uu < RL; ++uu) {
             const int u = DIF ? RL - 1 - uu : uu;
-            const uint64_t h = 1ull << (lo + s + u);
+            const uint32_t h = 1u << (lo + s + u);
 #pragma unroll
-            for (uint32_t j = 0; j < R; ++j) {
-                if (j & (1u << u)) continue;
-                uint64_t k = ((uint64_t)(m_low + ((j & ((1u << u) - 1)) << s)) << lo) + add;
-                typename F::Tw w = tw[h + k];
-                if (DIF)
-                    dif_butterfly<F>(x[j], x[j + (1u << u)], w);
-                else
-                    dit_butterfly<F>(x[j], x[j + (1u << u)], w);
+            for (uint32_t jj = 0; jj < (1u << u); ++jj) {
+                typename F::Tw w = tw[h + (((m_low + (jj << s)) << lo) + add)];
+#pragma unroll
+                for (uint32_t j = jj; j < R; j += (2u << u)) {
+                    if (DIF)
+                        dif_butterfly<F>(x[j], x[j + (1u << u)], w);
+                    else
+                        dit_butterfly<F>(x[j], x[j + (1u << u)], w);
+                }
             }
         }
 #pragma unroll
-        for (uint32_t j = 0; j < R; ++j) sm[((m0 + (j << s)) << logC) + c] = x[j];
+        for (uint32_t j = 0; j < R; ++j) sm[pad(((m0 + (j << s)) << logC) + c)] = x[j];
     }
     __syncthreads();
 }
@@ -85,7 +97,7 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
 // of up to three stages.
 template <class F, bool DIF>
 __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32_t lo,
-                            uint64_t low_add, bool c_low, const typename F::Tw *tw) {
+                            uint32_t low_add, bool c_low, const typename F::Tw *tw) {
     if (DIF) {
         uint32_t top = t;
         while (top > 0) {
@@ -128,11 +140,11 @@ __global__ void __launch_bounds__(kThreads) k_tile_pass(typename F::T *data, uin
         T *col = data + v * col_stride + upper + base0;
         const uint32_t size = 1u << (t + logC);
         for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
-            sm[e] = col[((uint64_t)(e >> logC) << lo) + (e & ((1u << logC) - 1))];
+            sm[pad(e)] = col[((uint64_t)(e >> logC) << lo) + (e & ((1u << logC) - 1))];
         __syncthreads();
-        tile_stages<F, DIF>(sm, t, logC, lo, base0, true, tw);
+        tile_stages<F, DIF>(sm, t, logC, lo, (uint32_t)base0, true, tw);
         for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
-            col[((uint64_t)(e >> logC) << lo) + (e & ((1u << logC) - 1))] = sm[e];
+            col[((uint64_t)(e >> logC) << lo) + (e & ((1u << logC) - 1))] = sm[pad(e)];
         __syncthreads();
     }
 }
@@ -163,14 +175,14 @@ __global__ void __launch_bounds__(kThreads)
             for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
                 uint32_t m = e >> logC, c = e & cmask;
                 uint64_t i = ((uint64_t)m << nt) + r0 + c;
-                sm[((uint32_t)bit_reverse(m, t) << logC) + c] = i < rows_in ? col[i] : T(0);
+                sm[pad(((uint32_t)bit_reverse(m, t) << logC) + c)] = i < rows_in ? col[i] : T(0);
             }
         } else {
             const T *col = src + v * src_stride;
             for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
                 uint32_t c = e >> t, j = e & tmask;
                 uint64_t chunk = bit_reverse(r0 + c, nt);
-                sm[(j << logC) + c] = col[(chunk << t) + j];
+                sm[pad((j << logC) + c)] = col[(chunk << t) + j];
             }
         }
         __syncthreads();
@@ -180,7 +192,7 @@ __global__ void __launch_bounds__(kThreads)
             for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
                 uint32_t c = e >> t, j = e & tmask;
                 uint64_t chunk = bit_reverse(r0 + c, nt);
-                col[(chunk << t) + j] = sm[(j << logC) + c];
+                col[(chunk << t) + j] = sm[pad((j << logC) + c)];
             }
         } else {
             uint64_t B = 1ull << log_b, r = v & (B - 1);
@@ -188,7 +200,7 @@ __global__ void __launch_bounds__(kThreads)
             for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
                 uint32_t m = e >> logC, c = e & cmask;
                 uint64_t i = ((uint64_t)m << nt) + r0 + c;
-                col[i * B + r] = sm[((uint32_t)bit_reverse(m, t) << logC) + c];
+                col[i * B + r] = sm[pad(((uint32_t)bit_reverse(m, t) << logC) + c)];
             }
         }
         __syncthreads();
@@ -231,18 +243,18 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
         const T *src = static_cast<const T *>(a.src) + v * a.src_stride;
         if (a.single) {
             for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
-                sm[bit_reverse(e, a.n)] = e < a.rows_in ? src[e] : T(0);
+                sm[pad((uint32_t)bit_reverse(e, a.n))] = e < a.rows_in ? src[e] : T(0);
         } else {
             for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
-                sm[e] = src[((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask)];
+                sm[pad(e)] = src[((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask)];
         }
         __syncthreads();
-        tile_stages<F, false>(sm, a.t, logC, a.lo, base0, true, tw_inv);
+        tile_stages<F, false>(sm, a.t, logC, a.lo, (uint32_t)base0, true, tw_inv);
         T coef[kEpt];
 #pragma unroll
         for (int i = 0; i < kEpt; ++i) {
             uint32_t e = threadIdx.x + i * kThreads;
-            if (e < size) coef[i] = sm[e];
+            if (e < size) coef[i] = sm[pad(e)];
         }
         T *dst = static_cast<T *>(a.dst) + v * a.dst_stride;
         for (uint32_t r = 0; r < B; ++r) {
@@ -252,19 +264,19 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
                 uint32_t e = threadIdx.x + i * kThreads;
                 if (e < size) {
                     uint64_t k = ((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask);
-                    sm[e] = lde_coset_factor_apply<F>(coef[i], k, r, log_nb, scale, tw_fwd);
+                    sm[pad(e)] = lde_coset_factor_apply<F>(coef[i], k, r, log_nb, scale, tw_fwd);
                 }
             }
             __syncthreads();
-            tile_stages<F, true>(sm, a.t, logC, a.lo, base0, true, tw_fwd);
+            tile_stages<F, true>(sm, a.t, logC, a.lo, (uint32_t)base0, true, tw_fwd);
             if (a.natural_out) {  // single: Y_r[i] sits at position bitrev(i)
                 for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
-                    dst[(uint64_t)e * B + r] = sm[bit_reverse(e, a.n)];
+                    dst[(uint64_t)e * B + r] = sm[pad((uint32_t)bit_reverse(e, a.n))];
             } else {
                 uint64_t region = a.bitrev_regions ? bit_reverse(r, a.log_b) : r;
                 T *reg = dst + region * N;
                 for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
-                    reg[((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask)] = sm[e];
+                    reg[((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask)] = sm[pad(e)];
             }
         }
         __syncthreads();

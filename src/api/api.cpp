@@ -10,6 +10,16 @@
 
 namespace gp {
 
+// Reads an enum coming from C without an enum-typed load: C callers may pass
+// any int, which is undefined behaviour to load as a C++ enum of smaller range.
+template <class E>
+int raw(const E &e) {
+    static_assert(sizeof(E) == sizeof(int), "C enums are int-sized");
+    int v;
+    std::memcpy(&v, &e, sizeof v);
+    return v;
+}
+
 namespace {
 thread_local std::string t_last_error;
 
@@ -78,6 +88,12 @@ void check_buffer(const gp_context *ctx, const gp_buffer *b, const char *arg) {
         fail(GP_ERR_CONTEXT_MISMATCH, "buffer `", arg, "` does not belong to this context");
 }
 
+void check_layout(const gp_layout &l, const char *arg) {
+    int v = raw(l);
+    if (v != GP_LAYOUT_COL_MAJOR && v != GP_LAYOUT_ROW_MAJOR)
+        fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", v, " is not a gp_layout");
+}
+
 void check_shift(const FieldDesc &f, uint64_t v, const char *arg) {
     if (v >= f.modulus)
         fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", v, " is not a canonical ", f.name,
@@ -119,9 +135,10 @@ Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, 
 }  // namespace
 
 const FieldDesc &field_desc(gp_field f, const char *arg) {
+    int v = raw(f);
     for (const auto &d : kFields)
-        if ((int)d.id == (int)f) return d;
-    fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", (int)f, " is not a known gp_field");
+        if ((int)d.id == v) return d;
+    fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", v, " is not a known gp_field");
 }
 
 void check_ext_degree(const FieldDesc &f, uint32_t d, const char *arg) {
@@ -158,8 +175,8 @@ using namespace gp;
 GP_EXPORT const char *gp_version(void) { return "0.1.0"; }
 GP_EXPORT uint32_t gp_version_number(void) { return GP_VERSION_NUMBER; }
 
-GP_EXPORT const char *gp_status_name(gp_status s) {
-    switch (s) {
+GP_EXPORT const char *gp_status_name(gp_status status) {
+    switch (raw(status)) {
         case GP_OK: return "GP_OK";
         case GP_ERR_INVALID_ARGUMENT: return "GP_ERR_INVALID_ARGUMENT";
         case GP_ERR_NULL_POINTER: return "GP_ERR_NULL_POINTER";
@@ -183,7 +200,7 @@ GP_EXPORT const char *gp_last_error(void) { return t_last_error.c_str(); }
 
 GP_EXPORT uint32_t gp_field_element_size(gp_field field) {
     for (const auto &d : kFields)
-        if ((int)d.id == (int)field) return d.elem_size;
+        if ((int)d.id == raw(field)) return d.elem_size;
     return 0;
 }
 
@@ -223,19 +240,18 @@ GP_EXPORT gp_status gp_context_create(const gp_context_options *options, gp_cont
         *out = nullptr;
         gp_context_options o =
             read_options(options, gp_context_options_init, "gp_context_options");
-        if (o.backend != GP_BACKEND_AUTO && o.backend != GP_BACKEND_CPU &&
-            o.backend != GP_BACKEND_CUDA)
-            fail(GP_ERR_INVALID_ARGUMENT, "options->backend = ", (int)o.backend,
-                 " is not a gp_backend");
+        int backend = raw(o.backend);
+        if (backend != GP_BACKEND_AUTO && backend != GP_BACKEND_CPU && backend != GP_BACKEND_CUDA)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->backend = ", backend, " is not a gp_backend");
         if (o.num_devices > 0 && !o.devices)
             fail(GP_ERR_NULL_POINTER, "options->devices is NULL but num_devices = ",
                  o.num_devices);
         int device = o.num_devices > 0 ? o.devices[0] : 0;
         auto ctx = std::make_unique<Context>();
-        if (o.backend != GP_BACKEND_CPU) {
+        if (backend != GP_BACKEND_CPU) {
             std::string why;
             ctx->backend = make_cuda_backend(device, o.cpu_threads, why);
-            if (!ctx->backend && o.backend == GP_BACKEND_CUDA)
+            if (!ctx->backend && backend == GP_BACKEND_CUDA)
                 fail(GP_ERR_NO_DEVICE, "the CUDA backend is unavailable: ", why);
         }
         if (!ctx->backend) ctx->backend = make_cpu_backend(o.cpu_threads);
@@ -323,8 +339,7 @@ GP_EXPORT gp_status gp_buffer_from_host(gp_context *ctx, gp_field field, uint32_
         *out = nullptr;
         const FieldDesc &f = field_desc(field);
         check_ext_degree(f, ext_degree);
-        if (layout != GP_LAYOUT_COL_MAJOR && layout != GP_LAYOUT_ROW_MAJOR)
-            fail(GP_ERR_INVALID_ARGUMENT, "layout = ", (int)layout, " is not a gp_layout");
+        check_layout(layout, "layout");
         auto *c = reinterpret_cast<Context *>(ctx);
         Buffer *b = new_buffer(c, f, ext_degree, rows, cols);
         try {
@@ -343,8 +358,7 @@ GP_EXPORT gp_status gp_buffer_to_host(const gp_buffer *buf, gp_layout layout, vo
         GP_REQUIRE_PTR(buf);
         GP_REQUIRE_PTR(data);
         auto *b = reinterpret_cast<const Buffer *>(buf);
-        if (layout != GP_LAYOUT_COL_MAJOR && layout != GP_LAYOUT_ROW_MAJOR)
-            fail(GP_ERR_INVALID_ARGUMENT, "layout = ", (int)layout, " is not a gp_layout");
+        check_layout(layout, "layout");
         if (size_bytes < b->bytes)
             fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes,
                  " is smaller than the buffer (", b->bytes, " bytes)");
@@ -385,9 +399,10 @@ GP_EXPORT void gp_ntt_options_init(gp_ntt_options *o) {
     o->direction = GP_NTT_FORWARD;
 }
 
-static void check_order(gp_order o, const char *arg) {
-    if (o != GP_ORDER_NATURAL && o != GP_ORDER_BIT_REVERSED)
-        fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", (int)o, " is not a gp_order");
+static void check_order(const gp_order &o, const char *arg) {
+    int v = raw(o);
+    if (v != GP_ORDER_NATURAL && v != GP_ORDER_BIT_REVERSED)
+        fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", v, " is not a gp_order");
 }
 
 GP_EXPORT gp_status gp_ntt_batch(gp_context *ctx, gp_buffer *buf, const gp_ntt_options *options) {
@@ -397,9 +412,9 @@ GP_EXPORT gp_status gp_ntt_batch(gp_context *ctx, gp_buffer *buf, const gp_ntt_o
         check_buffer(ctx, buf, "buf");
         gp_ntt_options o = read_options(options, gp_ntt_options_init, "gp_ntt_options");
         auto *b = reinterpret_cast<Buffer *>(buf);
-        if (o.direction != GP_NTT_FORWARD && o.direction != GP_NTT_INVERSE)
-            fail(GP_ERR_INVALID_ARGUMENT, "options->direction = ", (int)o.direction,
-                 " is not a gp_ntt_direction");
+        int dir = raw(o.direction);
+        if (dir != GP_NTT_FORWARD && dir != GP_NTT_INVERSE)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->direction = ", dir, " is not a gp_ntt_direction");
         check_order(o.input_order, "options->input_order");
         check_order(o.output_order, "options->output_order");
         check_log_size(*b->field, b->rows, "rows");
@@ -438,9 +453,7 @@ static LdeArgs prepare_lde(gp_context *ctx, const FieldDesc &f, uint32_t ext, ui
     check_shift(f, o.shift, "options->shift");
     check_shift(f, o.input_shift, "options->input_shift");
     check_order(o.output_order, "options->output_order");
-    if (o.input_layout != GP_LAYOUT_COL_MAJOR && o.input_layout != GP_LAYOUT_ROW_MAJOR)
-        fail(GP_ERR_INVALID_ARGUMENT, "options->input_layout = ", (int)o.input_layout,
-             " is not a gp_layout");
+    check_layout(o.input_layout, "options->input_layout");
     GP_REQUIRE_PTR(output);
     check_buffer(ctx, output, "output");
     auto *out = reinterpret_cast<Buffer *>(output);

@@ -5,6 +5,8 @@
 #include <string>
 #include <thread>
 
+#include <unistd.h>
+
 #include <mimalloc.h>
 
 #include "core/core.h"
@@ -26,6 +28,12 @@ public:
     }
 
     void *alloc_buffer(uint64_t bytes) override {
+        // Lazily committing allocators accept reservations far beyond RAM;
+        // refuse what the machine cannot hold before touching it.
+        uint64_t phys = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+        if (bytes > phys)
+            fail(GP_ERR_HOST_OUT_OF_MEMORY, "a buffer of ", bytes, " bytes exceeds the host's ", phys,
+                 " bytes of memory");
         void *p = mi_zalloc_aligned(bytes, 64);
         if (!p) fail(GP_ERR_HOST_OUT_OF_MEMORY, "cannot allocate ", bytes, " bytes of host memory");
         ++allocations_;

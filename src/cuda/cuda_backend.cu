@@ -162,7 +162,7 @@ private:
 
     template <class F>
     static void set_smem_limit_for() {
-        int bytes = (1 << kern::TileCfg<F>::kTileLog) * (int)sizeof(typename F::T);
+        int bytes = (int)kern::padded_bytes<F>(1u << kern::TileCfg<F>::kTileLog);
         cudaFuncSetAttribute(kern::k_tile_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
         cudaFuncSetAttribute(kern::k_tile_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
         cudaFuncSetAttribute(kern::k_chunk_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
@@ -244,7 +244,10 @@ private:
         if (it != dev_tables_.end()) return static_cast<const typename F::Tw *>(it->second.ptr);
         uint64_t bytes = count * sizeof(typename F::Tw);
         void *p = device_alloc(bytes, "twiddle table");
-        GP_CUDA(cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice));
+        // Ordered before the kernels that read it (a plain cudaMemcpy from
+        // pageable memory may return before its DMA lands, and compute_ does
+        // not synchronise with the legacy stream).
+        GP_CUDA(cudaMemcpyAsync(p, host, bytes, cudaMemcpyHostToDevice, compute_));
         dev_tables_[key] = DeviceScratch{p, bytes};
         return static_cast<const typename F::Tw *>(p);
     }
@@ -288,7 +291,8 @@ private:
         int slot = (int)(pin_counter_++ % kSlots);
         if (!direct) {
             GP_CUDA(cudaEventSynchronize(ev_pin_[slot]));  // staging buffer free again
-            void *pin = pinned(slot, kStageBytes);
+            for (int i = 0; i < kSlots; ++i) pinned(i, kStageBytes);  // all at once: later calls allocate nothing
+            void *pin = pinned_[slot].ptr;
             pool_.parallel_ranges((bytes + 4095) / 4096, [&](uint64_t b, uint64_t e) {
                 uint64_t lo = b * 4096, hi = std::min(bytes, e * 4096);
                 std::memcpy(static_cast<char *>(pin) + lo, static_cast<const char *>(host) + lo, hi - lo);
@@ -355,7 +359,7 @@ private:
 
     template <class F>
     static size_t smem_bytes(uint32_t t, uint32_t logC) {
-        return ((size_t)1 << (t + logC)) * sizeof(typename F::T);
+        return kern::padded_bytes<F>(1u << (t + logC));
     }
     template <class F>
     static uint32_t strided_logC(uint32_t lo) {

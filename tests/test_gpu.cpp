@@ -1,0 +1,469 @@
+/*
+ * test_gpu.cpp - CUDA backend against the CPU backend, bit for bit, on large
+ * random inputs; skipped (GTEST_SKIP) when no usable CUDA device exists.
+ */
+#include <chrono>
+
+#include "test_util.h"
+
+using namespace gpt;
+
+namespace {
+
+ApiData random_api(const FieldRef &F, size_t count, Rng &rng) {
+    ApiData a = ApiData::zeros(count, F.elem_size);
+    if (F.elem_size == 8) {
+        for (auto &x : a.w64) x = rng.elem(F.p);
+    } else {
+        for (auto &x : a.w32) x = (uint32_t)rng.elem(F.p);
+    }
+    return a;
+}
+
+/* LDE of flat host data `in` (rows x cols x d in o.input_layout); output
+ * downloaded in `out_layout` as a flat array. */
+gp_status lde_raw(gp_context *ctx, const FieldRef &F, uint32_t d, const ApiData &in, uint64_t rows,
+                  uint64_t cols, const gp_lde_options &o, LdePath path, gp_layout out_layout, ApiData *out) {
+    const uint64_t n = o.n ? o.n : rows;
+    BufPtr output;
+    gp_status st = create_buffer(ctx, F, d, n * o.blowup, cols, &output);
+    if (st != GP_OK) return st;
+    if (path == LdePath::kHost) {
+        st = gp_lde_batch_host(ctx, F.field, d, in.data(), rows, cols, &o, output.get());
+    } else {
+        gp_buffer *raw = nullptr;
+        st = gp_buffer_from_host(ctx, F.field, d, rows, cols, o.input_layout, in.data(), &raw);
+        if (st != GP_OK) return st;
+        BufPtr input(raw);
+        st = gp_lde_batch(ctx, input.get(), &o, output.get());
+    }
+    if (st != GP_OK) return st;
+    *out = ApiData::zeros((size_t)(n * o.blowup * cols * d), F.elem_size);
+    return gp_buffer_to_host(output.get(), out_layout, out->data(), out->size_bytes());
+}
+
+::testing::AssertionResult raw_equal(const ApiData &got, const ApiData &want) {
+    if (got.count() != want.count() || got.esz != want.esz)
+        return ::testing::AssertionFailure() << "sizes differ: " << got.count() << " vs " << want.count();
+    if (std::memcmp(got.data(), want.data(), (size_t)want.size_bytes()) == 0)
+        return ::testing::AssertionSuccess();
+    size_t first = 0, count = 0;
+    for (size_t i = 0; i < want.count(); ++i)
+        if (got.get(i) != want.get(i)) {
+            if (count++ == 0) first = i;
+        }
+    std::ostringstream msg;
+    msg << count << " of " << want.count() << " values differ; first at flat index " << first << ": 0x" << std::hex
+        << got.get(first) << " vs 0x" << want.get(first);
+    return ::testing::AssertionFailure() << msg.str();
+}
+
+gp_lde_options make_opts(uint64_t n, uint32_t blowup, uint64_t shift, uint64_t input_shift, gp_order order,
+                         gp_layout in_layout) {
+    gp_lde_options o;
+    gp_lde_options_init(&o);
+    o.n = n;
+    o.blowup = blowup;
+    o.shift = shift;
+    o.input_shift = input_shift;
+    o.output_order = order;
+    o.input_layout = in_layout;
+    return o;
+}
+
+gp_memory_stats stats_of(gp_context *ctx) {
+    gp_memory_stats s;
+    std::memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    gp_status st = gp_context_memory_stats(ctx, &s);
+    EXPECT_EQ(st, GP_OK) << gp_last_error();
+    return s;
+}
+
+const gp_order kOrders[] = {GP_ORDER_NATURAL, GP_ORDER_BIT_REVERSED};
+const gp_layout kLayouts[] = {GP_LAYOUT_COL_MAJOR, GP_LAYOUT_ROW_MAJOR};
+
+class Gpu : public ::testing::Test {
+   protected:
+    void SetUp() override {
+        GP_CONTEXT_OR_SKIP(g, GP_BACKEND_CUDA);
+        GP_CONTEXT_OR_SKIP(c, GP_BACKEND_CPU);
+        gpu_ = std::move(g);
+        cpu_ = std::move(c);
+    }
+    gp_context *gpu() { return gpu_.get(); }
+    gp_context *cpu() { return cpu_.get(); }
+
+    /* Same LDE on both backends; outputs must be identical. */
+    void compare_lde(const FieldRef &F, uint32_t d, const ApiData &in, uint64_t rows, uint64_t cols,
+                     const gp_lde_options &o, LdePath path, gp_layout out_layout, const char *what = "") {
+        SCOPED_TRACE(::testing::Message()
+                     << what << " " << F.name << " d=" << d << " rows=" << rows << " cols=" << cols << " n=" << o.n
+                     << " blowup=" << o.blowup << " shift=" << o.shift << " input_shift=" << o.input_shift
+                     << " order=" << o.output_order << " in_layout=" << o.input_layout << " path=" << path_name(path)
+                     << " out_layout=" << out_layout);
+        ApiData g, c;
+        const auto t0 = std::chrono::steady_clock::now();
+        ASSERT_GP_OK(lde_raw(gpu(), F, d, in, rows, cols, o, path, out_layout, &g));
+        const auto t1 = std::chrono::steady_clock::now();
+        ASSERT_GP_OK(lde_raw(cpu(), F, d, in, rows, cols, o, path, out_layout, &c));
+        const auto t2 = std::chrono::steady_clock::now();
+        EXPECT_TRUE(raw_equal(g, c));
+        if (rows * cols * d >= (1u << 20))
+            std::printf("  [%s] %s d=%u n=%llu cols=%llu B=%u: GPU %.3f s, CPU %.3f s (incl. transfers)\n", what,
+                        F.name, d, (unsigned long long)(o.n ? o.n : rows), (unsigned long long)cols, o.blowup,
+                        std::chrono::duration<double>(t1 - t0).count(),
+                        std::chrono::duration<double>(t2 - t1).count());
+    }
+
+    CtxPtr gpu_, cpu_;
+};
+
+}  // namespace
+
+TEST_F(Gpu, ContextReportsCuda) {
+    EXPECT_EQ(gp_context_backend(gpu()), GP_BACKEND_CUDA);
+    char name[256] = {0};
+    ASSERT_GP_OK(gp_context_device_name(gpu(), name, sizeof name));
+    EXPECT_GT(std::strlen(name), 0u);
+    std::printf("  device: %s\n", name);
+    CtxPtr autoctx;
+    ASSERT_GP_OK(make_context(GP_BACKEND_AUTO, &autoctx));
+    EXPECT_EQ(gp_context_backend(autoctx.get()), GP_BACKEND_CUDA);
+    /* explicit device 0 */
+    const int32_t dev0[1] = {0};
+    gp_context_options o;
+    gp_context_options_init(&o);
+    o.backend = GP_BACKEND_CUDA;
+    o.devices = dev0;
+    o.num_devices = 1;
+    gp_context *raw = nullptr;
+    ASSERT_GP_OK(gp_context_create(&o, &raw));
+    gp_context_destroy(raw);
+}
+
+/* A small case against the naive reference, so that agreement with the CPU
+ * backend is not agreement on a shared mistake. */
+TEST_F(Gpu, SmallLdeMatchesNaive) {
+    Rng rng(301);
+    for (const FieldRef &F : all_fields())
+        for (uint32_t d : F.ext_degrees)
+            for (gp_order order : kOrders) {
+                HostMat in = random_mat(F, 64, 3, d, rng);
+                gp_lde_options o = make_opts(0, 8, rng.nonzero(F.p), rng.nonzero(F.p), order, GP_LAYOUT_ROW_MAJOR);
+                HostMat got;
+                ASSERT_GP_OK(run_lde(gpu(), F, in, o, LdePath::kHost, GP_LAYOUT_COL_MAJOR, &got));
+                EXPECT_TRUE(mats_equal(got, naive_lde_for(F, in, o))) << F.name << " d=" << d;
+            }
+}
+
+/* Every field and extension degree, both orders, both input layouts, both
+ * paths and both download layouts. */
+TEST_F(Gpu, LdeAllFieldsAndDegrees) {
+    Rng rng(302);
+    unsigned k = 0;
+    for (const FieldRef &F : all_fields())
+        for (uint32_t d : F.ext_degrees)
+            for (uint32_t blowup : {2u, 8u})
+                for (gp_order order : kOrders)
+                    for (gp_layout in_layout : kLayouts) {
+                        const uint64_t rows = 1 << 12, cols = d == 1 ? 8 : 3;
+                        ApiData in = random_api(F, (size_t)(rows * cols * d), rng);
+                        gp_lde_options o = make_opts(0, blowup, (k & 1) ? rng.nonzero(F.p) : 0,
+                                                     (k & 2) ? rng.nonzero(F.p) : 0, order, in_layout);
+                        compare_lde(F, d, in, rows, cols, o, (k & 4) ? LdePath::kBuffer : LdePath::kHost,
+                                    kLayouts[(k >> 3) & 1], "all");
+                        ++k;
+                    }
+}
+
+/* Large shapes: up to 2^20 rows and a few hundred columns, row-major input. */
+TEST_F(Gpu, LdeLarge) {
+    Rng rng(303);
+    struct Case { gp_field f; uint32_t d; uint64_t n, cols; uint32_t blowup; };
+    for (const Case &c : {Case{GP_FIELD_GOLDILOCKS, 1, 1ull << 16, 256, 4}, Case{GP_FIELD_BABYBEAR, 1, 1ull << 20, 16, 2},
+                          Case{GP_FIELD_KOALABEAR, 1, 1ull << 18, 64, 8}, Case{GP_FIELD_GOLDILOCKS, 2, 1ull << 20, 2, 2},
+                          Case{GP_FIELD_BABYBEAR, 4, 1ull << 18, 8, 4}}) {
+        const FieldRef &F = field_ref(c.f);
+        ApiData in = random_api(F, (size_t)(c.n * c.cols * c.d), rng);
+        for (gp_order order : kOrders) {
+            gp_lde_options o = make_opts(0, c.blowup, 0, 0, order, GP_LAYOUT_ROW_MAJOR);
+            compare_lde(F, c.d, in, c.n, c.cols, o, LdePath::kHost, GP_LAYOUT_COL_MAJOR, "large");
+        }
+        gp_lde_options o = make_opts(0, c.blowup, rng.nonzero(F.p), rng.nonzero(F.p), GP_ORDER_BIT_REVERSED,
+                                     GP_LAYOUT_ROW_MAJOR);
+        compare_lde(F, c.d, in, c.n, c.cols, o, LdePath::kBuffer, GP_LAYOUT_ROW_MAJOR, "large-buffer");
+    }
+}
+
+/* On the GPU, the host-input path and the buffer path agree (and with the CPU). */
+TEST_F(Gpu, HostPathMatchesBufferPath) {
+    Rng rng(304);
+    for (const FieldRef &F : all_fields()) {
+        const uint32_t d = F.ext_degrees.back();
+        const uint64_t rows = 1 << 14, cols = 5;
+        HostMat m = random_mat(F, rows, cols, d, rng);
+        gp_lde_options o = make_opts(0, 4, rng.nonzero(F.p), 0, GP_ORDER_BIT_REVERSED, GP_LAYOUT_COL_MAJOR);
+        std::vector<ApiData> results;
+        for (gp_layout in_layout : kLayouts)
+            for (LdePath path : {LdePath::kHost, LdePath::kBuffer}) {
+                o.input_layout = in_layout;
+                ApiData in(to_layout(m, in_layout), F.elem_size), out;
+                ASSERT_GP_OK(lde_raw(gpu(), F, d, in, rows, cols, o, path, GP_LAYOUT_ROW_MAJOR, &out));
+                results.push_back(std::move(out));
+            }
+        ApiData cpu_out;
+        ApiData in(to_layout(m, GP_LAYOUT_COL_MAJOR), F.elem_size);
+        o.input_layout = GP_LAYOUT_COL_MAJOR;
+        ASSERT_GP_OK(lde_raw(cpu(), F, d, in, rows, cols, o, LdePath::kBuffer, GP_LAYOUT_ROW_MAJOR, &cpu_out));
+        for (size_t i = 0; i < results.size(); ++i) EXPECT_TRUE(raw_equal(results[i], cpu_out)) << F.name << " variant " << i;
+    }
+}
+
+TEST_F(Gpu, NttMatchesCpu) {
+    Rng rng(305);
+    struct Size { uint64_t n, cols; bool ext; };
+    for (const FieldRef &F : all_fields())
+        for (uint32_t d : F.ext_degrees)
+            for (const Size &sz : {Size{1, 3, true}, Size{2, 3, true}, Size{1 << 10, 4, true}, Size{1 << 16, 8, false},
+                                   Size{1 << 20, 2, false}})
+                for (gp_ntt_direction dir : {GP_NTT_FORWARD, GP_NTT_INVERSE})
+                    for (gp_order in_order : kOrders)
+                        for (gp_order out_order : kOrders) {
+                            if (!sz.ext && d > 1) continue;
+                            if (sz.n == (1u << 20) && in_order != out_order) continue;
+                            const uint64_t shift = (in_order == out_order) ? rng.nonzero(F.p) : 0;
+                            SCOPED_TRACE(::testing::Message() << F.name << " d=" << d << " n=" << sz.n << " dir=" << dir
+                                                              << " orders " << in_order << "->" << out_order
+                                                              << " shift=" << shift);
+                            ApiData in = random_api(F, (size_t)(sz.n * sz.cols * d), rng);
+                            gp_ntt_options o;
+                            gp_ntt_options_init(&o);
+                            o.direction = dir;
+                            o.shift = shift;
+                            o.input_order = in_order;
+                            o.output_order = out_order;
+                            ApiData outs[2];
+                            gp_context *ctxs[2] = {gpu(), cpu()};
+                            for (int b = 0; b < 2; ++b) {
+                                gp_buffer *raw = nullptr;
+                                ASSERT_GP_OK(gp_buffer_from_host(ctxs[b], F.field, d, sz.n, sz.cols, GP_LAYOUT_COL_MAJOR,
+                                                                 in.data(), &raw));
+                                BufPtr buf(raw);
+                                ASSERT_GP_OK(gp_ntt_batch(ctxs[b], raw, &o));
+                                outs[b] = ApiData::zeros(in.count(), F.elem_size);
+                                ASSERT_GP_OK(gp_buffer_to_host(raw, GP_LAYOUT_COL_MAJOR, outs[b].data(),
+                                                               outs[b].size_bytes()));
+                            }
+                            EXPECT_TRUE(raw_equal(outs[0], outs[1])) << "GPU vs CPU";
+                            if (sz.n > 1) {
+                                EXPECT_FALSE(raw_equal(outs[0], in)) << "NTT left the data unchanged";
+                            }
+                            if (sz.n >= (1u << 16) && d == 1) {
+                                /* Spot-check both against the O(n)-per-point formula, so that a
+                                 * mismatch says which backend is wrong. */
+                                const uint32_t log_n = log2_exact(sz.n);
+                                for (uint64_t c : {(uint64_t)0, sz.cols - 1}) {
+                                    std::vector<uint64_t> logical((size_t)sz.n);
+                                    for (uint64_t i = 0; i < sz.n; ++i)
+                                        logical[(size_t)i] = in.get((size_t)(
+                                            c * sz.n + (in_order == GP_ORDER_BIT_REVERSED ? bit_reverse(i, log_n) : i)));
+                                    for (uint64_t k : {(uint64_t)0, (uint64_t)1, (uint64_t)5, sz.n / 2 + 3, sz.n - 1,
+                                                       rng.next() % sz.n}) {
+                                        const uint64_t want = ntt_point(F, logical, dir, shift, k);
+                                        const uint64_t row =
+                                            out_order == GP_ORDER_BIT_REVERSED ? bit_reverse(k, log_n) : k;
+                                        EXPECT_EQ(outs[0].get((size_t)(c * sz.n + row)), want)
+                                            << "GPU wrong at col " << c << " logical index " << k;
+                                        EXPECT_EQ(outs[1].get((size_t)(c * sz.n + row)), want)
+                                            << "CPU wrong at col " << c << " logical index " << k;
+                                    }
+                                }
+                            }
+                        }
+}
+
+/* Virtual padding: fewer input rows than n. */
+TEST_F(Gpu, LdePadding) {
+    Rng rng(306);
+    for (const FieldRef &F : all_fields())
+        for (uint32_t d : F.ext_degrees)
+            for (uint64_t rows : {1ull, 5000ull, 16383ull}) {
+                const uint64_t cols = d == 1 ? 6 : 2;
+                ApiData in = random_api(F, (size_t)(rows * cols * d), rng);
+                for (LdePath path : {LdePath::kHost, LdePath::kBuffer}) {
+                    gp_lde_options o = make_opts(1 << 14, 4, rng.nonzero(F.p), rows == 1 ? 0 : rng.nonzero(F.p),
+                                                 kOrders[rows & 1], kLayouts[path == LdePath::kHost]);
+                    compare_lde(F, d, in, rows, cols, o, path, GP_LAYOUT_COL_MAJOR, "padding");
+                }
+            }
+    /* and against the naive reference at a small size */
+    for (const FieldRef &F : all_fields()) {
+        HostMat in = random_mat(F, 37, 2, 1, rng);
+        gp_lde_options o = make_opts(64, 2, 0, rng.nonzero(F.p), GP_ORDER_BIT_REVERSED, GP_LAYOUT_COL_MAJOR);
+        for (LdePath path : {LdePath::kHost, LdePath::kBuffer}) {
+            HostMat got;
+            ASSERT_GP_OK(run_lde(gpu(), F, in, o, path, GP_LAYOUT_ROW_MAJOR, &got));
+            EXPECT_TRUE(mats_equal(got, naive_lde_for(F, in, o))) << F.name << " " << path_name(path);
+        }
+    }
+}
+
+/* Reusing one output buffer for one shape allocates nothing (buffer path). */
+TEST_F(Gpu, RepeatedLdeDoesNotAllocate) {
+    Rng rng(307);
+    for (const FieldRef &F : all_fields()) {
+        SCOPED_TRACE(F.name);
+        const uint64_t rows = 1 << 16, cols = 16;
+        ApiData in = random_api(F, (size_t)(rows * cols), rng);
+        gp_buffer *raw_in = nullptr, *raw_out = nullptr;
+        ASSERT_GP_OK(gp_buffer_from_host(gpu(), F.field, 1, rows, cols, GP_LAYOUT_COL_MAJOR, in.data(), &raw_in));
+        BufPtr input(raw_in);
+        ASSERT_GP_OK(gp_buffer_create(gpu(), F.field, 1, rows * 4, cols, &raw_out));
+        BufPtr output(raw_out);
+        gp_lde_options o = make_opts(0, 4, 0, 0, GP_ORDER_BIT_REVERSED, GP_LAYOUT_COL_MAJOR);
+        ASSERT_GP_OK(gp_lde_batch(gpu(), raw_in, &o, raw_out));
+        ApiData first = ApiData::zeros((size_t)(rows * 4 * cols), F.elem_size);
+        ASSERT_GP_OK(gp_buffer_to_host(raw_out, GP_LAYOUT_COL_MAJOR, first.data(), first.size_bytes()));
+        const gp_memory_stats s1 = stats_of(gpu());
+        for (int rep = 0; rep < 3; ++rep) {
+            ASSERT_GP_OK(gp_lde_batch(gpu(), raw_in, &o, raw_out));
+            const gp_memory_stats s2 = stats_of(gpu());
+            EXPECT_EQ(s2.allocations, s1.allocations) << "call " << rep + 2 << " allocated";
+            EXPECT_EQ(s2.buffer_bytes, s1.buffer_bytes);
+        }
+        ApiData again = ApiData::zeros(first.count(), F.elem_size);
+        ASSERT_GP_OK(gp_buffer_to_host(raw_out, GP_LAYOUT_COL_MAJOR, again.data(), again.size_bytes()));
+        EXPECT_TRUE(raw_equal(again, first));
+        ApiData c;
+        ASSERT_GP_OK(lde_raw(cpu(), F, 1, in, rows, cols, o, LdePath::kBuffer, GP_LAYOUT_COL_MAJOR, &c));
+        EXPECT_TRUE(raw_equal(first, c));
+    }
+}
+
+/* The same for the host-input path (its pinned staging is cached). */
+TEST_F(Gpu, RepeatedHostLdeDoesNotAllocate) {
+    Rng rng(308);
+    const FieldRef &F = field_ref(GP_FIELD_BABYBEAR);
+    const uint64_t rows = 1 << 18, cols = 8;
+    ApiData in = random_api(F, (size_t)(rows * cols), rng);
+    gp_buffer *raw_out = nullptr;
+    ASSERT_GP_OK(gp_buffer_create(gpu(), F.field, 1, rows * 2, cols, &raw_out));
+    BufPtr output(raw_out);
+    gp_lde_options o = make_opts(0, 2, 0, 0, GP_ORDER_BIT_REVERSED, GP_LAYOUT_ROW_MAJOR);
+    ASSERT_GP_OK(gp_lde_batch_host(gpu(), F.field, 1, in.data(), rows, cols, &o, raw_out));
+    const gp_memory_stats s1 = stats_of(gpu());
+    ASSERT_GP_OK(gp_lde_batch_host(gpu(), F.field, 1, in.data(), rows, cols, &o, raw_out));
+    ASSERT_GP_OK(gp_lde_batch_host(gpu(), F.field, 1, in.data(), rows, cols, &o, raw_out));
+    const gp_memory_stats s2 = stats_of(gpu());
+    EXPECT_EQ(s2.allocations, s1.allocations);
+    ApiData g = ApiData::zeros((size_t)(rows * 2 * cols), F.elem_size), c;
+    ASSERT_GP_OK(gp_buffer_to_host(raw_out, GP_LAYOUT_COL_MAJOR, g.data(), g.size_bytes()));
+    ASSERT_GP_OK(lde_raw(cpu(), F, 1, in, rows, cols, o, LdePath::kHost, GP_LAYOUT_COL_MAJOR, &c));
+    EXPECT_TRUE(raw_equal(g, c));
+}
+
+TEST_F(Gpu, MemoryStatsAndTrim) {
+    Rng rng(309);
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    EXPECT_EQ(stats_of(gpu()).buffer_bytes, 0u);
+    {
+        BufPtr a, b;
+        ASSERT_GP_OK(create_buffer(gpu(), F, 3, 1 << 12, 7, &a));
+        ASSERT_GP_OK(create_buffer(gpu(), F, 1, 1 << 16, 3, &b));
+        EXPECT_GE(stats_of(gpu()).buffer_bytes, gp_buffer_size_bytes(a.get()) + gp_buffer_size_bytes(b.get()));
+        /* freshly created device buffers are zero */
+        HostMat z;
+        ASSERT_GP_OK(download(a.get(), F, GP_LAYOUT_ROW_MAJOR, &z));
+        for (uint64_t x : z.v) ASSERT_EQ(x, 0u);
+    }
+    EXPECT_EQ(stats_of(gpu()).buffer_bytes, 0u);
+    ApiData in = random_api(F, (1 << 12) * 4, rng), before, after;
+    gp_lde_options o = make_opts(0, 8, 0, 0, GP_ORDER_NATURAL, GP_LAYOUT_COL_MAJOR);
+    ASSERT_GP_OK(lde_raw(gpu(), F, 1, in, 1 << 12, 4, o, LdePath::kHost, GP_LAYOUT_COL_MAJOR, &before));
+    const uint64_t cache_before = stats_of(gpu()).cache_bytes;
+    ASSERT_GP_OK(gp_context_trim(gpu()));
+    EXPECT_LE(stats_of(gpu()).cache_bytes, cache_before);
+    ASSERT_GP_OK(lde_raw(gpu(), F, 1, in, 1 << 12, 4, o, LdePath::kBuffer, GP_LAYOUT_COL_MAJOR, &after));
+    EXPECT_TRUE(raw_equal(after, before));
+    EXPECT_EQ(stats_of(gpu()).buffer_bytes, 0u);
+}
+
+/* A buffer far larger than device memory fails cleanly and nothing breaks. */
+TEST_F(Gpu, DeviceOutOfMemory) {
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    const gp_memory_stats s0 = stats_of(gpu());
+    gp_buffer *raw = nullptr;
+    /* 2^34 rows x 64 columns x 8 bytes = 8 TiB */
+    EXPECT_GP_ERR(gp_buffer_create(gpu(), F.field, 1, 1ull << 34, 64, &raw), GP_ERR_DEVICE_OUT_OF_MEMORY);
+    EXPECT_EQ(raw, nullptr);
+    if (raw) gp_buffer_destroy(raw);
+    /* 2^32 rows x 32 columns x degree 3 x 8 bytes = 3 TiB */
+    EXPECT_GP_ERR(gp_buffer_create(gpu(), F.field, 3, 1ull << 32, 32, &raw), GP_ERR_DEVICE_OUT_OF_MEMORY);
+    EXPECT_EQ(raw, nullptr);
+    if (raw) gp_buffer_destroy(raw);
+    EXPECT_EQ(stats_of(gpu()).buffer_bytes, s0.buffer_bytes);
+    /* the context still works */
+    Rng rng(310);
+    HostMat in = random_mat(F, 256, 4, 2, rng);
+    gp_lde_options o = make_opts(0, 4, 0, rng.nonzero(F.p), GP_ORDER_BIT_REVERSED, GP_LAYOUT_ROW_MAJOR);
+    HostMat got;
+    ASSERT_GP_OK(run_lde(gpu(), F, in, o, LdePath::kHost, GP_LAYOUT_COL_MAJOR, &got));
+    EXPECT_TRUE(mats_equal(got, naive_lde_for(F, in, o)));
+    ApiData big = random_api(F, (size_t)(1 << 20) * 8, rng);
+    compare_lde(F, 1, big, 1 << 20, 8, make_opts(0, 2, 0, 0, GP_ORDER_NATURAL, GP_LAYOUT_COL_MAJOR),
+                LdePath::kBuffer, GP_LAYOUT_COL_MAJOR, "after-oom");
+}
+
+/* Buffers of the CPU context are rejected by the GPU context and vice versa. */
+TEST_F(Gpu, CrossBackendContextMismatch) {
+    const FieldRef &F = field_ref(GP_FIELD_KOALABEAR);
+    Rng rng(311);
+    HostMat m = random_mat(F, 32, 2, 1, rng);
+    BufPtr in_cpu, out_cpu, in_gpu, out_gpu;
+    ASSERT_GP_OK(upload(cpu(), F, m, GP_LAYOUT_COL_MAJOR, &in_cpu));
+    ASSERT_GP_OK(upload(gpu(), F, m, GP_LAYOUT_COL_MAJOR, &in_gpu));
+    ASSERT_GP_OK(create_buffer(cpu(), F, 1, 64, 2, &out_cpu));
+    ASSERT_GP_OK(create_buffer(gpu(), F, 1, 64, 2, &out_gpu));
+    gp_lde_options o = make_opts(0, 2, 0, 0, GP_ORDER_NATURAL, GP_LAYOUT_COL_MAJOR);
+    EXPECT_GP_ERR(gp_lde_batch(gpu(), in_cpu.get(), &o, out_gpu.get()), GP_ERR_CONTEXT_MISMATCH);
+    EXPECT_GP_ERR(gp_lde_batch(gpu(), in_gpu.get(), &o, out_cpu.get()), GP_ERR_CONTEXT_MISMATCH);
+    EXPECT_GP_ERR(gp_lde_batch(cpu(), in_gpu.get(), &o, out_cpu.get()), GP_ERR_CONTEXT_MISMATCH);
+    gp_ntt_options no;
+    gp_ntt_options_init(&no);
+    EXPECT_GP_ERR(gp_ntt_batch(gpu(), in_cpu.get(), &no), GP_ERR_CONTEXT_MISMATCH);
+    ASSERT_GP_OK(gp_lde_batch(gpu(), in_gpu.get(), &o, out_gpu.get()));
+    HostMat got;
+    ASSERT_GP_OK(download(out_gpu.get(), F, GP_LAYOUT_COL_MAJOR, &got));
+    EXPECT_TRUE(mats_equal(got, naive_lde_for(F, m, o)));
+}
+
+/* Error paths on the CUDA backend leave the context usable. */
+TEST_F(Gpu, BadInputOnGpu) {
+    const FieldRef &F = field_ref(GP_FIELD_BABYBEAR);
+    Rng rng(312);
+    HostMat m = random_mat(F, 16, 2, 1, rng);
+    BufPtr in, out;
+    ASSERT_GP_OK(upload(gpu(), F, m, GP_LAYOUT_COL_MAJOR, &in));
+    ASSERT_GP_OK(create_buffer(gpu(), F, 1, 32, 2, &out));
+    gp_lde_options o = make_opts(0, 3, 0, 0, GP_ORDER_NATURAL, GP_LAYOUT_COL_MAJOR);
+    EXPECT_GP_ERR(gp_lde_batch(gpu(), in.get(), &o, out.get()), GP_ERR_INVALID_ARGUMENT);
+    o = make_opts(1ull << 26, 4, 0, 0, GP_ORDER_NATURAL, GP_LAYOUT_COL_MAJOR);
+    EXPECT_GP_ERR(gp_lde_batch(gpu(), in.get(), &o, out.get()), GP_ERR_TWO_ADICITY);
+    o = make_opts(0, 4, 0, 0, GP_ORDER_NATURAL, GP_LAYOUT_COL_MAJOR);
+    EXPECT_GP_ERR(gp_lde_batch(gpu(), in.get(), &o, out.get()), GP_ERR_SHAPE_MISMATCH);
+    o = make_opts(0, 2, F.p, 0, GP_ORDER_NATURAL, GP_LAYOUT_COL_MAJOR);
+    EXPECT_GP_ERR(gp_lde_batch(gpu(), in.get(), &o, out.get()), GP_ERR_INVALID_ARGUMENT);
+    std::vector<uint32_t> bad(32, 1);
+    bad[31] = (uint32_t)F.p;
+    gp_buffer *raw = nullptr;
+    EXPECT_GP_ERR(gp_buffer_from_host(gpu(), F.field, 1, 16, 2, GP_LAYOUT_ROW_MAJOR, bad.data(), &raw),
+                  GP_ERR_NON_CANONICAL);
+    EXPECT_EQ(raw, nullptr);
+    o = make_opts(0, 2, 0, 0, GP_ORDER_NATURAL, GP_LAYOUT_ROW_MAJOR);
+    EXPECT_GP_ERR(gp_lde_batch_host(gpu(), F.field, 1, bad.data(), 16, 2, &o, out.get()), GP_ERR_NON_CANONICAL);
+    ASSERT_GP_OK(gp_lde_batch(gpu(), in.get(), &o, out.get()));
+    HostMat got;
+    ASSERT_GP_OK(download(out.get(), F, GP_LAYOUT_ROW_MAJOR, &got));
+    EXPECT_TRUE(mats_equal(got, naive_lde_for(F, m, o)));
+}
