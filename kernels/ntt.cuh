@@ -63,6 +63,7 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
     constexpr uint32_t R = 1u << RL;
     const uint32_t groups = 1u << (t - RL + logC);
     const uint32_t cmask = (1u << logC) - 1, smask = (1u << s) - 1;
+#pragma unroll 2
     for (uint32_t g = threadIdx.x; g < groups; g += blockDim.x) {
         uint32_t c = g & cmask, rest = g >> logC;
         uint32_t m_low = rest & smask, m_high = rest >> s;
@@ -77,7 +78,7 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
             const uint32_t h = 1u << (lo + s + u);
 #pragma unroll
             for (uint32_t jj = 0; jj < (1u << u); ++jj) {
-                typename F::Tw w = tw[h + (((m_low + (jj << s)) << lo) + add)];
+                typename F::Tw w = __ldg(&tw[h + (((m_low + (jj << s)) << lo) + add)]);
 #pragma unroll
                 for (uint32_t j = jj; j < R; j += (2u << u)) {
                     if (DIF)

@@ -30,16 +30,49 @@ struct Goldilocks {
     static constexpr uint32_t TWO_ADICITY = 32;
     static constexpr const char *NAME = "goldilocks";
 
+    // On the device, add/sub/reduce are written as 32-bit carry chains: the
+    // compiler's lowering of 64-bit compares and selects costs about twice
+    // as many instructions. Both paths compute the same canonical result.
     GP_HD static T add(T a, T b) {
+#if defined(__CUDA_ARCH__)
+        // a + b = a - (p - b); when that borrows, the true value is t + p,
+        // i.e. t - EPS modulo 2^64.
+        uint32_t t0, t1;
+        asm("{\n\t.reg .u32 n0, n1, m;\n\t"
+            "sub.cc.u32 n0, 1, %4;\n\t"
+            "subc.u32 n1, 0xffffffff, %5;\n\t"
+            "sub.cc.u32 %0, %2, n0;\n\t"
+            "subc.cc.u32 %1, %3, n1;\n\t"
+            "subc.u32 m, 0, 0;\n\t"
+            "sub.cc.u32 %0, %0, m;\n\t"
+            "subc.u32 %1, %1, 0;\n\t}"
+            : "=&r"(t0), "=&r"(t1)
+            : "r"((uint32_t)a), "r"((uint32_t)(a >> 32)), "r"((uint32_t)b), "r"((uint32_t)(b >> 32)));
+        return ((uint64_t)t1 << 32) | t0;
+#else
         T s = a + b;
         if (s < a) s += EPS;  // wrapped: 2^64 == EPS (mod p); cannot wrap again
         if (s >= P) s -= P;
         return s;
+#endif
     }
     GP_HD static T sub(T a, T b) {
+#if defined(__CUDA_ARCH__)
+        uint32_t t0, t1;
+        asm("{\n\t.reg .u32 m;\n\t"
+            "sub.cc.u32 %0, %2, %4;\n\t"
+            "subc.cc.u32 %1, %3, %5;\n\t"
+            "subc.u32 m, 0, 0;\n\t"
+            "sub.cc.u32 %0, %0, m;\n\t"
+            "subc.u32 %1, %1, 0;\n\t}"
+            : "=&r"(t0), "=&r"(t1)
+            : "r"((uint32_t)a), "r"((uint32_t)(a >> 32)), "r"((uint32_t)b), "r"((uint32_t)(b >> 32)));
+        return ((uint64_t)t1 << 32) | t0;
+#else
         T d = a - b;
         if (a < b) d -= EPS;  // borrowed 2^64: take back 2^64 - p
         return d;
+#endif
     }
     GP_HD static T neg(T a) { return a == 0 ? 0 : P - a; }
 
@@ -50,7 +83,7 @@ struct Goldilocks {
         uint64_t hi_lo = hi & EPS;
         uint64_t t0 = lo - hi_hi;
         if (lo < hi_hi) t0 -= EPS;
-        uint64_t t1 = hi_lo * EPS;
+        uint64_t t1 = (hi_lo << 32) - hi_lo;  // hi_lo * EPS
         uint64_t t2 = t0 + t1;
         if (t2 < t1) t2 += EPS;
         if (t2 >= P) t2 -= P;
@@ -58,7 +91,45 @@ struct Goldilocks {
     }
     GP_HD static T mul(T a, T b) {
 #if defined(__CUDA_ARCH__)
-        return reduce128(a * b, __umul64hi(a, b));
+        // 128-bit product from 32-bit multiply-add chains with carries (ten
+        // IMADs), cheaper than the generic 64-bit mul.lo + mul.hi lowering.
+        uint32_t a0 = (uint32_t)a, a1 = (uint32_t)(a >> 32);
+        uint32_t b0 = (uint32_t)b, b1 = (uint32_t)(b >> 32);
+        uint32_t r0, r1, r2, r3;
+        asm("mul.lo.u32 %0, %4, %6;\n\t"
+            "mul.hi.u32 %1, %4, %6;\n\t"
+            "mul.lo.u32 %2, %5, %7;\n\t"
+            "mul.hi.u32 %3, %5, %7;\n\t"
+            "mad.lo.cc.u32 %1, %4, %7, %1;\n\t"
+            "madc.hi.cc.u32 %2, %4, %7, %2;\n\t"
+            "addc.u32 %3, %3, 0;\n\t"
+            "mad.lo.cc.u32 %1, %5, %6, %1;\n\t"
+            "madc.hi.cc.u32 %2, %5, %6, %2;\n\t"
+            "addc.u32 %3, %3, 0;"
+            : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+            : "r"(a0), "r"(a1), "r"(b0), "r"(b1));
+        // x = r0 + r1 2^32 + r2 2^64 + r3 2^96 == (r1:r0) - r3 + r2 (2^32 - 1).
+        uint32_t t0, t1, m, d0, d1;
+        asm("{\n\t.reg .u32 u0, u1;\n\t"
+            "sub.cc.u32 %0, %5, %8;\n\t"       // t = (r1:r0) - r3
+            "subc.cc.u32 %1, %6, 0;\n\t"
+            "subc.u32 %2, 0, 0;\n\t"            // m = borrow ? ~0 : 0
+            "sub.cc.u32 %0, %0, %2;\n\t"        // t -= EPS on borrow
+            "subc.u32 %1, %1, 0;\n\t"
+            "sub.cc.u32 u0, 0, %7;\n\t"         // u = r2 * 2^32 - r2
+            "subc.u32 u1, %7, 0;\n\t"
+            "add.cc.u32 %0, %0, u0;\n\t"        // t += u
+            "addc.cc.u32 %1, %1, u1;\n\t"
+            "addc.u32 %2, 0, 0;\n\t"            // carry -> 0/1
+            "neg.s32 %2, %2;\n\t"
+            "add.cc.u32 %0, %0, %2;\n\t"        // t += EPS on carry
+            "addc.u32 %1, %1, 0;\n\t"
+            "add.cc.u32 %3, %0, 0xffffffff;\n\t" // d = t - p (mod 2^64)
+            "addc.cc.u32 %4, %1, 0;\n\t"
+            "addc.u32 %2, 0, 0;\n\t}"            // carry <=> t >= p
+            : "=&r"(t0), "=&r"(t1), "=&r"(m), "=&r"(d0), "=&r"(d1)
+            : "r"(r0), "r"(r1), "r"(r2), "r"(r3));
+        return m ? (((uint64_t)d1 << 32) | d0) : (((uint64_t)t1 << 32) | t0);
 #else
         unsigned __int128 x = (unsigned __int128)a * b;
         return reduce128((uint64_t)x, (uint64_t)(x >> 64));
@@ -100,8 +171,8 @@ struct Mont31 {
     // x < P * 2^32  ->  x * 2^-32 mod P, canonical.
     GP_HD static T mont_reduce(uint64_t x) {
         uint32_t m = (uint32_t)x * NEG_PINV;
-        uint64_t t = (x + (uint64_t)m * P) >> 32;
-        return (T)(t >= P ? t - P : t);
+        uint32_t t = (uint32_t)((x + (uint64_t)m * P) >> 32);  // < 2P < 2^32
+        return t >= P ? t - P : t;
     }
     GP_HD static Tw to_tw(T w) { return mont_reduce((uint64_t)w * R2); }
     GP_HD static T from_tw(Tw w) { return mont_reduce(w); }
