@@ -63,7 +63,6 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
     constexpr uint32_t R = 1u << RL;
     const uint32_t groups = 1u << (t - RL + logC);
     const uint32_t cmask = (1u << logC) - 1, smask = (1u << s) - 1;
-#pragma unroll 2
     for (uint32_t g = threadIdx.x; g < groups; g += blockDim.x) {
         uint32_t c = g & cmask, rest = g >> logC;
         uint32_t m_low = rest & smask, m_high = rest >> s;
@@ -72,13 +71,34 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
         T x[R];
 #pragma unroll
         for (uint32_t j = 0; j < R; ++j) x[j] = sm[pad(((m0 + (j << s)) << logC) + c)];
+        // Twiddle of stage u for pairs with j mod 2^u = jj:
+        //   w_{2^(q+1)}^(K0 + jj 2^(s+lo)) = beta^(2^(RL-1-u)) * w_{2^(u+1)}^jj,
+        // beta = w_{2^(lo+s+RL)}^K0, K0 = (m_low << lo) + add. Where
+        // multiplication is cheap (31-bit fields) the 2^RL - 1 twiddles are
+        // derived from one load; otherwise each is loaded.
+        typename F::Tw wt[RL][R / 2];
+        if constexpr (F::kDeriveTwiddles) {
+            typename F::Tw b = __ldg(&tw[(1u << (lo + s + RL - 1)) + (m_low << lo) + add]);
+#pragma unroll
+            for (int u = RL - 1; u >= 0; --u) {
+                wt[u][0] = b;
+#pragma unroll
+                for (uint32_t jj = 1; jj < (1u << u); ++jj) wt[u][jj] = F::tw_mul(b, tw[(1u << u) + jj]);
+                b = F::tw_mul(b, b);
+            }
+        } else {
+#pragma unroll
+            for (int u = 0; u < RL; ++u)
+#pragma unroll
+                for (uint32_t jj = 0; jj < (1u << u); ++jj)
+                    wt[u][jj] = __ldg(&tw[(1u << (lo + s + u)) + (((m_low + (jj << s)) << lo) + add)]);
+        }
 #pragma unroll
         for (int uu = 0; uu < RL; ++uu) {
             const int u = DIF ? RL - 1 - uu : uu;
-            const uint32_t h = 1u << (lo + s + u);
 #pragma unroll
             for (uint32_t jj = 0; jj < (1u << u); ++jj) {
-                typename F::Tw w = __ldg(&tw[h + (((m_low + (jj << s)) << lo) + add)]);
+                typename F::Tw w = wt[u][jj];
 #pragma unroll
                 for (uint32_t j = jj; j < R; j += (2u << u)) {
                     if (DIF)
@@ -135,7 +155,9 @@ __global__ void __launch_bounds__(kThreads) k_tile_pass(typename F::T *data, uin
     const uint64_t tiles_per_col = 1ull << (n - t - logC);
     const uint64_t bases = 1ull << (lo - logC);  // tile positions among the low bits
     for (uint64_t blk = blockIdx.x; blk < tiles_per_col * ncols; blk += gridDim.x) {
-        uint64_t v = blk % ncols, tile = blk / ncols;
+        // Neighbouring blocks take neighbouring tiles of one column, so the
+        // 32-byte rows they read together fill whole DRAM bursts.
+        uint64_t v = blk / tiles_per_col, tile = blk % tiles_per_col;
         uint64_t base0 = (tile % bases) << logC;
         uint64_t upper = (tile / bases) << (lo + t);
         T *col = data + v * col_stride + upper + base0;
@@ -169,7 +191,18 @@ __global__ void __launch_bounds__(kThreads)
     const uint64_t sets = 1ull << (nt - logC);
     const uint32_t size = 1u << (t + logC), tmask = (1u << t) - 1, cmask = (1u << logC) - 1;
     for (uint64_t blk = blockIdx.x; blk < sets * ncols; blk += gridDim.x) {
-        uint64_t v = blk % ncols, set = blk / ncols;
+        // Neighbouring blocks take neighbouring chunk sets of one column; when
+        // scattering to interleaved rows, the B cosets of a set come together
+        // so that their partial-sector writes meet in L2.
+        uint64_t v, set;
+        if (GATHER) {
+            v = blk / sets;
+            set = blk % sets;
+        } else {
+            uint64_t r = blk & ((1ull << log_b) - 1), rest = blk >> log_b;
+            set = rest % sets;
+            v = ((rest / sets) << log_b) | r;
+        }
         uint64_t r0 = set << logC;  // first bit-reversed chunk id
         if (GATHER) {
             const T *col = src + v * src_stride;
@@ -223,7 +256,7 @@ struct FusedArgs {
 };
 
 // F: top segment of the inverse DIT, coset scaling, top segment of the
-// forward DIF for each of the B cosets.
+// forward DIF for each of the B cosets. Requires tile size <= kEpt * blockDim.x.
 template <class F>
 __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
     using T = typename F::T;
@@ -239,7 +272,7 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
     const uint32_t log_nb = a.n + a.log_b;
     const uint64_t tiles = 1ull << (a.n - a.t - logC);
     for (uint64_t blk = blockIdx.x; blk < tiles * a.ncols; blk += gridDim.x) {
-        uint64_t v = blk % a.ncols, tile = blk / a.ncols;
+        uint64_t v = blk / tiles, tile = blk % tiles;
         uint64_t base0 = tile << logC;
         const T *src = static_cast<const T *>(a.src) + v * a.src_stride;
         if (a.single) {
@@ -254,7 +287,7 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
         T coef[kEpt];
 #pragma unroll
         for (int i = 0; i < kEpt; ++i) {
-            uint32_t e = threadIdx.x + i * kThreads;
+            uint32_t e = threadIdx.x + i * blockDim.x;
             if (e < size) coef[i] = sm[pad(e)];
         }
         T *dst = static_cast<T *>(a.dst) + v * a.dst_stride;
@@ -262,7 +295,7 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
             __syncthreads();
 #pragma unroll
             for (int i = 0; i < kEpt; ++i) {
-                uint32_t e = threadIdx.x + i * kThreads;
+                uint32_t e = threadIdx.x + i * blockDim.x;
                 if (e < size) {
                     uint64_t k = ((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask);
                     sm[pad(e)] = lde_coset_factor_apply<F>(coef[i], k, r, log_nb, scale, tw_fwd);

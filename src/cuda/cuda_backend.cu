@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -61,6 +62,16 @@ public:
         GP_CUDA(cudaMalloc(&flag_, sizeof(unsigned long long)));
         ++allocations_;
         set_smem_limits();
+        // Tuning knobs for experiments: threads per block (128..512, power
+        // of two) and the largest tile (log2 elements).
+        if (const char *v = std::getenv("GP_CUDA_THREADS")) {
+            uint32_t t = (uint32_t)std::strtoul(v, nullptr, 10);
+            if (is_pow2(t) && t >= 64 && t <= (uint32_t)kern::kThreads) threads_override_ = t;
+        }
+        if (const char *v = std::getenv("GP_CUDA_TILE_LOG")) {
+            uint32_t t = (uint32_t)std::strtoul(v, nullptr, 10);
+            if (t >= 8) tile_log_override_ = t;
+        }
     }
     ~CudaBackend() override {
         cudaSetDevice(device_);
@@ -377,18 +388,34 @@ private:
             uint32_t lo = seg.lo[i], t = seg.bits[i];
             uint32_t logC = strided_logC<F>(lo);
             uint64_t blocks = (1ull << (n - t - logC)) * ncols;
-            kern::k_tile_pass<F, DIF><<<grid_blocks(blocks), kern::kThreads, smem_bytes<F>(t, logC), compute_>>>(
+            kern::k_tile_pass<F, DIF><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
                 data, col_stride, ncols, n, lo, t, logC, tw);
             check_launch();
         }
     }
 
+    // Pass plan for size 2^n: the fewest segments the largest tile allows,
+    // then the smaller of the two largest tiles that keeps that count (more,
+    // smaller blocks per SM hide latency better: measured on an H200, see
+    // docs/PERF.md). GP_CUDA_TILE_LOG caps the tile (a tuning knob).
     template <class F>
     SegmentPlan plan_for(uint32_t n, bool &single) {
-        constexpr uint32_t tile_log = kern::TileCfg<F>::kTileLog;
+        constexpr uint32_t max_log = kern::TileCfg<F>::kTileLog, logC = kern::TileCfg<F>::kLogC;
+        uint32_t top = tile_log_override_ ? std::min(max_log, tile_log_override_) : max_log;
+        auto segs = [&](uint32_t tl) { return n <= tl ? 1u : (n + tl - logC - 1) / (tl - logC); };
+        uint32_t tile_log = top;
+        if (top > 9 && segs(top - 1) == segs(top)) tile_log = top - 1;
         single = n <= tile_log;
-        return single ? plan_segments(n, tile_log)
-                      : plan_segments(n, tile_log - kern::TileCfg<F>::kLogC);
+        return single ? plan_segments(n, tile_log) : plan_segments(n, tile_log - logC);
+    }
+    // Threads for a tile of 2^tile_log elements: kEpt elements a thread (the
+    // fused kernel keeps that many coefficients in registers).
+    template <class F>
+    uint32_t threads_for(uint32_t tile_log) const {
+        constexpr uint32_t ept_log = kern::TileCfg<F>::kTileLog - 9;  // log2(kEpt), kThreads = 512
+        uint32_t t = tile_log > ept_log ? 1u << (tile_log - ept_log) : 1u;
+        if (threads_override_) t = std::max(t, threads_override_);
+        return std::min<uint32_t>(std::max<uint32_t>(t, 64), kern::kThreads);
     }
 
     // LDE of ncols base columns: in (col stride in_stride, rows_in rows) ->
@@ -418,7 +445,7 @@ private:
             fa.single = true;
             fa.bitrev_regions = true;
             fa.natural_out = p.natural;
-            kern::k_lde_fused<F><<<grid_blocks(ncols), kern::kThreads, smem_bytes<F>(n, 0), compute_>>>(fa);
+            kern::k_lde_fused<F><<<grid_blocks(ncols), threads_for<F>(n), smem_bytes<F>(n, 0), compute_>>>(fa);
             check_launch();
             return;
         }
@@ -429,7 +456,7 @@ private:
         {
             uint32_t t = s.bits[0], logC = std::min<uint32_t>(n - t, kern::TileCfg<F>::kLogC);
             uint64_t blocks = (1ull << (n - t - logC)) * ncols;
-            kern::k_chunk_pass<F, true><<<grid_blocks(blocks), kern::kThreads, smem_bytes<F>(t, logC), compute_>>>(
+            kern::k_chunk_pass<F, true><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
                 in, in_stride, rows_in, R, NB, ncols, n, t, logC, p.log_b, p.tw_inv);
             check_launch();
         }
@@ -448,7 +475,7 @@ private:
             fa.bitrev_regions = !p.natural;
             fa.natural_out = false;
             uint64_t blocks = (1ull << (n - t - logC)) * ncols;
-            kern::k_lde_fused<F><<<grid_blocks(blocks), kern::kThreads, smem_bytes<F>(t, logC), compute_>>>(fa);
+            kern::k_lde_fused<F><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(fa);
             check_launch();
         }
         // B_i: middle segments of the forward DIF over all B regions.
@@ -460,7 +487,7 @@ private:
         } else {
             uint32_t t = s.bits[0], logC = std::min<uint32_t>(n - t, kern::TileCfg<F>::kLogC);
             uint64_t blocks = (1ull << (n - t - logC)) * ncols * B;
-            kern::k_chunk_pass<F, false><<<grid_blocks(blocks), kern::kThreads, smem_bytes<F>(t, logC), compute_>>>(
+            kern::k_chunk_pass<F, false><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
                 R, N, 0, out, NB, ncols * B, n, t, logC, p.log_b, p.tw_fwd);
             check_launch();
         }
@@ -603,6 +630,8 @@ private:
     cudaStream_t compute_{}, copy_{};
     cudaEvent_t ev_copied_[kSlots]{}, ev_done_[kSlots]{}, ev_pin_[kSlots]{};
     uint64_t pin_counter_ = 0;
+    uint32_t threads_override_ = 0;
+    uint32_t tile_log_override_ = 0;
     unsigned long long *flag_ = nullptr;
     std::map<TableKey, DeviceScratch> dev_tables_;
     DeviceScratch perm_, regions_, in_slot_[kSlots];

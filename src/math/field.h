@@ -138,6 +138,9 @@ struct Goldilocks {
     GP_HD static Tw to_tw(T w) { return w; }
     GP_HD static T from_tw(Tw w) { return w; }
     GP_HD static T mul_tw(T a, Tw w) { return mul(a, w); }
+    GP_HD static Tw tw_mul(Tw a, Tw b) { return mul(a, b); }
+    // Multiplication is dear: kernels load each twiddle rather than derive it.
+    static constexpr bool kDeriveTwiddles = false;
 };
 
 // 31-bit prime with Montgomery multiplication (R = 2^32). Values are kept
@@ -178,6 +181,10 @@ struct Mont31 {
     GP_HD static T from_tw(Tw w) { return mont_reduce(w); }
     GP_HD static T mul_tw(T a, Tw w) { return mont_reduce((uint64_t)a * w); }
     GP_HD static T mul(T a, T b) { return mul_tw(a, to_tw(b)); }
+    // Product of two prepared multipliers, itself prepared: aR * bR / R.
+    GP_HD static Tw tw_mul(Tw a, Tw b) { return mont_reduce((uint64_t)a * b); }
+    // Multiplication is cheap: kernels derive a group's twiddles from one load.
+    static constexpr bool kDeriveTwiddles = true;
 };
 
 struct BabyBear : Mont31<0x78000001u, 31u, 27u> {
