@@ -1199,14 +1199,6 @@ TEST(Defaults, NttNullOptions) {
 /* ------------------------------------------------------------------------ */
 
 namespace {
-gp_memory_stats stats_of(gp_context *ctx) {
-    gp_memory_stats s;
-    std::memset(&s, 0, sizeof s);
-    s.struct_size = sizeof s;
-    gp_status st = gp_context_memory_stats(ctx, &s);
-    EXPECT_EQ(st, GP_OK) << gp_last_error();
-    return s;
-}
 }  // namespace
 
 TEST(Memory, BufferBytesReturnToZero) {

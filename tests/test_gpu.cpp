@@ -58,27 +58,7 @@ gp_status lde_raw(gp_context *ctx, const FieldRef &F, uint32_t d, const ApiData 
     return ::testing::AssertionFailure() << msg.str();
 }
 
-gp_lde_options make_opts(uint64_t n, uint32_t blowup, uint64_t shift, uint64_t input_shift, gp_order order,
-                         gp_layout in_layout) {
-    gp_lde_options o;
-    gp_lde_options_init(&o);
-    o.n = n;
-    o.blowup = blowup;
-    o.shift = shift;
-    o.input_shift = input_shift;
-    o.output_order = order;
-    o.input_layout = in_layout;
-    return o;
-}
 
-gp_memory_stats stats_of(gp_context *ctx) {
-    gp_memory_stats s;
-    std::memset(&s, 0, sizeof s);
-    s.struct_size = sizeof s;
-    gp_status st = gp_context_memory_stats(ctx, &s);
-    EXPECT_EQ(st, GP_OK) << gp_last_error();
-    return s;
-}
 
 const gp_order kOrders[] = {GP_ORDER_NATURAL, GP_ORDER_BIT_REVERSED};
 const gp_layout kLayouts[] = {GP_LAYOUT_COL_MAJOR, GP_LAYOUT_ROW_MAJOR};

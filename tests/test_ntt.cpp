@@ -20,18 +20,6 @@ std::string describe(const FieldRef &F, const HostMat &in, const gp_lde_options 
     return s.str();
 }
 
-gp_lde_options make_opts(uint64_t n, uint32_t blowup, uint64_t shift, uint64_t input_shift,
-                         gp_order order, gp_layout in_layout = GP_LAYOUT_COL_MAJOR) {
-    gp_lde_options o;
-    gp_lde_options_init(&o);
-    o.n = n;
-    o.blowup = blowup;
-    o.shift = shift;
-    o.input_shift = input_shift;
-    o.output_order = order;
-    o.input_layout = in_layout;
-    return o;
-}
 
 /* Run one LDE and compare with the naive reference. */
 void check_lde(gp_context *ctx, const FieldRef &F, const HostMat &in, const gp_lde_options &o,

@@ -637,6 +637,30 @@ inline HostMat naive_lde_for(const FieldRef &F, const HostMat &in, const gp_lde_
                      opts.input_shift ? opts.input_shift : 1, opts.output_order);
 }
 
+// LDE options with every field set (the rest at their defaults).
+inline gp_lde_options make_opts(uint64_t n, uint32_t blowup, uint64_t shift, uint64_t input_shift,
+                                gp_order order, gp_layout in_layout = GP_LAYOUT_COL_MAJOR) {
+    gp_lde_options o;
+    gp_lde_options_init(&o);
+    o.n = n;
+    o.blowup = blowup;
+    o.shift = shift;
+    o.input_shift = input_shift;
+    o.output_order = order;
+    o.input_layout = in_layout;
+    return o;
+}
+
+// The context's memory statistics (a failed query fails the test).
+inline gp_memory_stats stats_of(gp_context *ctx) {
+    gp_memory_stats s;
+    std::memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    gp_status st = gp_context_memory_stats(ctx, &s);
+    EXPECT_EQ(st, GP_OK) << gp_last_error();
+    return s;
+}
+
 }  // namespace gpt
 
 /* Declares `gpt::CtxPtr var` holding a context of `backend`; skips the test
