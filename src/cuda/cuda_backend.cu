@@ -173,7 +173,7 @@ private:
 
     template <class F>
     static void set_smem_limit_for() {
-        int bytes = (int)kern::padded_bytes<F>(1u << kern::TileCfg<F>::kTileLog);
+        int bytes = (int)kern::tile_bytes<F>(1u << kern::TileCfg<F>::kTileLog);
         cudaFuncSetAttribute(kern::k_tile_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
         cudaFuncSetAttribute(kern::k_tile_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
         cudaFuncSetAttribute(kern::k_chunk_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
@@ -370,7 +370,7 @@ private:
 
     template <class F>
     static size_t smem_bytes(uint32_t t, uint32_t logC) {
-        return kern::padded_bytes<F>(1u << (t + logC));
+        return kern::tile_bytes<F>(1u << (t + logC));
     }
     template <class F>
     static uint32_t strided_logC(uint32_t lo) {
