@@ -351,6 +351,52 @@ GP_API gp_status gp_lde_batch_host(gp_context *ctx, gp_field field,
                                    const gp_lde_options *options,
                                    gp_buffer *output);
 
+/* ------------------------------------------------------------------------ */
+/* Hash permutations                                                        */
+/* ------------------------------------------------------------------------ */
+
+/** The permutations the commitment hashes are built from. Field-element
+ *  states are canonical; Keccak-f[1600] states are 25 raw 64-bit lanes
+ *  (lane (x, y) at index x + 5y). Constants are those of the named
+ *  reference implementation, so outputs match it bit for bit. */
+typedef enum gp_permutation {
+    /** Plonky3 Poseidon2 over Goldilocks, widths 8, 12 and 16 (x^7). */
+    GP_PERM_POSEIDON2_GOLDILOCKS_8 = 1,
+    GP_PERM_POSEIDON2_GOLDILOCKS_12 = 2,
+    GP_PERM_POSEIDON2_GOLDILOCKS_16 = 3,
+    /** HorizenLabs-compatible Poseidon2 over Goldilocks, width 8. */
+    GP_PERM_POSEIDON2_GOLDILOCKS_HL_8 = 4,
+    /** Plonky3 Poseidon2 over BabyBear (x^7) and KoalaBear (x^3). */
+    GP_PERM_POSEIDON2_BABYBEAR_16 = 5,
+    GP_PERM_POSEIDON2_BABYBEAR_24 = 6,
+    GP_PERM_POSEIDON2_KOALABEAR_16 = 7,
+    GP_PERM_POSEIDON2_KOALABEAR_24 = 8,
+    /** Miden's Rescue-Prime Optimized and eXtension permutations (width 12). */
+    GP_PERM_RPO256 = 9,
+    GP_PERM_RPX256 = 10,
+    /** Plonky2's Poseidon over Goldilocks, width 12. */
+    GP_PERM_POSEIDON_GOLDILOCKS_12 = 11,
+    /** Triton VM's Tip5 (twenty-first), width 16. */
+    GP_PERM_TIP5 = 12,
+    /** Keccak-f[1600], the permutation of Keccak-256. */
+    GP_PERM_KECCAK_F1600 = 13
+} gp_permutation;
+
+/** Writes the permutation's state width (elements, or 64-bit lanes for
+ *  Keccak) and its field (GP_FIELD_*, or 0 for Keccak's raw lanes). Either
+ *  output pointer may be NULL. */
+GP_API gp_status gp_permutation_info(gp_permutation perm, uint32_t *width,
+                                     gp_field *field);
+
+/** Applies `perm` in place to `count` states stored back to back in host
+ *  memory (count * width elements of the permutation's field, 8 bytes each
+ *  for Goldilocks and Keccak lanes, 4 bytes for BabyBear and KoalaBear).
+ *  Field states must be canonical (else GP_ERR_NON_CANONICAL). On the CUDA
+ *  backend the states are copied to the device, permuted one per thread and
+ *  copied back. */
+GP_API gp_status gp_permute_batch(gp_context *ctx, gp_permutation perm,
+                                  void *states, uint64_t count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,6 +6,7 @@
 
 #include "core/core.h"
 #include "gpuprover.h"
+#include "hash/permutations.h"
 #include "math/field.h"
 
 namespace gp {
@@ -506,5 +507,34 @@ GP_EXPORT gp_status gp_lde_batch_host(gp_context *ctx, gp_field field, uint32_t 
                     "input bytes");
         a.in_host = data;
         reinterpret_cast<Context *>(ctx)->backend->lde(a);
+    });
+}
+
+GP_EXPORT gp_status gp_permutation_info(gp_permutation perm, uint32_t *width, gp_field *field) {
+    return guard("gp_permutation_info", [&] {
+        int id = raw(perm);
+        bool known = perm::dispatch(id, [&](auto P) {
+            if (width) *width = (uint32_t)decltype(P)::WIDTH;
+        });
+        if (!known) fail(GP_ERR_INVALID_ARGUMENT, "perm = ", id, " is not a gp_permutation");
+        if (field) *field = (gp_field)perm::field_of(id);
+    });
+}
+
+GP_EXPORT gp_status gp_permute_batch(gp_context *ctx, gp_permutation perm, void *states,
+                                     uint64_t count) {
+    return guard("gp_permute_batch", [&] {
+        GP_REQUIRE_PTR(ctx);
+        int id = raw(perm);
+        uint32_t width = 0, elem = 8;
+        bool known = perm::dispatch(id, [&](auto P) {
+            width = (uint32_t)decltype(P)::WIDTH;
+            elem = (uint32_t)sizeof(typename decltype(P)::T);
+        });
+        if (!known) fail(GP_ERR_INVALID_ARGUMENT, "perm = ", id, " is not a gp_permutation");
+        if (count == 0) return;  // nothing to permute
+        GP_REQUIRE_PTR(states);
+        checked_mul(checked_mul(count, width, "count * width"), elem, "state bytes");
+        reinterpret_cast<Context *>(ctx)->backend->permute(id, states, count);
     });
 }

@@ -107,6 +107,9 @@ public:
     virtual void download(const Buffer &src, void *host, gp_layout layout) = 0;
     virtual void lde(const LdeArgs &a) = 0;
     virtual void ntt(Buffer &buf, const NttArgs &a) = 0;
+    // Applies permutation `perm` (a gp_permutation, already validated) to
+    // `count` host states in place; `elem_size` bytes per state element.
+    virtual void permute(int perm, void *states, uint64_t count) = 0;
     virtual void trim() = 0;
     virtual uint64_t cache_bytes() const = 0;
     virtual uint64_t allocations() const = 0;

@@ -12,6 +12,7 @@
 #include "core/core.h"
 #include "core/tables.h"
 #include "core/thread_pool.h"
+#include "hash/permutations.h"
 #include "math/field.h"
 #include "math/ntt.h"
 
@@ -78,6 +79,19 @@ public:
 
     void ntt(Buffer &buf, const NttArgs &a) override {
         dispatch_field(buf.field->id, [&](auto F) { ntt_impl<decltype(F)>(buf, a); });
+    }
+
+    void permute(int perm, void *states, uint64_t count) override {
+        int field = perm::field_of(perm);
+        perm::dispatch(perm, [&](auto P) {
+            using Perm = decltype(P);
+            using T = typename Perm::T;
+            T *st = static_cast<T *>(states);
+            if (field) check_host_canonical(field_desc((gp_field)field), st, count * Perm::WIDTH);
+            pool_.parallel_ranges(count, [&](uint64_t b, uint64_t e) {
+                for (uint64_t i = b; i < e; ++i) Perm::apply(st + i * Perm::WIDTH);
+            });
+        });
     }
 
     void trim() override { tables_.clear(); }

@@ -13,6 +13,7 @@
 #include "core/core.h"
 #include "core/tables.h"
 #include "core/thread_pool.h"
+#include "kernels/hash.cuh"
 #include "kernels/ntt.cuh"
 #include "math/field.h"
 #include "math/ntt.h"
@@ -149,6 +150,23 @@ public:
     void ntt(Buffer &buf, const NttArgs &a) override {
         GP_CUDA(cudaSetDevice(device_));
         dispatch_field(buf.field->id, [&](auto F) { ntt_impl<decltype(F)>(buf, a); });
+    }
+
+    void permute(int perm, void *states, uint64_t count) override {
+        GP_CUDA(cudaSetDevice(device_));
+        int field = perm::field_of(perm);
+        perm::dispatch(perm, [&](auto P) {
+            using Perm = decltype(P);
+            using T = typename Perm::T;
+            const uint64_t elems = count * Perm::WIDTH, bytes = elems * sizeof(T);
+            T *dev = static_cast<T *>(scratch(perm_, bytes, "permutation states"));
+            stage_to_device(states, dev, bytes);
+            if (field) check_device_canonical(field_desc((gp_field)field), dev, elems, 0);
+            kern::k_permute<Perm><<<grid_for((count + 127) / 128, (uint32_t)sms_ * 16), 128, 0, compute_>>>(dev, count);
+            check_launch();
+            GP_CUDA(cudaStreamSynchronize(compute_));
+            GP_CUDA(cudaMemcpy(states, dev, bytes, cudaMemcpyDeviceToHost));
+        });
     }
 
     void trim() override {

@@ -1,0 +1,92 @@
+// The permutations behind gp_permute_batch, one entry per gp_permutation:
+// each is a type with the state's element type, width and a host+device
+// apply(), so the CPU and CUDA backends share one dispatch.
+#pragma once
+
+#include <cstdint>
+
+#include "gpuprover.h"
+#include "hash/keccak.h"
+#include "hash/poseidon2.h"
+#include "hash/poseidon_gl.h"
+#include "hash/rpo.h"
+#include "hash/tip5.h"
+#include "math/field.h"
+
+namespace gp {
+namespace perm {
+
+template <class F, int W>
+struct Poseidon2Default {
+    using T = typename F::T;
+    static constexpr int WIDTH = W;
+    GP_HD static void apply(T *s) { poseidon2_permute_default<F, W>(s); }
+};
+struct Poseidon2GoldilocksHL8 {
+    using T = uint64_t;
+    static constexpr int WIDTH = 8;
+    GP_HD static void apply(T *s) {
+        poseidon2_permute(poseidon2_params<poseidon2_constants::GoldilocksHLW8>(), s);
+    }
+};
+struct Rpo256 {
+    using T = uint64_t;
+    static constexpr int WIDTH = 12;
+    GP_HD static void apply(T *s) { rpo256_permute(s); }
+};
+struct Rpx256 {
+    using T = uint64_t;
+    static constexpr int WIDTH = 12;
+    GP_HD static void apply(T *s) { rpx256_permute(s); }
+};
+struct PoseidonGoldilocks12 {
+    using T = uint64_t;
+    static constexpr int WIDTH = 12;
+    GP_HD static void apply(T *s) { poseidon_gl_permute(s); }
+};
+struct Tip5 {
+    using T = uint64_t;
+    static constexpr int WIDTH = 16;
+    GP_HD static void apply(T *s) { tip5_permute(s); }
+};
+struct KeccakF1600 {
+    using T = uint64_t;
+    static constexpr int WIDTH = 25;
+    GP_HD static void apply(T *s) { keccak_f1600(s); }
+};
+
+// Field of a permutation's state elements (0 for Keccak's raw 64-bit lanes).
+inline int field_of(int id) {
+    switch (id) {
+        case GP_PERM_POSEIDON2_BABYBEAR_16:
+        case GP_PERM_POSEIDON2_BABYBEAR_24: return GP_FIELD_BABYBEAR;
+        case GP_PERM_POSEIDON2_KOALABEAR_16:
+        case GP_PERM_POSEIDON2_KOALABEAR_24: return GP_FIELD_KOALABEAR;
+        case GP_PERM_KECCAK_F1600: return 0;
+        default: return GP_FIELD_GOLDILOCKS;
+    }
+}
+
+// Calls fn(P{}) for the permutation `id`; returns false for an unknown id.
+template <class Fn>
+bool dispatch(int id, Fn &&fn) {
+    switch (id) {
+        case GP_PERM_POSEIDON2_GOLDILOCKS_8: fn(Poseidon2Default<Goldilocks, 8>{}); return true;
+        case GP_PERM_POSEIDON2_GOLDILOCKS_12: fn(Poseidon2Default<Goldilocks, 12>{}); return true;
+        case GP_PERM_POSEIDON2_GOLDILOCKS_16: fn(Poseidon2Default<Goldilocks, 16>{}); return true;
+        case GP_PERM_POSEIDON2_GOLDILOCKS_HL_8: fn(Poseidon2GoldilocksHL8{}); return true;
+        case GP_PERM_POSEIDON2_BABYBEAR_16: fn(Poseidon2Default<BabyBear, 16>{}); return true;
+        case GP_PERM_POSEIDON2_BABYBEAR_24: fn(Poseidon2Default<BabyBear, 24>{}); return true;
+        case GP_PERM_POSEIDON2_KOALABEAR_16: fn(Poseidon2Default<KoalaBear, 16>{}); return true;
+        case GP_PERM_POSEIDON2_KOALABEAR_24: fn(Poseidon2Default<KoalaBear, 24>{}); return true;
+        case GP_PERM_RPO256: fn(Rpo256{}); return true;
+        case GP_PERM_RPX256: fn(Rpx256{}); return true;
+        case GP_PERM_POSEIDON_GOLDILOCKS_12: fn(PoseidonGoldilocks12{}); return true;
+        case GP_PERM_TIP5: fn(Tip5{}); return true;
+        case GP_PERM_KECCAK_F1600: fn(KeccakF1600{}); return true;
+        default: return false;
+    }
+}
+
+}  // namespace perm
+}  // namespace gp

@@ -1,0 +1,335 @@
+// Poseidon2 permutation over Goldilocks, BabyBear and KoalaBear, written once
+// for host and device (every function is GP_HD; no containers, exceptions or
+// allocation).
+//
+// Round structure (Plonky3 and HorizenLabs agree; R_F = 8):
+//   state = M_E(state)
+//   4x  state = M_E(sbox(state + rc))                    external_initial[r]
+//   R_P state[0] = sbox(state[0] + c); state = M_I(state) internal[r]
+//   4x  state = M_E(sbox(state + rc))                    external_terminal[r]
+// M_E applies a 4x4 matrix (Poseidon2Mat4) to each 4-element block, then adds
+// to every element the sum of the elements of its residue class mod 4.
+// M_I(s)[i] = V[i] * s[i] + sum(s), V = internal diagonal.
+// sbox: x^7 (Goldilocks, BabyBear) or x^3 (KoalaBear).
+//
+// API (F = Goldilocks / BabyBear / KoalaBear, T = F::T canonical):
+//   Poseidon2Params<F, WIDTH, M4>   constants of one instance (aggregate, by
+//       value: ~0.6-1.3 KB; fine as a kernel argument or in __constant__).
+//   poseidon2_permute(params, T *state)        in place, state[WIDTH]
+//   poseidon2_default_params<F, WIDTH>()       Plonky3 default instance
+//   poseidon2_params<poseidon2_constants::X>() any generated instance
+//       (both return a const reference to a __constant__ object on the
+//        device, to the same constexpr object on the host)
+//   poseidon2_permute_default<F, WIDTH>(T *state)
+//   Poseidon2Params<...>::from_canonical(...)  instance from run-time data
+// plus the building blocks (poseidon2_sbox, poseidon2_mat4,
+// poseidon2_external_linear, poseidon2_internal_linear, the two round kinds)
+// for kernels that want to schedule rounds themselves.
+//
+// Data layout inside Poseidon2Params: round constants are canonical T; the
+// internal diagonal is stored prepared (F::Tw, i.e. Montgomery form for the
+// 31-bit fields), so each diagonal product is one F::mul_tw.
+#pragma once
+
+#include <cstdint>
+
+#include "hash/poseidon2_constants.h"
+#include "math/field.h"
+
+// Storage class for compile-time tables that device code indexes at run time.
+#ifndef GP_CONSTANT
+#if defined(__CUDACC__)
+#define GP_CONSTANT __constant__
+#else
+#define GP_CONSTANT
+#endif
+#endif
+
+// Loop unrolling. GP_P2_UNROLL: loops over the state (width <= 32).
+// GP_P2_UNROLL_ROUNDS: loops over rounds. Device code unrolls both, so the
+// state lives in registers and constants are loaded at fixed offsets. Host
+// builds unroll only the state loops: fully unrolled rounds make GCC take
+// minutes per instantiation for no real gain. The host pass of nvcc gets
+// neither (its front end warns on both pragma spellings there).
+#ifndef GP_P2_UNROLL
+#if defined(__CUDA_ARCH__) || (defined(__clang__) && !defined(__CUDACC__))
+#define GP_P2_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__) && !defined(__CUDACC__)
+#define GP_P2_UNROLL _Pragma("GCC unroll 32")
+#else
+#define GP_P2_UNROLL
+#endif
+#endif
+#ifndef GP_P2_UNROLL_ROUNDS
+#if defined(__CUDA_ARCH__)
+#define GP_P2_UNROLL_ROUNDS _Pragma("unroll")
+#else
+#define GP_P2_UNROLL_ROUNDS
+#endif
+#endif
+
+namespace gp {
+
+// ---- per-field parameters ----
+
+template <class F>
+struct Poseidon2Field;
+
+template <>
+struct Poseidon2Field<Goldilocks> {
+    static constexpr int SBOX_DEGREE = 7;
+    // poseidon2_round_numbers_128 for a 64-bit field, d = 7: 22 for widths 8..20.
+    static constexpr int rounds_p(int width) {
+        return (width >= 8 && width <= 20 && width % 4 == 0) ? 22 : 0;
+    }
+    // Prepared multiplier (F::Tw) of a canonical constant, at compile time.
+    static constexpr uint64_t const_tw(uint64_t v) { return v; }
+};
+
+template <>
+struct Poseidon2Field<BabyBear> {
+    static constexpr int SBOX_DEGREE = 7;
+    static constexpr int rounds_p(int width) {
+        return width == 16 ? 13 : width == 24 ? 21 : width == 32 ? 30 : 0;
+    }
+    static constexpr uint32_t const_tw(uint32_t v) {  // v * 2^32 mod p
+        return (uint32_t)(((uint64_t)v << 32) % BabyBear::P);
+    }
+};
+
+template <>
+struct Poseidon2Field<KoalaBear> {
+    static constexpr int SBOX_DEGREE = 3;
+    static constexpr int rounds_p(int width) {
+        return width == 16 ? 20 : width == 24 ? 23 : width == 32 ? 31 : 0;
+    }
+    static constexpr uint32_t const_tw(uint32_t v) {
+        return (uint32_t)(((uint64_t)v << 32) % KoalaBear::P);
+    }
+};
+
+// ---- instance constants ----
+
+template <class F, int WIDTH, Poseidon2Mat4 M4 = Poseidon2Mat4::Plonky3>
+struct Poseidon2Params {
+    using Field = F;
+    using T = typename F::T;
+    using Tw = typename F::Tw;
+    static constexpr int kWidth = WIDTH;
+    static constexpr int kHalfRoundsF = 4;
+    static constexpr int kRoundsP = Poseidon2Field<F>::rounds_p(WIDTH);
+    static constexpr int kSboxDegree = Poseidon2Field<F>::SBOX_DEGREE;
+    static constexpr Poseidon2Mat4 kMat4 = M4;
+    static_assert(WIDTH >= 8 && WIDTH % 4 == 0, "Poseidon2 width must be a multiple of 4, >= 8");
+    static_assert(kRoundsP > 0, "no partial-round count known for this field and width");
+
+    T external_initial[kHalfRoundsF][WIDTH];   // canonical
+    T internal[kRoundsP];                      // canonical, added to state[0]
+    T external_terminal[kHalfRoundsF][WIDTH];  // canonical
+    Tw internal_diag_tw[WIDTH];                // F::to_tw(V[i])
+
+    // V[i], canonical.
+    GP_HD T internal_diag(int i) const { return F::from_tw(internal_diag_tw[i]); }
+
+    // Builds an instance from canonical arrays: ext_init and ext_term are
+    // 4 rows of WIDTH (row-major), internal has kRoundsP values, diag WIDTH.
+    GP_HD static Poseidon2Params from_canonical(const T *ext_init, const T *internal_rc,
+                                                const T *ext_term, const T *diag) {
+        Poseidon2Params p{};
+        for (int r = 0; r < kHalfRoundsF; ++r)
+            for (int i = 0; i < WIDTH; ++i) {
+                p.external_initial[r][i] = ext_init[r * WIDTH + i];
+                p.external_terminal[r][i] = ext_term[r * WIDTH + i];
+            }
+        for (int r = 0; r < kRoundsP; ++r) p.internal[r] = internal_rc[r];
+        for (int i = 0; i < WIDTH; ++i) p.internal_diag_tw[i] = F::to_tw(diag[i]);
+        return p;
+    }
+};
+
+// Params type of a generated instance (a struct of poseidon2_constants).
+template <class C>
+using Poseidon2ParamsFor = Poseidon2Params<typename C::Field, C::WIDTH, C::MAT4>;
+
+// Compile-time conversion of a generated instance into Poseidon2Params.
+template <class C>
+constexpr Poseidon2ParamsFor<C> poseidon2_params_from_constants() {
+    using P = Poseidon2ParamsFor<C>;
+    static_assert(C::ROUNDS_P == P::kRoundsP, "R_P of the generated instance differs");
+    static_assert(C::SBOX_DEGREE == P::kSboxDegree, "S-box degree of the generated instance differs");
+    P p{};
+    for (int r = 0; r < P::kHalfRoundsF; ++r)
+        for (int i = 0; i < C::WIDTH; ++i) {
+            p.external_initial[r][i] = C::external_initial[r][i];
+            p.external_terminal[r][i] = C::external_terminal[r][i];
+        }
+    for (int r = 0; r < P::kRoundsP; ++r) p.internal[r] = C::internal[r];
+    for (int i = 0; i < C::WIDTH; ++i)
+        p.internal_diag_tw[i] = Poseidon2Field<typename C::Field>::const_tw(C::internal_diag[i]);
+    return p;
+}
+
+namespace detail {
+// One object per generated instance that is actually used (variable template:
+// only instantiated instances take __constant__ space). constexpr, so host code
+// reads the same values from its own copy.
+template <class C>
+static GP_CONSTANT constexpr Poseidon2ParamsFor<C> kPoseidon2Params =
+    poseidon2_params_from_constants<C>();
+}  // namespace detail
+
+// Constants of a generated instance, e.g.
+// poseidon2_params<poseidon2_constants::GoldilocksHLW8>().
+template <class C>
+GP_HD const Poseidon2ParamsFor<C> &poseidon2_params() {
+    return detail::kPoseidon2Params<C>;
+}
+
+// Plonky3 default instances (default_<field>_poseidon2_<width>()).
+template <class F, int WIDTH>
+struct Poseidon2Default;
+template <> struct Poseidon2Default<Goldilocks, 8> { using Constants = poseidon2_constants::GoldilocksW8; };
+template <> struct Poseidon2Default<Goldilocks, 12> { using Constants = poseidon2_constants::GoldilocksW12; };
+template <> struct Poseidon2Default<Goldilocks, 16> { using Constants = poseidon2_constants::GoldilocksW16; };
+template <> struct Poseidon2Default<BabyBear, 16> { using Constants = poseidon2_constants::BabyBearW16; };
+template <> struct Poseidon2Default<BabyBear, 24> { using Constants = poseidon2_constants::BabyBearW24; };
+template <> struct Poseidon2Default<BabyBear, 32> { using Constants = poseidon2_constants::BabyBearW32; };
+template <> struct Poseidon2Default<KoalaBear, 16> { using Constants = poseidon2_constants::KoalaBearW16; };
+template <> struct Poseidon2Default<KoalaBear, 24> { using Constants = poseidon2_constants::KoalaBearW24; };
+template <> struct Poseidon2Default<KoalaBear, 32> { using Constants = poseidon2_constants::KoalaBearW32; };
+
+template <class F, int WIDTH>
+GP_HD const Poseidon2Params<F, WIDTH> &poseidon2_default_params() {
+    return poseidon2_params<typename Poseidon2Default<F, WIDTH>::Constants>();
+}
+
+// ---- building blocks ----
+
+// x^D with D = 3 or 7. Products go through prepared multipliers: for the
+// 31-bit fields x^7 costs 6 Montgomery reductions (F::mul would take 8) and
+// x^3 costs 3; for Goldilocks to_tw is the identity and this is 4 (2) muls.
+template <class F, int D>
+GP_HD typename F::T poseidon2_sbox(typename F::T x) {
+    static_assert(D == 3 || D == 7, "S-box degree 3 or 7");
+    using T = typename F::T;
+    using Tw = typename F::Tw;
+    const Tw xm = F::to_tw(x);
+    const T x2 = F::mul_tw(x, xm);
+    if constexpr (D == 3) {
+        return F::mul_tw(x2, xm);
+    } else {
+        const T x3 = F::mul_tw(x2, xm);
+        const Tw x2m = F::to_tw(x2);
+        const Tw x4m = F::tw_mul(x2m, x2m);
+        return F::mul_tw(x3, x4m);
+    }
+}
+
+// In-place 4x4 block of M_E, additions and doublings only.
+template <class F, Poseidon2Mat4 M4>
+GP_HD void poseidon2_mat4(typename F::T *x) {
+    using T = typename F::T;
+    if constexpr (M4 == Poseidon2Mat4::Plonky3) {
+        // [[2,3,1,1],[1,2,3,1],[1,1,2,3],[3,1,1,2]] (Plonky3 apply_mat4).
+        const T t01 = F::add(x[0], x[1]);
+        const T t23 = F::add(x[2], x[3]);
+        const T t0123 = F::add(t01, t23);
+        const T t01123 = F::add(t0123, x[1]);
+        const T t01233 = F::add(t0123, x[3]);
+        const T y3 = F::add(t01233, F::add(x[0], x[0]));
+        const T y1 = F::add(t01123, F::add(x[2], x[2]));
+        const T y0 = F::add(t01123, t01);
+        const T y2 = F::add(t01233, t23);
+        x[0] = y0;
+        x[1] = y1;
+        x[2] = y2;
+        x[3] = y3;
+    } else {
+        // [[5,7,1,3],[4,6,1,1],[1,3,5,7],[1,1,4,6]] (HorizenLabs matmul_m4).
+        const T t0 = F::add(x[0], x[1]);
+        const T t1 = F::add(x[2], x[3]);
+        const T t2 = F::add(F::add(x[1], x[1]), t1);  // 2x1 + x2 + x3
+        const T t3 = F::add(F::add(x[3], x[3]), t0);  // x0 + x1 + 2x3
+        const T t1_2 = F::add(t1, t1);
+        const T t0_2 = F::add(t0, t0);
+        const T t4 = F::add(F::add(t1_2, t1_2), t3);  // x0 + x1 + 4x2 + 6x3
+        const T t5 = F::add(F::add(t0_2, t0_2), t2);  // 4x0 + 6x1 + x2 + x3
+        const T t6 = F::add(t3, t5);                  // 5x0 + 7x1 + x2 + 3x3
+        const T t7 = F::add(t2, t4);                  // x0 + 3x1 + 5x2 + 7x3
+        x[0] = t6;
+        x[1] = t5;
+        x[2] = t7;
+        x[3] = t4;
+    }
+}
+
+// M_E in place: the 4x4 block on each chunk, then s[i] += sum_{j = i mod 4} s[j].
+template <class F, int WIDTH, Poseidon2Mat4 M4>
+GP_HD void poseidon2_external_linear(typename F::T *s) {
+    using T = typename F::T;
+    GP_P2_UNROLL
+    for (int b = 0; b < WIDTH; b += 4) poseidon2_mat4<F, M4>(s + b);
+    T sum[4] = {s[0], s[1], s[2], s[3]};
+    GP_P2_UNROLL
+    for (int b = 4; b < WIDTH; b += 4) {
+        GP_P2_UNROLL
+        for (int k = 0; k < 4; ++k) sum[k] = F::add(sum[k], s[b + k]);
+    }
+    GP_P2_UNROLL
+    for (int i = 0; i < WIDTH; ++i) s[i] = F::add(s[i], sum[i & 3]);
+}
+
+// M_I in place: s[i] = V[i] * s[i] + sum(s), V given prepared (F::Tw).
+template <class F, int WIDTH>
+GP_HD void poseidon2_internal_linear(typename F::T *s, const typename F::Tw *diag_tw) {
+    using T = typename F::T;
+    T sum = s[0];
+    GP_P2_UNROLL
+    for (int i = 1; i < WIDTH; ++i) sum = F::add(sum, s[i]);
+    GP_P2_UNROLL
+    for (int i = 0; i < WIDTH; ++i) s[i] = F::add(F::mul_tw(s[i], diag_tw[i]), sum);
+}
+
+// One full round: s = M_E(sbox(s + rc)).
+template <class F, int WIDTH, Poseidon2Mat4 M4>
+GP_HD void poseidon2_external_round(typename F::T *s, const typename F::T *rc) {
+    GP_P2_UNROLL
+    for (int i = 0; i < WIDTH; ++i)
+        s[i] = poseidon2_sbox<F, Poseidon2Field<F>::SBOX_DEGREE>(F::add(s[i], rc[i]));
+    poseidon2_external_linear<F, WIDTH, M4>(s);
+}
+
+// One partial round: s[0] = sbox(s[0] + c); s = M_I(s).
+template <class F, int WIDTH>
+GP_HD void poseidon2_internal_round(typename F::T *s, typename F::T c,
+                                    const typename F::Tw *diag_tw) {
+    s[0] = poseidon2_sbox<F, Poseidon2Field<F>::SBOX_DEGREE>(F::add(s[0], c));
+    poseidon2_internal_linear<F, WIDTH>(s, diag_tw);
+}
+
+// ---- the permutation ----
+
+// In place on state[WIDTH] (canonical in, canonical out).
+template <class F, int WIDTH, Poseidon2Mat4 M4>
+GP_HD void poseidon2_permute(const Poseidon2Params<F, WIDTH, M4> &p, typename F::T *state) {
+    using P = Poseidon2Params<F, WIDTH, M4>;
+    poseidon2_external_linear<F, WIDTH, M4>(state);
+    GP_P2_UNROLL_ROUNDS
+    for (int r = 0; r < P::kHalfRoundsF; ++r)
+        poseidon2_external_round<F, WIDTH, M4>(state, p.external_initial[r]);
+    GP_P2_UNROLL_ROUNDS
+    for (int r = 0; r < P::kRoundsP; ++r)
+        poseidon2_internal_round<F, WIDTH>(state, p.internal[r], p.internal_diag_tw);
+    GP_P2_UNROLL_ROUNDS
+    for (int r = 0; r < P::kHalfRoundsF; ++r)
+        poseidon2_external_round<F, WIDTH, M4>(state, p.external_terminal[r]);
+}
+
+// Plonky3 default instance of (F, WIDTH), constants from __constant__ memory
+// on the device.
+template <class F, int WIDTH>
+GP_HD void poseidon2_permute_default(typename F::T *state) {
+    poseidon2_permute(poseidon2_default_params<F, WIDTH>(), state);
+}
+
+}  // namespace gp

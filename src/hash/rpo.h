@@ -1,0 +1,266 @@
+// RPO256 and RPX256 (miden-crypto's Rescue Prime Optimized and Rescue Prime
+// eXtension, https://eprint.iacr.org/2023/1045) over Goldilocks, written once
+// for host and device.
+//
+// Permutations (state width 12, Goldilocks elements as uint64_t):
+//   RPO: 7 rounds of  MDS; +ARK1[r]; x^7; MDS; +ARK2[r]; x^(1/7).
+//   RPX: FB(0) E(1) FB(2) E(3) FB(4) E(5) M(6), where
+//        FB(r) is the RPO round r,
+//        E(r)  is +ARK1[r], then each of (s0,s1,s2) (s3,s4,s5) (s6,s7,s8)
+//              (s9,s10,s11), read as a0 + a1*phi + a2*phi^2 in
+//              F_p[phi]/(phi^3 - phi - 1), is raised to the 7th power,
+//        M(r)  is MDS; +ARK1[r].
+//   MDS is circulant: out[i] = sum_j row[(j - i) mod 12] * s[j] with row =
+//   [7, 23, 8, 26, 13, 10, 9, 7, 6, 22, 21, 8]. Constants: rpo_constants.h.
+//
+// Sponge (miden-crypto since PR #755, v0.21+): rate = state[0..8], capacity =
+// state[8..12], digest = state[0..4].
+//   hash_elements(in[0..n]): state = 0, state[8] = n mod 8; write the
+//     elements into state[0..8] in order, permuting after every 8; a partial
+//     last block has the rest of the rate zeroed, then one permutation. n = 0
+//     gives the digest [0, 0, 0, 0] without a permutation.
+//   merge(a, b): state[0..4] = a, state[4..8] = b, capacity 0, one permutation.
+//     It equals hash_elements(a || b) (n = 8, so state[8] = 0).
+//
+// Inputs may be any uint64_t, read mod p (as a miden Felt would): both
+// permutations begin with the MDS layer, which takes arbitrary 64-bit words
+// and reduces exactly. Outputs are always canonical.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hash/rpo_constants.h"
+#include "math/field.h"
+
+#if defined(__CUDA_ARCH__)
+// Device: keep the round loop rolled (one RPO round body is already about
+// 25k SASS instructions on sm_90), unroll the short loops over the state.
+#define GP_RESCUE_PRAGMA_ROLLED _Pragma("unroll 1")
+#define GP_RESCUE_PRAGMA_UNROLL _Pragma("unroll")
+#else
+#define GP_RESCUE_PRAGMA_ROLLED
+#define GP_RESCUE_PRAGMA_UNROLL
+#endif
+
+namespace gp {
+namespace rescue {
+
+using Fg = Goldilocks;
+constexpr int kWidth = 12;
+constexpr int kRate = 8;
+constexpr int kCapacityStart = 8;
+constexpr int kDigest = 4;
+constexpr int kRounds = 7;
+
+GP_HD uint64_t sqr(uint64_t x) { return Fg::mul(x, x); }
+
+// x^7 (4 multiplications).
+GP_HD uint64_t pow7(uint64_t x) {
+    const uint64_t x2 = sqr(x);
+    const uint64_t x3 = Fg::mul(x2, x);
+    const uint64_t x4 = sqr(x2);
+    return Fg::mul(x3, x4);
+}
+
+// x^(2^n) * t.
+GP_HD uint64_t sqr_n_mul(uint64_t x, int n, uint64_t t) {
+    for (int k = 0; k < n; ++k) x = sqr(x);
+    return Fg::mul(x, t);
+}
+
+// x^(1/7) = x^INV_ALPHA by an addition chain of 72 multiplications, where
+// INV_ALPHA = 10540996611094048183 (7^-1 mod p - 1) is, in binary,
+//   1001001001001001001001001001000110110110110110110110110110110111
+// Writing e(k) for the number whose binary form is "100" repeated k times:
+//   INV_ALPHA = ((e(10) * 2^31 + e(10)) * 2 + e(10)) * 4 + 0b111.
+// e(2k) = e(k) * 2^(3k) + e(k) builds e(10) from e(1) = 0b100 cheaply.
+GP_HD uint64_t pow_inv7(uint64_t x) {
+    const uint64_t x2 = sqr(x);                 // x^0b10
+    const uint64_t x4 = sqr(x2);                // x^e(1)     = x^0b100
+    const uint64_t e2 = sqr_n_mul(x4, 3, x4);   // x^e(2)     = x^0b100100
+    const uint64_t e4 = sqr_n_mul(e2, 6, e2);   // x^e(4)
+    const uint64_t e8 = sqr_n_mul(e4, 12, e4);  // x^e(8)
+    const uint64_t e10 = sqr_n_mul(e8, 6, e2);  // x^e(10)    (30 bits)
+    const uint64_t y = sqr_n_mul(e10, 31, e10); // x^(e(10) 2^31 + e(10))
+    uint64_t r = Fg::mul(sqr(y), e10);
+    r = sqr(sqr(r));
+    return Fg::mul(r, Fg::mul(Fg::mul(x2, x4), x));
+}
+
+// state = MDS * state, for any 64-bit inputs (canonical or not); canonical
+// outputs. The entries are small (row sum 160), so each output is accumulated
+// exactly from the 32-bit halves of the inputs:
+//   sum_j m_j s_j = sum_j m_j lo_j + 2^32 sum_j m_j hi_j  (< 160 * 2^64),
+// then reduced once.
+GP_HD void apply_mds(uint64_t s[kWidth]) {
+    constexpr uint32_t row[kWidth] = GP_RESCUE_MDS_ROW_INIT;
+    uint32_t lo[kWidth], hi[kWidth];
+    GP_RESCUE_PRAGMA_UNROLL
+    for (int j = 0; j < kWidth; ++j) {
+        lo[j] = (uint32_t)s[j];
+        hi[j] = (uint32_t)(s[j] >> 32);
+    }
+    GP_RESCUE_PRAGMA_UNROLL
+    for (int i = 0; i < kWidth; ++i) {
+        uint64_t acc_lo = 0, acc_hi = 0;  // each < 160 * 2^32
+        GP_RESCUE_PRAGMA_UNROLL
+        for (int j = 0; j < kWidth; ++j) {
+            const uint32_t m = row[(j - i + kWidth) % kWidth];
+            acc_lo += (uint64_t)m * lo[j];
+            acc_hi += (uint64_t)m * hi[j];
+        }
+        const uint64_t low = acc_lo + (acc_hi << 32);
+        const uint64_t high = (acc_hi >> 32) + (low < acc_lo ? 1u : 0u);
+        s[i] = Fg::reduce128(low, high);
+    }
+}
+
+// Forward-backward round r (the RPO round).
+GP_HD void fb_round(uint64_t s[kWidth], int r) {
+    apply_mds(s);
+    GP_RESCUE_PRAGMA_UNROLL
+    for (int i = 0; i < kWidth; ++i) s[i] = pow7(Fg::add(s[i], ark1(r, i)));
+    apply_mds(s);
+    GP_RESCUE_PRAGMA_UNROLL
+    for (int i = 0; i < kWidth; ++i) s[i] = pow_inv7(Fg::add(s[i], ark2(r, i)));
+}
+
+// ---- cubic extension F_p[phi] / (phi^3 - phi - 1), a = a0 + a1 phi + a2 phi^2 ----
+// A product c0 + c1 phi + ... + c4 phi^4 folds with phi^3 = phi + 1 and
+// phi^4 = phi^2 + phi:  (c0 + c3) + (c1 + c3 + c4) phi + (c2 + c4) phi^2.
+
+// r = a * b (6 base multiplications, Karatsuba). r may alias a or b.
+GP_HD void ext3_mul(const uint64_t a[3], const uint64_t b[3], uint64_t r[3]) {
+    const uint64_t p00 = Fg::mul(a[0], b[0]);
+    const uint64_t p11 = Fg::mul(a[1], b[1]);
+    const uint64_t p22 = Fg::mul(a[2], b[2]);
+    const uint64_t s01 = Fg::mul(Fg::add(a[0], a[1]), Fg::add(b[0], b[1]));
+    const uint64_t s02 = Fg::mul(Fg::add(a[0], a[2]), Fg::add(b[0], b[2]));
+    const uint64_t s12 = Fg::mul(Fg::add(a[1], a[2]), Fg::add(b[1], b[2]));
+    const uint64_t c1 = Fg::sub(s01, Fg::add(p00, p11));           // a0b1 + a1b0
+    const uint64_t c2 = Fg::add(Fg::sub(s02, Fg::add(p00, p22)), p11);  // a0b2 + a1b1 + a2b0
+    const uint64_t c3 = Fg::sub(s12, Fg::add(p11, p22));           // a1b2 + a2b1
+    r[0] = Fg::add(p00, c3);
+    r[1] = Fg::add(Fg::add(c1, c3), p22);
+    r[2] = Fg::add(c2, p22);
+}
+
+// r = a^2 (6 base multiplications). r may alias a.
+GP_HD void ext3_sqr(const uint64_t a[3], uint64_t r[3]) {
+    const uint64_t s00 = sqr(a[0]);
+    const uint64_t s11 = sqr(a[1]);
+    const uint64_t s22 = sqr(a[2]);
+    uint64_t d01 = Fg::mul(a[0], a[1]);
+    uint64_t d02 = Fg::mul(a[0], a[2]);
+    uint64_t d12 = Fg::mul(a[1], a[2]);
+    d01 = Fg::add(d01, d01);
+    d02 = Fg::add(d02, d02);
+    d12 = Fg::add(d12, d12);
+    r[0] = Fg::add(s00, d12);
+    r[1] = Fg::add(Fg::add(d01, d12), s22);
+    r[2] = Fg::add(Fg::add(d02, s11), s22);
+}
+
+// a = a^7 in the extension: x^2, x^3, x^6, x^7.
+GP_HD void ext3_pow7(uint64_t a[3]) {
+    uint64_t t[3];
+    ext3_sqr(a, t);      // a^2
+    ext3_mul(t, a, t);   // a^3
+    ext3_sqr(t, t);      // a^6
+    ext3_mul(t, a, a);   // a^7
+}
+
+// RPX extension round r: +ARK1[r], then x^7 on the four extension elements.
+GP_HD void ext_round(uint64_t s[kWidth], int r) {
+    GP_RESCUE_PRAGMA_UNROLL
+    for (int i = 0; i < kWidth; ++i) s[i] = Fg::add(s[i], ark1(r, i));
+    GP_RESCUE_PRAGMA_UNROLL
+    for (int k = 0; k < kWidth; k += 3) ext3_pow7(s + k);
+}
+
+// RPX final (M) round r: MDS, +ARK1[r].
+GP_HD void m_round(uint64_t s[kWidth], int r) {
+    apply_mds(s);
+    GP_RESCUE_PRAGMA_UNROLL
+    for (int i = 0; i < kWidth; ++i) s[i] = Fg::add(s[i], ark1(r, i));
+}
+
+}  // namespace rescue
+
+// ---- permutations ----
+
+GP_HD void rpo256_permute(uint64_t state[12]) {
+    GP_RESCUE_PRAGMA_ROLLED
+    for (int r = 0; r < rescue::kRounds; ++r) rescue::fb_round(state, r);
+}
+
+GP_HD void rpx256_permute(uint64_t state[12]) {
+    GP_RESCUE_PRAGMA_ROLLED
+    for (int r = 0; r < 6; r += 2) {
+        rescue::fb_round(state, r);       // FB(0), FB(2), FB(4)
+        rescue::ext_round(state, r + 1);  // E(1),  E(3),  E(5)
+    }
+    rescue::m_round(state, 6);            // M(6)
+}
+
+// ---- sponge (HEAD layout: rate 0..8, capacity 8..12, digest 0..4) ----
+
+namespace rescue {
+
+struct RpoPermutation {
+    GP_HD static void apply(uint64_t s[kWidth]) { rpo256_permute(s); }
+};
+struct RpxPermutation {
+    GP_HD static void apply(uint64_t s[kWidth]) { rpx256_permute(s); }
+};
+
+// One block per iteration, one call site of the permutation, and only
+// compile-time indices into the state (so it stays in registers on the device).
+template <class Perm>
+GP_HD void sponge_hash_elements(const uint64_t *in, size_t n, uint64_t out[kDigest]) {
+    uint64_t s[kWidth];
+    GP_RESCUE_PRAGMA_UNROLL
+    for (int i = 0; i < kWidth; ++i) s[i] = 0;
+    s[kCapacityStart] = (uint64_t)(n % kRate);
+    for (size_t base = 0; base < n; base += kRate) {
+        const size_t left = n - base;
+        // A partial last block is zero-padded to the full rate.
+        GP_RESCUE_PRAGMA_UNROLL
+        for (int i = 0; i < kRate; ++i) s[i] = (size_t)i < left ? in[base + i] : 0;
+        Perm::apply(s);
+    }
+    GP_RESCUE_PRAGMA_UNROLL
+    for (int i = 0; i < kDigest; ++i) out[i] = s[i];
+}
+
+template <class Perm>
+GP_HD void sponge_merge(const uint64_t a[kDigest], const uint64_t b[kDigest], uint64_t out[kDigest]) {
+    uint64_t s[kWidth];
+    GP_RESCUE_PRAGMA_UNROLL
+    for (int i = 0; i < kDigest; ++i) {
+        s[i] = a[i];
+        s[kDigest + i] = b[i];
+        s[kCapacityStart + i] = 0;
+    }
+    Perm::apply(s);
+    GP_RESCUE_PRAGMA_UNROLL
+    for (int i = 0; i < kDigest; ++i) out[i] = s[i];
+}
+
+}  // namespace rescue
+
+GP_HD void rpo256_hash_elements(const uint64_t *in, size_t n, uint64_t out[4]) {
+    rescue::sponge_hash_elements<rescue::RpoPermutation>(in, n, out);
+}
+GP_HD void rpx256_hash_elements(const uint64_t *in, size_t n, uint64_t out[4]) {
+    rescue::sponge_hash_elements<rescue::RpxPermutation>(in, n, out);
+}
+GP_HD void rpo256_merge(const uint64_t a[4], const uint64_t b[4], uint64_t out[4]) {
+    rescue::sponge_merge<rescue::RpoPermutation>(a, b, out);
+}
+GP_HD void rpx256_merge(const uint64_t a[4], const uint64_t b[4], uint64_t out[4]) {
+    rescue::sponge_merge<rescue::RpxPermutation>(a, b, out);
+}
+
+}  // namespace gp
