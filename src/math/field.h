@@ -50,10 +50,11 @@ struct Goldilocks {
             : "r"((uint32_t)a), "r"((uint32_t)(a >> 32)), "r"((uint32_t)b), "r"((uint32_t)(b >> 32)));
         return ((uint64_t)t1 << 32) | t0;
 #else
-        T s = a + b;
-        if (s < a) s += EPS;  // wrapped: 2^64 == EPS (mod p); cannot wrap again
-        if (s >= P) s -= P;
-        return s;
+        // Branch-free (random field data defeats branch prediction):
+        // a + b = a - (p - b), and a borrow means adding p = taking EPS.
+        uint64_t nb = P - b;
+        uint64_t t = a - nb;
+        return t - (((uint64_t)0 - (uint64_t)(a < nb)) & EPS);
 #endif
     }
     GP_HD static T sub(T a, T b) {
@@ -69,9 +70,8 @@ struct Goldilocks {
             : "r"((uint32_t)a), "r"((uint32_t)(a >> 32)), "r"((uint32_t)b), "r"((uint32_t)(b >> 32)));
         return ((uint64_t)t1 << 32) | t0;
 #else
-        T d = a - b;
-        if (a < b) d -= EPS;  // borrowed 2^64: take back 2^64 - p
-        return d;
+        // A borrow wrapped by 2^64; take back 2^64 - p = EPS.
+        return (a - b) - (((uint64_t)0 - (uint64_t)(a < b)) & EPS);
 #endif
     }
     GP_HD static T neg(T a) { return a == 0 ? 0 : P - a; }
@@ -82,12 +82,11 @@ struct Goldilocks {
         uint64_t hi_hi = hi >> 32;
         uint64_t hi_lo = hi & EPS;
         uint64_t t0 = lo - hi_hi;
-        if (lo < hi_hi) t0 -= EPS;
-        uint64_t t1 = (hi_lo << 32) - hi_lo;  // hi_lo * EPS
+        t0 -= ((uint64_t)0 - (uint64_t)(lo < hi_hi)) & EPS;  // borrow: 2^64 == EPS
+        uint64_t t1 = (hi_lo << 32) - hi_lo;                   // hi_lo * EPS
         uint64_t t2 = t0 + t1;
-        if (t2 < t1) t2 += EPS;
-        if (t2 >= P) t2 -= P;
-        return t2;
+        t2 += ((uint64_t)0 - (uint64_t)(t2 < t1)) & EPS;       // carry: cannot carry again
+        return t2 >= P ? t2 - P : t2;
     }
     GP_HD static T mul(T a, T b) {
 #if defined(__CUDA_ARCH__)

@@ -9,6 +9,7 @@
 //    (offset 2^(L-1)) holds w_{2^L}^j for j < 2^(L-1).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -54,28 +55,47 @@ void build_powers(typename F::Tw *out, uint64_t count, typename F::T base, typen
     });
 }
 
+// One radix-2 stage of half-size h = 2^q over a[0, len), len a multiple of 2h.
+template <class F, bool DIF>
+void radix2_stage(typename F::T *a, uint64_t len, uint64_t h, const typename F::Tw *tw) {
+    for (uint64_t s = 0; s < len; s += 2 * h)
+        for (uint64_t j = 0; j < h; ++j) {
+            if (DIF)
+                dif_butterfly<F>(a[s + j], a[s + j + h], tw[h + j]);
+            else
+                dit_butterfly<F>(a[s + j], a[s + j + h], tw[h + j]);
+        }
+}
+
+// Stages whose butterflies stay inside blocks of 2^kCacheBlockLog elements are
+// run block by block (all such stages per block while it is in cache); the
+// larger stages sweep the whole array. Same butterflies, same results.
+constexpr uint32_t kCacheBlockLog = 13;
+
 // In-place DIT on bit-reversed input, stages [q0, q1) (h = 2^q ascending).
 template <class F>
 void dit_stages(typename F::T *a, uint32_t log_n, uint32_t q0, uint32_t q1,
                 const typename F::Tw *tw) {
-    uint64_t n = 1ull << log_n;
-    for (uint32_t q = q0; q < q1; ++q) {
-        uint64_t h = 1ull << q;
-        for (uint64_t s = 0; s < n; s += 2 * h)
-            for (uint64_t j = 0; j < h; ++j) dit_butterfly<F>(a[s + j], a[s + j + h], tw[h + j]);
-    }
+    const uint64_t n = 1ull << log_n;
+    const uint32_t qb = std::min(q1, std::max(q0, std::min(log_n, kCacheBlockLog)));
+    const uint64_t block = 1ull << std::min(log_n, kCacheBlockLog);
+    if (q0 < qb)
+        for (uint64_t b = 0; b < n; b += block)
+            for (uint32_t q = q0; q < qb; ++q) radix2_stage<F, false>(a + b, block, 1ull << q, tw);
+    for (uint32_t q = qb; q < q1; ++q) radix2_stage<F, false>(a, n, 1ull << q, tw);
 }
 
 // In-place DIF on natural-order input, stages [q0, q1) (h = 2^q descending).
 template <class F>
 void dif_stages(typename F::T *a, uint32_t log_n, uint32_t q0, uint32_t q1,
                 const typename F::Tw *tw) {
-    uint64_t n = 1ull << log_n;
-    for (uint32_t q = q1; q-- > q0;) {
-        uint64_t h = 1ull << q;
-        for (uint64_t s = 0; s < n; s += 2 * h)
-            for (uint64_t j = 0; j < h; ++j) dif_butterfly<F>(a[s + j], a[s + j + h], tw[h + j]);
-    }
+    const uint64_t n = 1ull << log_n;
+    const uint32_t qb = std::min(q1, std::max(q0, std::min(log_n, kCacheBlockLog)));
+    const uint64_t block = 1ull << std::min(log_n, kCacheBlockLog);
+    for (uint32_t q = q1; q-- > qb;) radix2_stage<F, true>(a, n, 1ull << q, tw);
+    if (q0 < qb)
+        for (uint64_t b = 0; b < n; b += block)
+            for (uint32_t q = qb; q-- > q0;) radix2_stage<F, true>(a + b, block, 1ull << q, tw);
 }
 
 template <class T>
