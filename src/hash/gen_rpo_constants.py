@@ -142,18 +142,10 @@ static __constant__ uint64_t kRescueArk2Device[{rounds}][{width}] = GP_RESCUE_AR
 
 // ARK1[round][i] and ARK2[round][i], readable from host and device code.
 GP_HD uint64_t ark1(int round, int i) {{
-#if defined(__CUDA_ARCH__)
-    return kRescueArk1Device[round][i];
-#else
-    return RescueConstants::ARK1[round][i];
-#endif
+    return GP_TABLE(RescueConstants::ARK1[round][i], kRescueArk1Device[round][i]);
 }}
 GP_HD uint64_t ark2(int round, int i) {{
-#if defined(__CUDA_ARCH__)
-    return kRescueArk2Device[round][i];
-#else
-    return RescueConstants::ARK2[round][i];
-#endif
+    return GP_TABLE(RescueConstants::ARK2[round][i], kRescueArk2Device[round][i]);
 }}
 
 }}  // namespace rescue

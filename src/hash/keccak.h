@@ -13,14 +13,6 @@
 
 #include "math/field.h"  // GP_HD
 
-#ifndef GP_UNROLL
-#if defined(__CUDA_ARCH__)
-#define GP_UNROLL _Pragma("unroll")
-#else
-#define GP_UNROLL
-#endif
-#endif
-
 #define GP_KECCAK_RC_INIT                                                                  \
     {                                                                                      \
         0x0000000000000001ull, 0x0000000000008082ull, 0x800000000000808aull,               \
@@ -53,11 +45,7 @@ static __constant__ const uint64_t kRoundConstants[24] = GP_KECCAK_RC_INIT;
 namespace keccak_detail {
 
 GP_HD uint64_t round_constant(int r) {
-#if defined(__CUDA_ARCH__)
-    return keccak_device::kRoundConstants[r];
-#else
-    return KeccakConstants::kRoundConstants[r];
-#endif
+    return GP_TABLE(KeccakConstants::kRoundConstants[r], keccak_device::kRoundConstants[r]);
 }
 
 template <int N>

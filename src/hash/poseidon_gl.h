@@ -19,14 +19,6 @@
 #include "math/field.h"
 #include "poseidon_gl_constants.h"
 
-#ifndef GP_UNROLL
-#if defined(__CUDA_ARCH__)
-#define GP_UNROLL _Pragma("unroll")
-#else
-#define GP_UNROLL
-#endif
-#endif
-
 namespace gp {
 
 namespace poseidon_gl_detail {
@@ -35,25 +27,13 @@ using F = Goldilocks;
 using C = PoseidonGlConstants;
 
 GP_HD uint64_t round_constant(int i) {
-#if defined(__CUDA_ARCH__)
-    return poseidon_gl_device::kRoundConstants[i];
-#else
-    return C::kRoundConstants[i];
-#endif
+    return GP_TABLE(C::kRoundConstants[i], poseidon_gl_device::kRoundConstants[i]);
 }
 GP_HD uint64_t mds_circ(int i) {
-#if defined(__CUDA_ARCH__)
-    return poseidon_gl_device::kMdsCirc[i];
-#else
-    return C::kMdsCirc[i];
-#endif
+    return GP_TABLE(C::kMdsCirc[i], poseidon_gl_device::kMdsCirc[i]);
 }
 GP_HD uint64_t mds_diag(int i) {
-#if defined(__CUDA_ARCH__)
-    return poseidon_gl_device::kMdsDiag[i];
-#else
-    return C::kMdsDiag[i];
-#endif
+    return GP_TABLE(C::kMdsDiag[i], poseidon_gl_device::kMdsDiag[i]);
 }
 
 GP_HD uint64_t pow7(uint64_t x) {

@@ -19,14 +19,6 @@
 #include "math/field.h"
 #include "tip5_constants.h"
 
-#ifndef GP_UNROLL
-#if defined(__CUDA_ARCH__)
-#define GP_UNROLL _Pragma("unroll")
-#else
-#define GP_UNROLL
-#endif
-#endif
-
 namespace gp {
 
 namespace tip5_detail {
@@ -34,25 +26,13 @@ namespace tip5_detail {
 using F = Goldilocks;
 
 GP_HD uint32_t lookup(uint32_t byte) {
-#if defined(__CUDA_ARCH__)
-    return tip5_device::kLookupTable[byte];
-#else
-    return Tip5Constants::kLookupTable[byte];
-#endif
+    return GP_TABLE(Tip5Constants::kLookupTable[byte], tip5_device::kLookupTable[byte]);
 }
 GP_HD uint64_t round_constant(int i) {
-#if defined(__CUDA_ARCH__)
-    return tip5_device::kRoundConstants[i];
-#else
-    return Tip5Constants::kRoundConstants[i];
-#endif
+    return GP_TABLE(Tip5Constants::kRoundConstants[i], tip5_device::kRoundConstants[i]);
 }
 GP_HD uint64_t mds_column(int i) {
-#if defined(__CUDA_ARCH__)
-    return tip5_device::kMdsFirstColumn[i];
-#else
-    return Tip5Constants::kMdsFirstColumn[i];
-#endif
+    return GP_TABLE(Tip5Constants::kMdsFirstColumn[i], tip5_device::kMdsFirstColumn[i]);
 }
 
 // lo + hi * 2^32 mod p, for lo, hi < 2^64.

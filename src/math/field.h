@@ -19,6 +19,23 @@
 #define GP_HD inline
 #endif
 
+// Unrolls a loop in device code; host builds (references and tests) keep it
+// rolled, where code size and compile time matter more than speed.
+#if defined(__CUDA_ARCH__)
+#define GP_UNROLL _Pragma("unroll")
+#else
+#define GP_UNROLL
+#endif
+
+// A constant table has a host copy and, under nvcc, a __constant__ (or
+// __device__) copy: GP_TABLE(host_expr, device_expr) reads the one that the
+// current compilation pass can see.
+#if defined(__CUDA_ARCH__)
+#define GP_TABLE(host, device) (device)
+#else
+#define GP_TABLE(host, device) (host)
+#endif
+
 namespace gp {
 
 struct Goldilocks {
