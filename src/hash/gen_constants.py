@@ -19,6 +19,7 @@ they differ).
 Stdlib only. The output is deterministic (same input -> same bytes).
 """
 
+import genutil
 import argparse
 import json
 import os
@@ -266,23 +267,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "poseidon2_constants.h"))
     ap.add_argument("--check", action="store_true", help="compare with --out instead of writing")
     args = ap.parse_args()
-    text = emit(load(args.vectors))
-    if args.check:
-        try:
-            with open(args.out, "r", encoding="utf-8") as f:
-                old = f.read()
-        except OSError:
-            old = None
-        if old != text:
-            sys.stderr.write("gen_constants.py: %s is out of date\n" % args.out)
-            return 1
-        print("%s is up to date" % args.out)
-        return 0
-    with open(args.out, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    print("wrote %s" % args.out)
-    return 0
-
+    return genutil.write_header(args.out, emit(load(args.vectors)), args.check)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -7,6 +7,7 @@ Defaults: ../../tests/vectors/poseidon_goldilocks_plonky2.json and
 ./poseidon_gl_constants.h, both relative to this script. The constants are
 Plonky2's width-12 Poseidon over Goldilocks (see the "source" object).
 """
+import genutil
 import json
 import os
 import sys
@@ -97,8 +98,7 @@ static __constant__ const uint32_t kMdsDiag[{width}] = GP_POSEIDON_GL_MDS_DIAG_I
 #undef GP_POSEIDON_GL_MDS_CIRC_INIT
 #undef GP_POSEIDON_GL_MDS_DIAG_INIT
 """
-    with open(dst, "w") as f:
-        f.write(text)
+    genutil.write_header(dst, text)
 
 
 if __name__ == "__main__":

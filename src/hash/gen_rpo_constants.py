@@ -15,6 +15,7 @@ the header can declare them both as host constexpr arrays and as CUDA
 __constant__ arrays without repeating the data.
 """
 
+import genutil
 import argparse
 import json
 import os
@@ -170,23 +171,7 @@ def main():
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
     args = ap.parse_args()
-    text = render(args.rpo, args.rpx)
-    if args.check:
-        try:
-            with open(args.out, "r", encoding="utf-8") as f:
-                current = f.read()
-        except OSError:
-            current = None
-        if current != text:
-            sys.stderr.write("%s is stale: rerun gen_rpo_constants.py\n" % args.out)
-            return 1
-        print("%s is up to date" % args.out)
-        return 0
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write(text)
-    print("wrote %s" % args.out)
-    return 0
-
+    return genutil.write_header(args.out, render(args.rpo, args.rpx), args.check)
 
 if __name__ == "__main__":
     sys.exit(main())

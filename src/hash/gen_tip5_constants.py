@@ -6,6 +6,7 @@ Defaults: ../../tests/vectors/tip5.json and ./tip5_constants.h, both relative
 to this script. The constants are Neptune-Crypto/twenty-first's (see the
 "source" object of the JSON file).
 """
+import genutil
 import json
 import os
 import sys
@@ -102,8 +103,7 @@ static __constant__ const uint32_t kMdsFirstColumn[{len(mds)}] = GP_TIP5_MDS_FIR
 #undef GP_TIP5_ROUND_CONSTANTS_INIT
 #undef GP_TIP5_MDS_FIRST_COLUMN_INIT
 """
-    with open(dst, "w") as f:
-        f.write(text)
+    genutil.write_header(dst, text)
 
 
 if __name__ == "__main__":
