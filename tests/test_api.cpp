@@ -1294,3 +1294,54 @@ TEST(Memory, TrimKeepsResultsAndReleasesCaches) {
     ASSERT_GP_OK(gp_context_trim(c));
     EXPECT_CONTEXT_WORKS(c);
 }
+
+/* The cross-language example (examples/c/lde_checksum.c and each binding's
+ * example) must print this value: FNV-1a 64 of the bit-reversed blowup-4 LDE
+ * of the 1024 x 8 Goldilocks trace value(r, c) = (8r + c + 1)^3. */
+TEST(Examples, CrossLanguageChecksum) {
+    CtxPtr ctx;
+    ASSERT_GP_OK(make_context(GP_BACKEND_CPU, &ctx));
+    const uint64_t rows = 1024, cols = 8, blowup = 4, p = 0xffffffff00000001ull;
+    std::vector<uint64_t> trace(rows * cols);
+    for (uint64_t c = 0; c < cols; ++c)
+        for (uint64_t r = 0; r < rows; ++r) {
+            uint64_t x = r * cols + c + 1;
+            trace[c * rows + r] = (x * x * x) % p;
+        }
+    gp_buffer *out = nullptr;
+    ASSERT_GP_OK(gp_buffer_create(ctx.get(), GP_FIELD_GOLDILOCKS, 1, rows * blowup, cols, &out));
+    BufPtr guard(out);
+    gp_lde_options o;
+    gp_lde_options_init(&o);
+    o.blowup = (uint32_t)blowup;
+    o.output_order = GP_ORDER_BIT_REVERSED;
+    ASSERT_GP_OK(gp_lde_batch_host(ctx.get(), GP_FIELD_GOLDILOCKS, 1, trace.data(), rows, cols, &o, out));
+    std::vector<uint64_t> lde(rows * blowup * cols);
+    ASSERT_GP_OK(gp_buffer_to_host(out, GP_LAYOUT_COL_MAJOR, lde.data(), lde.size() * 8));
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint64_t v : lde)
+        for (int b = 0; b < 8; ++b) {
+            h ^= (v >> (8 * b)) & 0xff;
+            h *= 0x100000001b3ull;
+        }
+    EXPECT_EQ(h, 0x40445ea8c51c1e87ull);
+    // Row 0 of the bit-reversed LDE is f(7) for column 0's interpolant f:
+    // barycentric, f(x) = (x^n - 1)/n * sum_i v_i w^i / (x - w^i).
+    auto mul = [&](uint64_t a, uint64_t b) { return (uint64_t)((unsigned __int128)a * b % p); };
+    auto pw = [&](uint64_t b, uint64_t e) {
+        uint64_t r = 1;
+        for (; e; e >>= 1, b = mul(b, b))
+            if (e & 1) r = mul(r, b);
+        return r;
+    };
+    uint64_t w = 0;
+    ASSERT_GP_OK(gp_field_two_adic_generator(GP_FIELD_GOLDILOCKS, 10, &w));
+    uint64_t sum = 0, wi = 1;
+    for (uint64_t i = 0; i < rows; ++i, wi = mul(wi, w)) {
+        uint64_t den = (7 + p - wi) % p;
+        sum = (uint64_t)(((unsigned __int128)sum + mul(mul(trace[i], wi), pw(den, p - 2))) % p);
+    }
+    uint64_t x_n_minus_1 = (uint64_t)(((unsigned __int128)pw(7, rows) + p - 1) % p);
+    uint64_t f7 = mul(mul(x_n_minus_1, pw(rows, p - 2)), sum);
+    EXPECT_EQ(lde[0], f7);
+}
