@@ -1,0 +1,51 @@
+// Package gpuprover is the Go binding of gpuprover, a C library that computes
+// the data-parallel parts of a STARK commitment (batched coset low-degree
+// extensions, NTTs and hash permutations) on a CUDA GPU or on the CPU, with
+// bit-identical results on both backends.
+//
+// The package links the installed C library through cgo and pkg-config
+// ("#cgo pkg-config: gpuprover"), so PKG_CONFIG_PATH must name the directory
+// holding gpuprover.pc, and the dynamic loader must find libgpuprover.so at
+// run time (LD_LIBRARY_PATH, or CGO_LDFLAGS="-Wl,-rpath,<libdir>" at build
+// time).
+//
+// # Usage
+//
+//	ctx, err := gpuprover.NewContext(nil) // GPU if usable, else the CPU
+//	if err != nil { ... }
+//	defer ctx.Close()
+//
+//	out, err := ctx.NewBuffer(gpuprover.Goldilocks, 1, rows*4, cols)
+//	if err != nil { ... }
+//	defer out.Close()
+//
+//	opts := &gpuprover.LDEOptions{Blowup: 4, OutputOrder: gpuprover.BitReversed}
+//	if err := ctx.LDEHost(gpuprover.Goldilocks, 1, trace, rows, cols, out, opts); err != nil { ... }
+//	values, err := out.Uint64s(gpuprover.ColMajor)
+//
+// # Data
+//
+// Field elements cross the API in canonical form: Goldilocks elements (and
+// Keccak lanes) as []uint64, BabyBear and KoalaBear elements as []uint32.
+// Extension-field elements are their base-field coefficients, lowest degree
+// first. Host slices passed in must hold exactly rows*cols*extDegree base
+// elements; values >= p are rejected with ErrNonCanonical.
+//
+// # Resources and errors
+//
+// Contexts and buffers own library memory (device memory on the CUDA
+// backend). Close releases it; a finalizer releases what was not closed, but
+// only when the garbage collector runs, which it does not do because device
+// memory runs short. Closing a context also releases the buffers it created
+// that are still open; they then report ErrClosed.
+//
+// Every failing call returns an *Error carrying the library's status and its
+// message (gp_last_error). Errors can be matched by status:
+//
+//	if errors.Is(err, gpuprover.ErrNonCanonical) { ... }
+//	var gerr *gpuprover.Error
+//	if errors.As(err, &gerr) { log.Print(gerr.Status, gerr.Message) }
+//
+// A Context may be used from several goroutines: calls on one context are
+// serialized by a mutex. Use one context per goroutine for parallelism.
+package gpuprover

@@ -1,0 +1,70 @@
+package gpuprover_test
+
+import (
+	"errors"
+	"fmt"
+
+	gp "gpuprover.dev/gpuprover"
+)
+
+func ExampleContext_LDEHost() {
+	ctx, err := gp.NewContext(nil) // CUDA if a usable GPU exists, else the CPU
+	if err != nil {
+		panic(err)
+	}
+	defer ctx.Close()
+
+	// A 4 x 2 Goldilocks trace, column-major: column 0 is constant 5,
+	// column 1 is constant 9.
+	trace := []uint64{5, 5, 5, 5, 9, 9, 9, 9}
+	out, err := ctx.NewBuffer(gp.Goldilocks, 1, 4*2, 2) // n * blowup rows
+	if err != nil {
+		panic(err)
+	}
+	defer out.Close()
+	if err := ctx.LDEHost(gp.Goldilocks, 1, trace, 4, 2, out, &gp.LDEOptions{Blowup: 2}); err != nil {
+		panic(err)
+	}
+	values, err := out.Uint64s(gp.ColMajor)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(values) // constant polynomials stay constant
+	// Output: [5 5 5 5 5 5 5 5 9 9 9 9 9 9 9 9]
+}
+
+func ExampleContext_PermuteBatch() {
+	ctx, err := gp.NewContext(nil)
+	if err != nil {
+		panic(err)
+	}
+	defer ctx.Close()
+	states := make([]uint64, 2*25) // two all-zero Keccak-f[1600] states
+	if err := ctx.PermuteBatch(gp.KeccakF1600, states); err != nil {
+		panic(err)
+	}
+	fmt.Printf("%#x %#x\n", states[0], states[25])
+	// Output: 0xf1258f7940e1dde7 0xf1258f7940e1dde7
+}
+
+func ExampleError() {
+	ctx, err := gp.NewContext(nil)
+	if err != nil {
+		panic(err)
+	}
+	defer ctx.Close()
+	out, err := ctx.NewBuffer(gp.Goldilocks, 1, 8, 1)
+	if err != nil {
+		panic(err)
+	}
+	defer out.Close()
+	err = ctx.LDEHost(gp.Goldilocks, 1, []uint64{1, 2, 3, 0xffffffff00000001}, 4, 1, out, nil)
+	fmt.Println(errors.Is(err, gp.ErrNonCanonical))
+	var gerr *gp.Error
+	if errors.As(err, &gerr) {
+		fmt.Println(gerr.Status)
+	}
+	// Output:
+	// true
+	// GP_ERR_NON_CANONICAL
+}

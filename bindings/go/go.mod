@@ -1,0 +1,3 @@
+module gpuprover.dev/gpuprover
+
+go 1.19

@@ -1,0 +1,785 @@
+package gpuprover
+
+/*
+#cgo pkg-config: gpuprover
+#include <stdlib.h>
+#include <gpuprover.h>
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// ---------------------------------------------------------------------------
+// Version
+
+// Version returns the version string of the loaded library, e.g. "0.1.0".
+func Version() string { return C.GoString(C.gp_version()) }
+
+// VersionNumber returns the loaded library's version as
+// major*10000 + minor*100 + patch.
+func VersionNumber() uint32 { return uint32(C.gp_version_number()) }
+
+// ---------------------------------------------------------------------------
+// Status and errors
+
+// Status is a gp_status code. A Status is itself an error, so that errors
+// returned by this package can be matched with errors.Is(err, ErrShapeMismatch).
+type Status int
+
+// The gp_status codes.
+const (
+	StatusOK             Status = C.GP_OK
+	ErrInvalidArgument   Status = C.GP_ERR_INVALID_ARGUMENT
+	ErrNullPointer       Status = C.GP_ERR_NULL_POINTER
+	ErrUnsupported       Status = C.GP_ERR_UNSUPPORTED
+	ErrNoDevice          Status = C.GP_ERR_NO_DEVICE
+	ErrHostOutOfMemory   Status = C.GP_ERR_HOST_OUT_OF_MEMORY
+	ErrDeviceOutOfMemory Status = C.GP_ERR_DEVICE_OUT_OF_MEMORY
+	ErrSizeOverflow      Status = C.GP_ERR_SIZE_OVERFLOW
+	ErrFieldMismatch     Status = C.GP_ERR_FIELD_MISMATCH
+	ErrContextMismatch   Status = C.GP_ERR_CONTEXT_MISMATCH
+	ErrShapeMismatch     Status = C.GP_ERR_SHAPE_MISMATCH
+	ErrTwoAdicity        Status = C.GP_ERR_TWO_ADICITY
+	ErrNonCanonical      Status = C.GP_ERR_NON_CANONICAL
+	ErrCUDA              Status = C.GP_ERR_CUDA
+	ErrInternal          Status = C.GP_ERR_INTERNAL
+)
+
+// String returns the status' symbolic name, e.g. "GP_ERR_SHAPE_MISMATCH".
+func (s Status) String() string { return C.GoString(C.gp_status_name(C.gp_status(s))) }
+
+// Error implements error; it returns the same symbolic name as String.
+func (s Status) Error() string { return s.String() }
+
+// Error is the error returned by every failing call of this package: the
+// library's status code, the library's message (gp_last_error, which names
+// the offending argument and its value) and the C function that failed.
+type Error struct {
+	Op      string // the C function, e.g. "gp_lde_batch_host"
+	Status  Status
+	Message string
+}
+
+// Error returns "gpuprover: STATUS: message"; the message names the function.
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return "gpuprover: " + e.Status.String() + ": " + e.Op
+	}
+	return "gpuprover: " + e.Status.String() + ": " + e.Message
+}
+
+// Is reports whether target is the Status of e, so that
+// errors.Is(err, gpuprover.ErrNonCanonical) works.
+func (e *Error) Is(target error) bool {
+	s, ok := target.(Status)
+	return ok && s == e.Status
+}
+
+// ErrClosed is returned when a closed Context or Buffer (or a Buffer whose
+// Context was closed) is used.
+var ErrClosed = errors.New("gpuprover: use of closed context or buffer")
+
+// check turns a status into an error, reading the thread-local message.
+// The caller must hold the OS thread (runtime.LockOSThread) across the C call
+// and this one, so that gp_last_error is read on the thread that failed.
+func check(op string, st C.gp_status) error {
+	if st == C.GP_OK {
+		return nil
+	}
+	return &Error{Op: op, Status: Status(st), Message: C.GoString(C.gp_last_error())}
+}
+
+// call runs a fallible C call and reads its error message on one OS thread.
+func call(op string, f func() C.gp_status) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return check(op, f())
+}
+
+// argError is an error found by the binding before calling the library; its
+// message starts with the function's name, as the library's messages do.
+func argError(op string, st Status, format string, args ...interface{}) error {
+	return &Error{Op: op, Status: st, Message: op + ": " + fmt.Sprintf(format, args...)}
+}
+
+// ---------------------------------------------------------------------------
+// Fields
+
+// Field is a base field (gp_field).
+type Field uint32
+
+const (
+	// Goldilocks: p = 2^64 - 2^32 + 1, elements uint64, generator 7, two-adicity 32.
+	Goldilocks Field = C.GP_FIELD_GOLDILOCKS
+	// BabyBear: p = 2^31 - 2^27 + 1, elements uint32, generator 31, two-adicity 27.
+	BabyBear Field = C.GP_FIELD_BABYBEAR
+	// KoalaBear: p = 2^31 - 2^24 + 1, elements uint32, generator 3, two-adicity 24.
+	KoalaBear Field = C.GP_FIELD_KOALABEAR
+)
+
+func (f Field) String() string {
+	switch f {
+	case Goldilocks:
+		return "Goldilocks"
+	case BabyBear:
+		return "BabyBear"
+	case KoalaBear:
+		return "KoalaBear"
+	}
+	return fmt.Sprintf("Field(%d)", uint32(f))
+}
+
+// ElementSize returns the bytes per base-field element (8 or 4), or 0 for an
+// unknown field.
+func (f Field) ElementSize() int { return int(C.gp_field_element_size(C.gp_field(f))) }
+
+// FieldInfo describes a field.
+type FieldInfo struct {
+	Modulus    uint64
+	Generator  uint64 // multiplicative generator, the default LDE coset shift
+	TwoAdicity uint32
+}
+
+// Info returns the field's modulus, generator and two-adicity.
+func (f Field) Info() (FieldInfo, error) {
+	var m, g C.uint64_t
+	var a C.uint32_t
+	err := call("gp_field_info", func() C.gp_status { return C.gp_field_info(C.gp_field(f), &m, &g, &a) })
+	if err != nil {
+		return FieldInfo{}, err
+	}
+	return FieldInfo{Modulus: uint64(m), Generator: uint64(g), TwoAdicity: uint32(a)}, nil
+}
+
+// TwoAdicGenerator returns the primitive 2^logN-th root of unity the library
+// uses for size-2^logN transforms (Plonky3's two_adic_generator).
+func (f Field) TwoAdicGenerator(logN uint32) (uint64, error) {
+	var r C.uint64_t
+	err := call("gp_field_two_adic_generator", func() C.gp_status {
+		return C.gp_field_two_adic_generator(C.gp_field(f), C.uint32_t(logN), &r)
+	})
+	return uint64(r), err
+}
+
+// ---------------------------------------------------------------------------
+// Enumerations
+
+// Backend is the backend a context runs on.
+type Backend int
+
+const (
+	// BackendAuto uses CUDA if a usable GPU exists, else the CPU.
+	BackendAuto Backend = C.GP_BACKEND_AUTO
+	BackendCPU  Backend = C.GP_BACKEND_CPU
+	BackendCUDA Backend = C.GP_BACKEND_CUDA
+)
+
+func (b Backend) String() string {
+	switch b {
+	case BackendAuto:
+		return "auto"
+	case BackendCPU:
+		return "cpu"
+	case BackendCUDA:
+		return "cuda"
+	}
+	return fmt.Sprintf("Backend(%d)", int(b))
+}
+
+// Layout is the layout of a host matrix.
+type Layout int
+
+const (
+	// ColMajor: element (r, c) at index c*rows + r (times extDegree).
+	ColMajor Layout = C.GP_LAYOUT_COL_MAJOR
+	// RowMajor: element (r, c) at index r*cols + c (times extDegree);
+	// Plonky3's RowMajorMatrix.
+	RowMajor Layout = C.GP_LAYOUT_ROW_MAJOR
+)
+
+// Order is the row order of an NTT or LDE input or output.
+type Order int
+
+const (
+	// Natural: row i holds the value at index i.
+	Natural Order = C.GP_ORDER_NATURAL
+	// BitReversed: row i holds the value at index bitreverse(i, log2(rows)).
+	BitReversed Order = C.GP_ORDER_BIT_REVERSED
+)
+
+// Direction is the direction of an NTT.
+type Direction int
+
+const (
+	// Forward: coefficients -> evaluations on shift*H.
+	Forward Direction = C.GP_NTT_FORWARD
+	// Inverse: evaluations on shift*H -> coefficients (divided by n).
+	Inverse Direction = C.GP_NTT_INVERSE
+)
+
+// Permutation is a hash permutation for PermuteBatch.
+type Permutation int
+
+const (
+	Poseidon2Goldilocks8   Permutation = C.GP_PERM_POSEIDON2_GOLDILOCKS_8
+	Poseidon2Goldilocks12  Permutation = C.GP_PERM_POSEIDON2_GOLDILOCKS_12
+	Poseidon2Goldilocks16  Permutation = C.GP_PERM_POSEIDON2_GOLDILOCKS_16
+	Poseidon2GoldilocksHL8 Permutation = C.GP_PERM_POSEIDON2_GOLDILOCKS_HL_8
+	Poseidon2BabyBear16    Permutation = C.GP_PERM_POSEIDON2_BABYBEAR_16
+	Poseidon2BabyBear24    Permutation = C.GP_PERM_POSEIDON2_BABYBEAR_24
+	Poseidon2KoalaBear16   Permutation = C.GP_PERM_POSEIDON2_KOALABEAR_16
+	Poseidon2KoalaBear24   Permutation = C.GP_PERM_POSEIDON2_KOALABEAR_24
+	RPO256                 Permutation = C.GP_PERM_RPO256
+	RPX256                 Permutation = C.GP_PERM_RPX256
+	PoseidonGoldilocks12   Permutation = C.GP_PERM_POSEIDON_GOLDILOCKS_12
+	Tip5                   Permutation = C.GP_PERM_TIP5
+	KeccakF1600            Permutation = C.GP_PERM_KECCAK_F1600
+)
+
+// Info returns the permutation's state width (elements, or 64-bit lanes for
+// Keccak) and its field (0 for Keccak's raw lanes).
+func (p Permutation) Info() (width int, field Field, err error) {
+	var w C.uint32_t
+	var f C.gp_field
+	err = call("gp_permutation_info", func() C.gp_status {
+		return C.gp_permutation_info(C.gp_permutation(p), &w, &f)
+	})
+	return int(w), Field(f), err
+}
+
+// ---------------------------------------------------------------------------
+// Host slices
+
+// emptyHost stands in for the data of an empty slice.
+var emptyHost [1]uint64
+
+// hostSlice checks that data is a []uint64 or []uint32 of elemSize-byte
+// elements and returns a pointer to its first element (a dummy if empty) and its
+// length in elements.
+func hostSlice(op string, data interface{}, elemSize int) (unsafe.Pointer, int, error) {
+	p := unsafe.Pointer(&emptyHost[0]) // never NULL: the library checks the shape
+	var n, size int
+	switch d := data.(type) {
+	case []uint64:
+		n, size = len(d), 8
+		if n > 0 {
+			p = unsafe.Pointer(&d[0])
+		}
+	case []uint32:
+		n, size = len(d), 4
+		if n > 0 {
+			p = unsafe.Pointer(&d[0])
+		}
+	default:
+		return nil, 0, argError(op, ErrInvalidArgument, "host data is %T; want []uint64 or []uint32", data)
+	}
+	if elemSize != 0 && size != elemSize {
+		return nil, 0, argError(op, ErrFieldMismatch,
+			"host data has %d-byte elements; the field's elements are %d bytes (use []uint64 for Goldilocks and Keccak, []uint32 for BabyBear and KoalaBear)",
+			size, elemSize)
+	}
+	return p, n, nil
+}
+
+// elementCount returns rows*cols*ext, or false on overflow.
+func elementCount(rows, cols uint64, ext uint32) (uint64, bool) {
+	if rows == 0 || cols == 0 || ext == 0 {
+		return 0, true
+	}
+	n := rows * cols
+	if n/cols != rows {
+		return 0, false
+	}
+	m := n * uint64(ext)
+	if m/uint64(ext) != n {
+		return 0, false
+	}
+	return m, true
+}
+
+func checkLen(op string, n int, rows, cols uint64, ext uint32) error {
+	want, ok := elementCount(rows, cols, ext)
+	if !ok {
+		return argError(op, ErrSizeOverflow, "rows=%d x cols=%d x ext_degree=%d overflows 64 bits", rows, cols, ext)
+	}
+	if uint64(n) != want {
+		return argError(op, ErrShapeMismatch,
+			"host data has %d elements; rows=%d x cols=%d x ext_degree=%d needs %d", n, rows, cols, ext, want)
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Context
+
+// ContextOptions are the options of NewContext. The zero value means the
+// defaults: automatic backend, device 0, one CPU worker per hardware thread.
+type ContextOptions struct {
+	Backend Backend
+	// CUDA device ordinals; empty means device 0. The current release uses
+	// the first one listed.
+	Devices []int32
+	// Worker threads of the CPU backend (and of host staging on the CUDA
+	// backend); 0 means one per hardware thread.
+	CPUThreads uint32
+}
+
+// Context is a library context (gp_context): a backend and its caches.
+// Calls on one Context are serialized by a mutex, so it may be shared between
+// goroutines.
+type Context struct {
+	mu   sync.Mutex
+	h    *C.gp_context
+	bufs map[*C.gp_buffer]struct{}
+}
+
+// NewContext creates a context. opts may be nil for the defaults.
+// With BackendCUDA it fails with ErrNoDevice when no usable GPU exists;
+// BackendAuto falls back to the CPU.
+func NewContext(opts *ContextOptions) (*Context, error) {
+	var o C.gp_context_options
+	C.gp_context_options_init(&o)
+	if opts != nil {
+		o.backend = C.gp_backend(opts.Backend)
+		o.cpu_threads = C.uint32_t(opts.CPUThreads)
+		if len(opts.Devices) > 0 {
+			// The options struct is passed to C, so the array must be C memory.
+			n := len(opts.Devices)
+			devs := (*C.int32_t)(C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(C.int32_t(0)))))
+			if devs == nil {
+				return nil, argError("gp_context_create", ErrHostOutOfMemory, "cannot allocate %d device ordinals", n)
+			}
+			defer C.free(unsafe.Pointer(devs))
+			copy(unsafe.Slice((*int32)(unsafe.Pointer(devs)), n), opts.Devices)
+			o.devices = devs
+			o.num_devices = C.uint32_t(n)
+		}
+	}
+	var h *C.gp_context
+	if err := call("gp_context_create", func() C.gp_status { return C.gp_context_create(&o, &h) }); err != nil {
+		return nil, err
+	}
+	c := &Context{h: h, bufs: make(map[*C.gp_buffer]struct{})}
+	runtime.SetFinalizer(c, (*Context).Close)
+	return c, nil
+}
+
+// Close destroys the context and every buffer of it that is still open.
+// Closing a closed context does nothing. It always returns nil.
+func (c *Context) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.h == nil {
+		return nil
+	}
+	for b := range c.bufs {
+		C.gp_buffer_destroy(b)
+	}
+	c.bufs = nil
+	C.gp_context_destroy(c.h)
+	c.h = nil
+	runtime.SetFinalizer(c, nil)
+	return nil
+}
+
+// lock locks the context and returns ErrClosed if it is closed. On success
+// the caller must unlock c.mu.
+func (c *Context) lock() error {
+	c.mu.Lock()
+	if c.h == nil {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+// Backend returns the backend the context runs on (BackendCPU or
+// BackendCUDA), or BackendAuto if the context is closed.
+func (c *Context) Backend() Backend {
+	if c.lock() != nil {
+		return BackendAuto
+	}
+	defer c.mu.Unlock()
+	return Backend(C.gp_context_backend(c.h))
+}
+
+// DeviceName describes the device the context runs on, e.g.
+// "NVIDIA H100 80GB HBM3" or "CPU, 16 threads"; "" if the context is closed.
+func (c *Context) DeviceName() string {
+	if c.lock() != nil {
+		return ""
+	}
+	defer c.mu.Unlock()
+	var name [256]C.char
+	if C.gp_context_device_name(c.h, &name[0], C.size_t(len(name))) != C.GP_OK {
+		return ""
+	}
+	return C.GoString(&name[0])
+}
+
+// MemoryStats reports a context's memory use.
+type MemoryStats struct {
+	BufferBytes uint64 // held by live buffers
+	CacheBytes  uint64 // held by caches (twiddles, scratch, staging)
+	// Persistent allocations made since the context was created; repeating a
+	// call of one shape leaves it unchanged.
+	Allocations uint64
+}
+
+// MemoryStats reports the context's memory use.
+func (c *Context) MemoryStats() (MemoryStats, error) {
+	if err := c.lock(); err != nil {
+		return MemoryStats{}, err
+	}
+	defer c.mu.Unlock()
+	var s C.gp_memory_stats
+	s.struct_size = C.uint32_t(unsafe.Sizeof(s))
+	if err := call("gp_context_memory_stats", func() C.gp_status { return C.gp_context_memory_stats(c.h, &s) }); err != nil {
+		return MemoryStats{}, err
+	}
+	return MemoryStats{BufferBytes: uint64(s.buffer_bytes), CacheBytes: uint64(s.cache_bytes), Allocations: uint64(s.allocations)}, nil
+}
+
+// Trim releases the context's cached twiddle tables and scratch memory.
+func (c *Context) Trim() error {
+	if err := c.lock(); err != nil {
+		return err
+	}
+	defer c.mu.Unlock()
+	return call("gp_context_trim", func() C.gp_status { return C.gp_context_trim(c.h) })
+}
+
+// ---------------------------------------------------------------------------
+// Buffer
+
+// Buffer is a matrix of field elements owned by the library (gp_buffer): in
+// device memory on the CUDA backend, in host memory on the CPU backend. It
+// belongs to the Context that created it.
+type Buffer struct {
+	ctx   *Context
+	h     *C.gp_buffer // nil once closed
+	field Field
+	ext   uint32
+	rows  uint64
+	cols  uint64
+}
+
+// newBuffer registers a new handle; c.mu must be held.
+func (c *Context) newBuffer(h *C.gp_buffer) *Buffer {
+	b := &Buffer{
+		ctx:   c,
+		h:     h,
+		field: Field(C.gp_buffer_field(h)),
+		ext:   uint32(C.gp_buffer_ext_degree(h)),
+		rows:  uint64(C.gp_buffer_rows(h)),
+		cols:  uint64(C.gp_buffer_cols(h)),
+	}
+	c.bufs[h] = struct{}{}
+	runtime.SetFinalizer(b, (*Buffer).Close)
+	return b
+}
+
+// NewBuffer creates a zero-filled buffer of rows x cols elements of the
+// field's degree-extDegree extension (1 for the base field).
+func (c *Context) NewBuffer(field Field, extDegree uint32, rows, cols uint64) (*Buffer, error) {
+	if err := c.lock(); err != nil {
+		return nil, err
+	}
+	defer c.mu.Unlock()
+	var h *C.gp_buffer
+	err := call("gp_buffer_create", func() C.gp_status {
+		return C.gp_buffer_create(c.h, C.gp_field(field), C.uint32_t(extDegree), C.uint64_t(rows), C.uint64_t(cols), &h)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c.newBuffer(h), nil
+}
+
+// BufferFromHost creates a buffer from rows x cols elements in layout. data
+// is a []uint64 (Goldilocks) or []uint32 (BabyBear, KoalaBear) of exactly
+// rows*cols*extDegree base elements.
+func (c *Context) BufferFromHost(field Field, extDegree uint32, rows, cols uint64, layout Layout, data interface{}) (*Buffer, error) {
+	const op = "gp_buffer_from_host"
+	p, n, err := hostSlice(op, data, field.ElementSize())
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLen(op, n, rows, cols, extDegree); err != nil {
+		return nil, err
+	}
+	if err := c.lock(); err != nil {
+		return nil, err
+	}
+	defer c.mu.Unlock()
+	var h *C.gp_buffer
+	err = call(op, func() C.gp_status {
+		return C.gp_buffer_from_host(c.h, C.gp_field(field), C.uint32_t(extDegree), C.uint64_t(rows),
+			C.uint64_t(cols), C.gp_layout(layout), p, &h)
+	})
+	runtime.KeepAlive(data)
+	if err != nil {
+		return nil, err
+	}
+	return c.newBuffer(h), nil
+}
+
+// Close destroys the buffer. Closing a closed buffer, or a buffer whose
+// context was closed, does nothing. It always returns nil.
+func (b *Buffer) Close() error {
+	c := b.ctx
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b.h != nil && c.h != nil {
+		delete(c.bufs, b.h)
+		C.gp_buffer_destroy(b.h)
+	}
+	b.h = nil
+	runtime.SetFinalizer(b, nil)
+	return nil
+}
+
+// lock locks the buffer's context and returns ErrClosed if the buffer or its
+// context is closed. On success the caller must unlock b.ctx.mu.
+func (b *Buffer) lock() error {
+	if err := b.ctx.lock(); err != nil {
+		return err
+	}
+	if b.h == nil {
+		b.ctx.mu.Unlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+// Context returns the context that created the buffer.
+func (b *Buffer) Context() *Context { return b.ctx }
+
+// Rows returns the number of rows.
+func (b *Buffer) Rows() uint64 { return b.rows }
+
+// Cols returns the number of columns.
+func (b *Buffer) Cols() uint64 { return b.cols }
+
+// Field returns the buffer's base field.
+func (b *Buffer) Field() Field { return b.field }
+
+// ExtDegree returns the extension degree of the elements (1 for the base field).
+func (b *Buffer) ExtDegree() uint32 { return b.ext }
+
+// Len returns the number of base-field values, rows*cols*extDegree.
+func (b *Buffer) Len() int { return int(b.rows * b.cols * uint64(b.ext)) }
+
+// SizeBytes returns the buffer's size in bytes.
+func (b *Buffer) SizeBytes() uint64 { return uint64(b.Len()) * uint64(b.field.ElementSize()) }
+
+// ToHost copies the buffer into dst in layout. dst is a []uint64 (Goldilocks)
+// or []uint32 (BabyBear, KoalaBear) of at least Len() elements.
+func (b *Buffer) ToHost(layout Layout, dst interface{}) error {
+	const op = "gp_buffer_to_host"
+	esz := b.field.ElementSize()
+	p, n, err := hostSlice(op, dst, esz)
+	if err != nil {
+		return err
+	}
+	if n < b.Len() {
+		return argError(op, ErrShapeMismatch, "destination has %d elements; the %dx%d buffer of degree %d needs %d",
+			n, b.rows, b.cols, b.ext, b.Len())
+	}
+	if err := b.lock(); err != nil {
+		return err
+	}
+	defer b.ctx.mu.Unlock()
+	err = call(op, func() C.gp_status {
+		return C.gp_buffer_to_host(b.h, C.gp_layout(layout), p, C.uint64_t(n*esz))
+	})
+	runtime.KeepAlive(dst)
+	return err
+}
+
+// Uint64s returns the contents of a Goldilocks buffer in layout.
+func (b *Buffer) Uint64s(layout Layout) ([]uint64, error) {
+	out := make([]uint64, b.Len())
+	if err := b.ToHost(layout, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Uint32s returns the contents of a BabyBear or KoalaBear buffer in layout.
+func (b *Buffer) Uint32s(layout Layout) ([]uint32, error) {
+	out := make([]uint32, b.Len())
+	if err := b.ToHost(layout, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ---------------------------------------------------------------------------
+// LDE, NTT, permutations
+
+// LDEOptions are the options of LDE and LDEHost. The zero value means the
+// defaults.
+type LDEOptions struct {
+	// N is the trace length (a power of two); 0 means the input's row count.
+	// Input rows beyond the input's row count are zero.
+	N uint64
+	// Blowup is a power of two in [1, 32]; 0 means 2. The output has N*Blowup rows.
+	Blowup uint32
+	// Shift is the output coset shift; 0 means the field's generator.
+	Shift uint64
+	// InputShift is the shift of the domain the input is evaluated on; 0 means 1.
+	InputShift uint64
+	// OutputOrder is the row order of the output; Plonky3 commits BitReversed.
+	OutputOrder Order
+	// InputLayout is the layout of LDEHost's host input.
+	InputLayout Layout
+}
+
+func (o *LDEOptions) c() C.gp_lde_options {
+	var co C.gp_lde_options
+	C.gp_lde_options_init(&co)
+	if o != nil {
+		co.n = C.uint64_t(o.N)
+		if o.Blowup != 0 {
+			co.blowup = C.uint32_t(o.Blowup)
+		}
+		co.shift = C.uint64_t(o.Shift)
+		co.input_shift = C.uint64_t(o.InputShift)
+		co.output_order = C.gp_order(o.OutputOrder)
+		co.input_layout = C.gp_layout(o.InputLayout)
+	}
+	return co
+}
+
+// sameContext checks that a buffer belongs to c and is open; c.mu is held.
+func (c *Context) sameContext(op string, b *Buffer, name string) error {
+	if b == nil {
+		return argError(op, ErrNullPointer, "%s is nil", name)
+	}
+	if b.ctx != c {
+		return argError(op, ErrContextMismatch, "%s belongs to a different context", name)
+	}
+	if b.h == nil {
+		return ErrClosed
+	}
+	return nil
+}
+
+// LDE computes the coset low-degree extension of every column of input into
+// output, which must have N*Blowup rows, input's columns, field and extension
+// degree. opts may be nil for the defaults.
+func (c *Context) LDE(input, output *Buffer, opts *LDEOptions) error {
+	const op = "gp_lde_batch"
+	if err := c.lock(); err != nil {
+		return err
+	}
+	defer c.mu.Unlock()
+	if err := c.sameContext(op, input, "input"); err != nil {
+		return err
+	}
+	if err := c.sameContext(op, output, "output"); err != nil {
+		return err
+	}
+	co := opts.c()
+	return call(op, func() C.gp_status { return C.gp_lde_batch(c.h, input.h, &co, output.h) })
+}
+
+// LDEHost is LDE with the input in host memory: rows x cols elements of
+// degree extDegree in opts.InputLayout, as a []uint64 (Goldilocks) or
+// []uint32 (BabyBear, KoalaBear) of exactly rows*cols*extDegree values.
+func (c *Context) LDEHost(field Field, extDegree uint32, data interface{}, rows, cols uint64, output *Buffer, opts *LDEOptions) error {
+	const op = "gp_lde_batch_host"
+	p, n, err := hostSlice(op, data, field.ElementSize())
+	if err != nil {
+		return err
+	}
+	if err := checkLen(op, n, rows, cols, extDegree); err != nil {
+		return err
+	}
+	if err := c.lock(); err != nil {
+		return err
+	}
+	defer c.mu.Unlock()
+	if err := c.sameContext(op, output, "output"); err != nil {
+		return err
+	}
+	co := opts.c()
+	err = call(op, func() C.gp_status {
+		return C.gp_lde_batch_host(c.h, C.gp_field(field), C.uint32_t(extDegree), p, C.uint64_t(rows),
+			C.uint64_t(cols), &co, output.h)
+	})
+	runtime.KeepAlive(data)
+	return err
+}
+
+// NTTOptions are the options of NTT. The zero value means the defaults.
+type NTTOptions struct {
+	Direction Direction
+	// Shift is the coset shift s (forward evaluates on s*H, inverse
+	// interpolates from s*H); 0 means 1.
+	Shift       uint64
+	InputOrder  Order
+	OutputOrder Order
+}
+
+// NTT transforms every column of buf in place. The row count must be a power
+// of two not above the field's two-adicity. opts may be nil for the defaults
+// (forward, natural order, no shift).
+func (c *Context) NTT(buf *Buffer, opts *NTTOptions) error {
+	const op = "gp_ntt_batch"
+	if err := c.lock(); err != nil {
+		return err
+	}
+	defer c.mu.Unlock()
+	if err := c.sameContext(op, buf, "buf"); err != nil {
+		return err
+	}
+	var co C.gp_ntt_options
+	C.gp_ntt_options_init(&co)
+	if opts != nil {
+		co.direction = C.gp_ntt_direction(opts.Direction)
+		co.shift = C.uint64_t(opts.Shift)
+		co.input_order = C.gp_order(opts.InputOrder)
+		co.output_order = C.gp_order(opts.OutputOrder)
+	}
+	return call(op, func() C.gp_status { return C.gp_ntt_batch(c.h, buf.h, &co) })
+}
+
+// PermuteBatch applies perm in place to the states stored back to back in
+// states: a []uint64 for Goldilocks permutations and Keccak-f[1600] lanes, a
+// []uint32 for BabyBear and KoalaBear, whose length is a multiple of the
+// permutation's width.
+func (c *Context) PermuteBatch(perm Permutation, states interface{}) error {
+	const op = "gp_permute_batch"
+	width, field, err := perm.Info()
+	if err != nil {
+		return err
+	}
+	esz := 8 // Keccak lanes
+	if field != 0 {
+		esz = field.ElementSize()
+	}
+	p, n, err := hostSlice(op, states, esz)
+	if err != nil {
+		return err
+	}
+	if width == 0 || n%width != 0 {
+		return argError(op, ErrShapeMismatch, "states has %d elements, not a multiple of the width %d", n, width)
+	}
+	if err := c.lock(); err != nil {
+		return err
+	}
+	defer c.mu.Unlock()
+	err = call(op, func() C.gp_status {
+		return C.gp_permute_batch(c.h, C.gp_permutation(perm), p, C.uint64_t(n/width))
+	})
+	runtime.KeepAlive(states)
+	return err
+}
