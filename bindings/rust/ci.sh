@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Builds and tests the Rust bindings against an installed gpuprover:
+#
+#   bash bindings/rust/ci.sh PREFIX
+#
+# PREFIX is the library's install prefix (cmake --install BUILD --prefix PREFIX).
+#
+# What it does:
+#   1. Installs, with apt-get, only the Debian packages that are missing:
+#      pkg-config, libclang-dev, librust-bindgen-dev and
+#      librust-bindgen+runtime-dev (bindgen 0.60 and its dependencies as crate
+#      sources in /usr/share/cargo/registry), and cargo if no cargo is found.
+#      As root (CI) directly, otherwise through sudo.
+#   2. Points cargo at the Debian crate registry through a temporary
+#      CARGO_HOME (your ~/.cargo is neither read for sources nor written) and
+#      runs everything --offline: crates.io is never contacted.
+#   3. cargo test for gpuprover-sys and gpuprover (found with pkg-config),
+#      cargo test for gpuprover-sys once more with GPUPROVER_DIR=PREFIX, and
+#      cargo run for examples/rust, whose output must be the line the C
+#      example prints: "lde checksum: 0x40445ea8c51c1e87".
+#
+# Environment (optional):
+#   CARGO              cargo to use (default: cargo in PATH, else ~/.cargo/bin/cargo)
+#   CARGO_TARGET_DIR   build directory (default: bindings/rust/target, git-ignored)
+#   GP_CARGO_REGISTRY  crate directory source (default: /usr/share/cargo/registry)
+#
+# Exits non-zero on any failure.
+set -euo pipefail
+
+die() {
+  echo "bindings/rust/ci.sh: $*" >&2
+  exit 1
+}
+run() {
+  echo "+ $*" >&2
+  "$@"
+}
+
+[ "$#" -eq 1 ] || {
+  echo "usage: bash bindings/rust/ci.sh PREFIX   (PREFIX = gpuprover install prefix)" >&2
+  exit 2
+}
+[ -d "$1" ] || die "install prefix '$1' is not a directory"
+prefix="$(cd "$1" && pwd)"
+rust_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$rust_dir/../.." && pwd)"
+registry="${GP_CARGO_REGISTRY:-/usr/share/cargo/registry}"
+expected='lde checksum: 0x40445ea8c51c1e87'
+
+# --- 1. Tools ----------------------------------------------------------------
+
+find_cargo() {
+  if [ -n "${CARGO:-}" ]; then
+    echo "$CARGO"
+  elif command -v cargo >/dev/null 2>&1; then
+    command -v cargo
+  elif [ -x "${HOME:-/root}/.cargo/bin/cargo" ]; then
+    echo "${HOME:-/root}/.cargo/bin/cargo"
+  fi
+}
+
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+  for pkg in pkg-config libclang-dev librust-bindgen-dev librust-bindgen+runtime-dev; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+      missing+=("$pkg")
+    fi
+  done
+fi
+if [ -z "$(find_cargo)" ]; then
+  missing+=(cargo) # Debian's cargo and rustc (1.63 on Debian 12)
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+  command -v apt-get >/dev/null 2>&1 || die "missing: ${missing[*]} (and no apt-get to install them)"
+  if [ "$(id -u)" = 0 ]; then
+    sudo=()
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+  else
+    die "missing packages: ${missing[*]}; run as root or install them"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  run "${sudo[@]}" apt-get update
+  run "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+cargo="$(find_cargo)"
+[ -n "$cargo" ] || die "no cargo found"
+# rustc and rustdoc next to cargo (e.g. ~/.cargo/bin) come first.
+PATH="$(dirname "$cargo"):$PATH"
+export PATH
+command -v pkg-config >/dev/null 2>&1 || die "pkg-config not found"
+compgen -G "$registry/bindgen-0.60.*" >/dev/null ||
+  die "no bindgen 0.60 crate in $registry (apt-get install librust-bindgen-dev librust-bindgen+runtime-dev)"
+
+# --- 2. Cargo configuration --------------------------------------------------
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+export CARGO_HOME="$tmp/cargo-home"
+mkdir -p "$CARGO_HOME"
+cat >"$CARGO_HOME/config.toml" <<EOF
+[source.crates-io]
+replace-with = "debian"
+
+[source.debian]
+directory = "$registry"
+
+[net]
+offline = true
+EOF
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$rust_dir/target}"
+run "$cargo" --version
+run rustc --version
+
+# --- 3. The library ----------------------------------------------------------
+
+pc_file=""
+for candidate in "$prefix"/lib/pkgconfig/gpuprover.pc "$prefix"/lib64/pkgconfig/gpuprover.pc \
+  "$prefix"/lib/*/pkgconfig/gpuprover.pc "$prefix"/share/pkgconfig/gpuprover.pc; do
+  if [ -f "$candidate" ]; then
+    pc_file="$candidate"
+    break
+  fi
+done
+[ -n "$pc_file" ] || die "no $prefix/lib*/pkgconfig/gpuprover.pc; is $prefix the install prefix?"
+PKG_CONFIG_PATH="$(dirname "$pc_file")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+export PKG_CONFIG_PATH
+libdir="$(pkg-config --variable=libdir gpuprover)"
+includedir="$(pkg-config --variable=includedir gpuprover)"
+unset GPUPROVER_DIR
+case "$libdir/" in
+  "$prefix"/*) ;;
+  *)
+    # The .pc records the prefix CMake was configured with; the files were
+    # installed elsewhere. Use the prefix directly.
+    echo "note: $pc_file names libdir $libdir, outside $prefix; using GPUPROVER_DIR=$prefix" >&2
+    export GPUPROVER_DIR="$prefix"
+    libdir="$(dirname "$(find "$prefix"/lib* -maxdepth 2 -name 'libgpuprover.so*' | head -n 1)")"
+    includedir="$prefix/include"
+    ;;
+esac
+[ -f "$includedir/gpuprover.h" ] || die "$includedir/gpuprover.h not found"
+echo "gpuprover $(pkg-config --modversion gpuprover): headers $includedir, library $libdir" >&2
+
+# Lock files are not committed (see .gitignore): resolve them from the
+# registry with this cargo, whatever version wrote an old one.
+run "$cargo" generate-lockfile --offline --manifest-path "$rust_dir/Cargo.toml"
+run "$cargo" generate-lockfile --offline --manifest-path "$repo/examples/rust/Cargo.toml"
+
+# --- 4. Tests ----------------------------------------------------------------
+
+run "$cargo" test --offline --manifest-path "$rust_dir/Cargo.toml" --workspace
+
+# The GPUPROVER_DIR override, without pkg-config.
+if [ -z "${GPUPROVER_DIR:-}" ]; then
+  run env GPUPROVER_DIR="$prefix" PKG_CONFIG_PATH=/nonexistent \
+    "$cargo" test --offline --manifest-path "$rust_dir/Cargo.toml" -p gpuprover-sys
+fi
+
+# --- 5. The example ----------------------------------------------------------
+
+echo "+ $cargo run --offline --manifest-path $repo/examples/rust/Cargo.toml" >&2
+out="$("$cargo" run --offline --quiet --manifest-path "$repo/examples/rust/Cargo.toml")"
+printf '%s\n' "$out"
+[ "$out" = "$expected" ] || die "example printed '$out', expected '$expected'"
+
+# Where a C compiler exists, the C example must print the same line.
+if command -v cc >/dev/null 2>&1 && [ -f "$repo/examples/c/lde_checksum.c" ]; then
+  run cc -std=c99 "$repo/examples/c/lde_checksum.c" -I"$includedir" -L"$libdir" -lgpuprover \
+    -Wl,-rpath,"$libdir" -o "$tmp/lde_checksum_c"
+  out_c="$("$tmp/lde_checksum_c")"
+  [ "$out_c" = "$out" ] || die "C example printed '$out_c', Rust example '$out'"
+fi
+
+echo "Rust bindings: all checks passed"

@@ -1,0 +1,93 @@
+//! Smoke tests of the raw bindings: the generated declarations match the
+//! library (struct sizes as the library's *_options_init functions see
+//! them), and a few calls work through the FFI.
+use gpuprover_sys::*;
+use std::ffi::CStr;
+use std::mem::size_of;
+use std::ptr;
+
+#[test]
+fn version_matches_header() {
+    let v = unsafe { CStr::from_ptr(gp_version()) }.to_str().unwrap();
+    assert_eq!(
+        v,
+        format!(
+            "{}.{}.{}",
+            GP_VERSION_MAJOR, GP_VERSION_MINOR, GP_VERSION_PATCH
+        )
+    );
+    let number = GP_VERSION_MAJOR * 10000 + GP_VERSION_MINOR * 100 + GP_VERSION_PATCH;
+    assert_eq!(unsafe { gp_version_number() }, number);
+}
+
+#[test]
+fn options_structs_have_the_c_size() {
+    unsafe {
+        let mut o: gp_lde_options = std::mem::zeroed();
+        gp_lde_options_init(&mut o);
+        assert_eq!(o.struct_size as usize, size_of::<gp_lde_options>());
+        assert_eq!(o.blowup, 2);
+
+        let mut o: gp_ntt_options = std::mem::zeroed();
+        gp_ntt_options_init(&mut o);
+        assert_eq!(o.struct_size as usize, size_of::<gp_ntt_options>());
+        assert_eq!(o.direction, gp_ntt_direction::GP_NTT_FORWARD);
+
+        let mut o: gp_context_options = std::mem::zeroed();
+        gp_context_options_init(&mut o);
+        assert_eq!(o.struct_size as usize, size_of::<gp_context_options>());
+        assert_eq!(o.backend, gp_backend::GP_BACKEND_AUTO);
+    }
+}
+
+#[test]
+fn status_names_and_last_error() {
+    unsafe {
+        let name = CStr::from_ptr(gp_status_name(gp_status::GP_ERR_SHAPE_MISMATCH));
+        assert_eq!(name.to_str().unwrap(), "GP_ERR_SHAPE_MISMATCH");
+        let s = gp_context_create(ptr::null(), ptr::null_mut());
+        assert_eq!(s, gp_status::GP_ERR_NULL_POINTER);
+        assert!(!CStr::from_ptr(gp_last_error()).to_bytes().is_empty());
+    }
+}
+
+#[test]
+fn cpu_context_round_trip() {
+    unsafe {
+        let mut o: gp_context_options = std::mem::zeroed();
+        gp_context_options_init(&mut o);
+        o.backend = gp_backend::GP_BACKEND_CPU;
+        o.cpu_threads = 2;
+        let mut ctx: *mut gp_context = ptr::null_mut();
+        assert_eq!(gp_context_create(&o, &mut ctx), gp_status::GP_OK);
+        assert_eq!(gp_context_backend(ctx), gp_backend::GP_BACKEND_CPU);
+
+        let data: [u64; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
+        let mut buf: *mut gp_buffer = ptr::null_mut();
+        let s = gp_buffer_from_host(
+            ctx,
+            gp_field::GP_FIELD_GOLDILOCKS,
+            1,
+            4,
+            2,
+            gp_layout::GP_LAYOUT_ROW_MAJOR,
+            data.as_ptr().cast(),
+            &mut buf,
+        );
+        assert_eq!(s, gp_status::GP_OK);
+        assert_eq!(gp_buffer_rows(buf), 4);
+        assert_eq!(gp_buffer_cols(buf), 2);
+        assert_eq!(gp_buffer_size_bytes(buf), 64);
+        let mut back = [0u64; 8];
+        let s = gp_buffer_to_host(
+            buf,
+            gp_layout::GP_LAYOUT_COL_MAJOR,
+            back.as_mut_ptr().cast(),
+            size_of::<[u64; 8]>() as u64,
+        );
+        assert_eq!(s, gp_status::GP_OK);
+        assert_eq!(back, [1, 3, 5, 7, 2, 4, 6, 8]);
+        gp_buffer_destroy(buf);
+        gp_context_destroy(ctx);
+    }
+}

@@ -1,0 +1,1232 @@
+//! Safe Rust API of gpuprover: batched coset low-degree extensions, NTTs and
+//! hash permutations for STARK provers, on a CUDA GPU or on the CPU, with
+//! bit-identical results on both.
+//!
+//! ```no_run
+//! // (no_run: doctests do not get the library's rpath with older cargo; the
+//! // same calls run in tests/lde.rs.)
+//! use gpuprover::{Buffer, Context, Field, LdeOptions, Layout, Order};
+//!
+//! # fn main() -> Result<(), gpuprover::Error> {
+//! let ctx = Context::new()?; // CUDA if a usable GPU exists, else the CPU
+//! // A 4 x 2 Goldilocks trace, column-major (column 0 first).
+//! let trace: Vec<u64> = vec![1, 2, 3, 4, 10, 20, 30, 40];
+//! let mut lde = Buffer::new(&ctx, Field::Goldilocks, 1, 4 * 8, 2)?;
+//! let options = LdeOptions {
+//!     blowup: 8,
+//!     output_order: Order::BitReversed,
+//!     ..LdeOptions::default()
+//! };
+//! ctx.lde_host(Field::Goldilocks, 1, &trace, 4, 2, &options, &mut lde)?;
+//! let values: Vec<u64> = lde.to_vec(Layout::ColMajor)?;
+//! assert_eq!(values.len(), 32 * 2);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Conventions (those of the C API, `gpuprover.h`):
+//!
+//! - Field elements are canonical: Goldilocks as `u64` in `[0, p)`, BabyBear
+//!   and KoalaBear as `u32` in `[0, p)`. Input holding a value `>= p` is
+//!   rejected with [`Status::NonCanonical`], never reduced.
+//! - Extension-field elements are `ext_degree` consecutive base values,
+//!   lowest degree first (Plonky3's `BinomialExtensionField` layout).
+//! - Every fallible call returns [`Result`]; the [`Error`] carries the
+//!   library's status and its message (`gp_last_error`). A failed call leaves
+//!   every object usable.
+//! - A [`Context`] is used from one thread at a time: it is `Send` but not
+//!   `Sync`. [`Buffer`]s borrow their context, so they cannot outlive it and
+//!   stay on its thread.
+//!
+//! ```compile_fail
+//! fn shared_between_threads<T: Sync>() {}
+//! shared_between_threads::<gpuprover::Context>(); // a Context is not Sync
+//! ```
+//!
+//! ```compile_fail
+//! fn sent_to_another_thread<T: Send>() {}
+//! sent_to_another_thread::<gpuprover::Buffer<'static>>(); // nor is a Buffer Send
+//! ```
+
+use std::cell::Cell;
+use std::ffi::CStr;
+use std::fmt;
+use std::marker::PhantomData;
+use std::mem::size_of;
+use std::os::raw::c_char;
+use std::ptr::{self, NonNull};
+
+/// The raw FFI bindings this crate is built on.
+pub use gpuprover_sys as sys;
+
+/// `Result` with [`Error`] as the error type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The Goldilocks modulus, 2^64 - 2^32 + 1.
+pub const GOLDILOCKS_MODULUS: u64 = 0xffff_ffff_0000_0001;
+/// The BabyBear modulus, 2^31 - 2^27 + 1.
+pub const BABYBEAR_MODULUS: u32 = 0x7800_0001;
+/// The KoalaBear modulus, 2^31 - 2^24 + 1.
+pub const KOALABEAR_MODULUS: u32 = 0x7f00_0001;
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+/// Why a call failed: the non-`GP_OK` values of `gp_status`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// An argument has a value outside its documented range.
+    InvalidArgument,
+    /// A required pointer argument was NULL.
+    NullPointer,
+    /// The combination is valid in principle but not supported (yet).
+    Unsupported,
+    /// A CUDA backend was requested but no usable GPU exists.
+    NoDevice,
+    /// Host memory could not be allocated.
+    HostOutOfMemory,
+    /// Device memory could not be allocated, or the request exceeds it.
+    DeviceOutOfMemory,
+    /// A size product overflows 64 bits.
+    SizeOverflow,
+    /// Buffers or arguments of different fields / extension degrees.
+    FieldMismatch,
+    /// A buffer was created by a different context.
+    ContextMismatch,
+    /// Buffer shapes (rows, columns) do not fit the operation.
+    ShapeMismatch,
+    /// A size exceeds the field's two-adicity.
+    TwoAdicity,
+    /// Input contains a value that is not a canonical field element.
+    NonCanonical,
+    /// The CUDA runtime reported an error.
+    Cuda,
+    /// An internal invariant failed.
+    Internal,
+    /// A status this version of the bindings does not know.
+    Unknown(u32),
+}
+
+impl Status {
+    /// Converts a raw status; `None` for `GP_OK`.
+    pub fn from_raw(status: sys::gp_status) -> Option<Status> {
+        use sys::gp_status as S;
+        Some(match status {
+            S::GP_OK => return None,
+            S::GP_ERR_INVALID_ARGUMENT => Status::InvalidArgument,
+            S::GP_ERR_NULL_POINTER => Status::NullPointer,
+            S::GP_ERR_UNSUPPORTED => Status::Unsupported,
+            S::GP_ERR_NO_DEVICE => Status::NoDevice,
+            S::GP_ERR_HOST_OUT_OF_MEMORY => Status::HostOutOfMemory,
+            S::GP_ERR_DEVICE_OUT_OF_MEMORY => Status::DeviceOutOfMemory,
+            S::GP_ERR_SIZE_OVERFLOW => Status::SizeOverflow,
+            S::GP_ERR_FIELD_MISMATCH => Status::FieldMismatch,
+            S::GP_ERR_CONTEXT_MISMATCH => Status::ContextMismatch,
+            S::GP_ERR_SHAPE_MISMATCH => Status::ShapeMismatch,
+            S::GP_ERR_TWO_ADICITY => Status::TwoAdicity,
+            S::GP_ERR_NON_CANONICAL => Status::NonCanonical,
+            S::GP_ERR_CUDA => Status::Cuda,
+            S::GP_ERR_INTERNAL => Status::Internal,
+            // `as`: the C enum's integer type is platform-dependent.
+            #[allow(clippy::unnecessary_cast)]
+            other => Status::Unknown(other.0 as u32),
+        })
+    }
+
+    /// The raw `gp_status` value.
+    pub fn to_raw(self) -> sys::gp_status {
+        use sys::gp_status as S;
+        match self {
+            Status::InvalidArgument => S::GP_ERR_INVALID_ARGUMENT,
+            Status::NullPointer => S::GP_ERR_NULL_POINTER,
+            Status::Unsupported => S::GP_ERR_UNSUPPORTED,
+            Status::NoDevice => S::GP_ERR_NO_DEVICE,
+            Status::HostOutOfMemory => S::GP_ERR_HOST_OUT_OF_MEMORY,
+            Status::DeviceOutOfMemory => S::GP_ERR_DEVICE_OUT_OF_MEMORY,
+            Status::SizeOverflow => S::GP_ERR_SIZE_OVERFLOW,
+            Status::FieldMismatch => S::GP_ERR_FIELD_MISMATCH,
+            Status::ContextMismatch => S::GP_ERR_CONTEXT_MISMATCH,
+            Status::ShapeMismatch => S::GP_ERR_SHAPE_MISMATCH,
+            Status::TwoAdicity => S::GP_ERR_TWO_ADICITY,
+            Status::NonCanonical => S::GP_ERR_NON_CANONICAL,
+            Status::Cuda => S::GP_ERR_CUDA,
+            Status::Internal => S::GP_ERR_INTERNAL,
+            Status::Unknown(raw) => sys::gp_status(raw as _),
+        }
+    }
+
+    /// The symbolic C name, as `gp_status_name` gives it
+    /// (`"GP_ERR_SHAPE_MISMATCH"`, ..., `"GP_ERR_UNKNOWN"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::InvalidArgument => "GP_ERR_INVALID_ARGUMENT",
+            Status::NullPointer => "GP_ERR_NULL_POINTER",
+            Status::Unsupported => "GP_ERR_UNSUPPORTED",
+            Status::NoDevice => "GP_ERR_NO_DEVICE",
+            Status::HostOutOfMemory => "GP_ERR_HOST_OUT_OF_MEMORY",
+            Status::DeviceOutOfMemory => "GP_ERR_DEVICE_OUT_OF_MEMORY",
+            Status::SizeOverflow => "GP_ERR_SIZE_OVERFLOW",
+            Status::FieldMismatch => "GP_ERR_FIELD_MISMATCH",
+            Status::ContextMismatch => "GP_ERR_CONTEXT_MISMATCH",
+            Status::ShapeMismatch => "GP_ERR_SHAPE_MISMATCH",
+            Status::TwoAdicity => "GP_ERR_TWO_ADICITY",
+            Status::NonCanonical => "GP_ERR_NON_CANONICAL",
+            Status::Cuda => "GP_ERR_CUDA",
+            Status::Internal => "GP_ERR_INTERNAL",
+            Status::Unknown(_) => "GP_ERR_UNKNOWN",
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A failed call: the status and the library's message, which names the
+/// offending argument and its value.
+///
+/// Arguments that the Rust layer checks before calling into the library
+/// (slice lengths and element types, which C cannot see) give errors of the
+/// same kind, with a message written by the bindings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    status: Status,
+    message: String,
+}
+
+impl Error {
+    /// An error with the given status and message.
+    pub fn new(status: Status, message: impl Into<String>) -> Error {
+        Error {
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// The status of the failed call.
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// The message of the failed call (`gp_last_error()` right after it).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for Error {
+    /// `"GP_ERR_SHAPE_MISMATCH: <message>"`, as the C examples print it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.status.name(), self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Turns a raw status into a `Result`, reading the thread-local message of a
+/// failure at once (before any other gp_* call can replace it).
+fn check(status: sys::gp_status) -> Result<()> {
+    match Status::from_raw(status) {
+        None => Ok(()),
+        Some(status) => {
+            // SAFETY: gp_last_error never returns NULL and the string stays
+            // valid until the next gp_* call on this thread; it is copied here.
+            let message = unsafe { cstr_to_string(sys::gp_last_error()) };
+            Err(Error { status, message })
+        }
+    }
+}
+
+unsafe fn cstr_to_string(p: *const c_char) -> String {
+    if p.is_null() {
+        String::new()
+    } else {
+        CStr::from_ptr(p).to_string_lossy().into_owned()
+    }
+}
+
+fn to_u64(n: usize) -> u64 {
+    n as u64 // usize is at most 64 bits on every supported target
+}
+
+fn to_usize(n: u64, what: &str) -> usize {
+    usize::try_from(n).unwrap_or_else(|_| panic!("{} {} does not fit in usize", what, n))
+}
+
+// ---------------------------------------------------------------------------
+// Enumerations
+// ---------------------------------------------------------------------------
+
+/// The prime fields the library supports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Field {
+    /// p = 2^64 - 2^32 + 1, elements `u64`, generator 7, two-adicity 32.
+    Goldilocks,
+    /// p = 2^31 - 2^27 + 1, elements `u32`, generator 31, two-adicity 27.
+    BabyBear,
+    /// p = 2^31 - 2^24 + 1, elements `u32`, generator 3, two-adicity 24.
+    KoalaBear,
+}
+
+/// A field's modulus, multiplicative generator (the default LDE coset shift)
+/// and two-adicity, as the library reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldInfo {
+    pub modulus: u64,
+    pub generator: u64,
+    pub two_adicity: u32,
+}
+
+impl Field {
+    /// The raw `gp_field` value.
+    pub fn to_raw(self) -> sys::gp_field {
+        match self {
+            Field::Goldilocks => sys::gp_field::GP_FIELD_GOLDILOCKS,
+            Field::BabyBear => sys::gp_field::GP_FIELD_BABYBEAR,
+            Field::KoalaBear => sys::gp_field::GP_FIELD_KOALABEAR,
+        }
+    }
+
+    /// Converts a raw `gp_field`; `None` for unknown values.
+    pub fn from_raw(field: sys::gp_field) -> Option<Field> {
+        match field {
+            sys::gp_field::GP_FIELD_GOLDILOCKS => Some(Field::Goldilocks),
+            sys::gp_field::GP_FIELD_BABYBEAR => Some(Field::BabyBear),
+            sys::gp_field::GP_FIELD_KOALABEAR => Some(Field::KoalaBear),
+            _ => None,
+        }
+    }
+
+    /// Bytes per base-field element: 8 for Goldilocks (`u64`), 4 for
+    /// BabyBear and KoalaBear (`u32`).
+    pub fn element_size(self) -> usize {
+        match self {
+            Field::Goldilocks => 8,
+            Field::BabyBear | Field::KoalaBear => 4,
+        }
+    }
+
+    /// The modulus p.
+    pub fn modulus(self) -> u64 {
+        match self {
+            Field::Goldilocks => GOLDILOCKS_MODULUS,
+            Field::BabyBear => BABYBEAR_MODULUS as u64,
+            Field::KoalaBear => KOALABEAR_MODULUS as u64,
+        }
+    }
+
+    /// Modulus, generator and two-adicity (`gp_field_info`).
+    pub fn info(self) -> Result<FieldInfo> {
+        let mut info = FieldInfo {
+            modulus: 0,
+            generator: 0,
+            two_adicity: 0,
+        };
+        // SAFETY: the three pointers are valid for writes.
+        check(unsafe {
+            sys::gp_field_info(
+                self.to_raw(),
+                &mut info.modulus,
+                &mut info.generator,
+                &mut info.two_adicity,
+            )
+        })?;
+        Ok(info)
+    }
+
+    /// The primitive 2^`log_n`-th root of unity the library uses for
+    /// size-2^`log_n` transforms (Plonky3's `two_adic_generator(log_n)`).
+    pub fn two_adic_generator(self, log_n: u32) -> Result<u64> {
+        let mut root = 0u64;
+        // SAFETY: `root` is valid for writes.
+        check(unsafe { sys::gp_field_two_adic_generator(self.to_raw(), log_n, &mut root) })?;
+        Ok(root)
+    }
+}
+
+/// Which backend a [`Context`] runs on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// CUDA if a usable GPU exists, else the CPU (only as a request).
+    #[default]
+    Auto,
+    /// The CPU backend.
+    Cpu,
+    /// The CUDA backend.
+    Cuda,
+}
+
+impl Backend {
+    /// The raw `gp_backend` value.
+    pub fn to_raw(self) -> sys::gp_backend {
+        match self {
+            Backend::Auto => sys::gp_backend::GP_BACKEND_AUTO,
+            Backend::Cpu => sys::gp_backend::GP_BACKEND_CPU,
+            Backend::Cuda => sys::gp_backend::GP_BACKEND_CUDA,
+        }
+    }
+
+    fn from_raw(backend: sys::gp_backend) -> Backend {
+        match backend {
+            sys::gp_backend::GP_BACKEND_CPU => Backend::Cpu,
+            sys::gp_backend::GP_BACKEND_CUDA => Backend::Cuda,
+            _ => Backend::Auto,
+        }
+    }
+}
+
+/// How a matrix is laid out in host memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Column c is contiguous: element (r, c) at index `c * rows + r`.
+    #[default]
+    ColMajor,
+    /// Row r is contiguous: element (r, c) at index `r * cols + c`
+    /// (Plonky3's `RowMajorMatrix`).
+    RowMajor,
+}
+
+impl Layout {
+    fn to_raw(self) -> sys::gp_layout {
+        match self {
+            Layout::ColMajor => sys::gp_layout::GP_LAYOUT_COL_MAJOR,
+            Layout::RowMajor => sys::gp_layout::GP_LAYOUT_ROW_MAJOR,
+        }
+    }
+}
+
+/// Row order of transform inputs and outputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Row i holds the value at index i.
+    #[default]
+    Natural,
+    /// Row i holds the value at index `bit_reverse(i, log2(rows))`.
+    BitReversed,
+}
+
+impl Order {
+    fn to_raw(self) -> sys::gp_order {
+        match self {
+            Order::Natural => sys::gp_order::GP_ORDER_NATURAL,
+            Order::BitReversed => sys::gp_order::GP_ORDER_BIT_REVERSED,
+        }
+    }
+}
+
+/// Direction of an NTT.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum NttDirection {
+    /// Coefficients -> evaluations: `out[i] = sum_k c_k (shift * w^i)^k`.
+    #[default]
+    Forward,
+    /// Evaluations on `shift * H` -> coefficients (divided by n).
+    Inverse,
+}
+
+impl NttDirection {
+    fn to_raw(self) -> sys::gp_ntt_direction {
+        match self {
+            NttDirection::Forward => sys::gp_ntt_direction::GP_NTT_FORWARD,
+            NttDirection::Inverse => sys::gp_ntt_direction::GP_NTT_INVERSE,
+        }
+    }
+}
+
+/// The hash permutations of [`Context::permute_batch`]. Constants are those
+/// of the named reference implementation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Permutation {
+    /// Plonky3 Poseidon2 over Goldilocks, width 8 (x^7).
+    Poseidon2Goldilocks8,
+    /// Plonky3 Poseidon2 over Goldilocks, width 12 (x^7).
+    Poseidon2Goldilocks12,
+    /// Plonky3 Poseidon2 over Goldilocks, width 16 (x^7).
+    Poseidon2Goldilocks16,
+    /// HorizenLabs-compatible Poseidon2 over Goldilocks, width 8.
+    Poseidon2GoldilocksHl8,
+    /// Plonky3 Poseidon2 over BabyBear, width 16 (x^7).
+    Poseidon2BabyBear16,
+    /// Plonky3 Poseidon2 over BabyBear, width 24 (x^7).
+    Poseidon2BabyBear24,
+    /// Plonky3 Poseidon2 over KoalaBear, width 16 (x^3).
+    Poseidon2KoalaBear16,
+    /// Plonky3 Poseidon2 over KoalaBear, width 24 (x^3).
+    Poseidon2KoalaBear24,
+    /// Miden's Rescue-Prime Optimized, width 12.
+    Rpo256,
+    /// Miden's RPX, width 12.
+    Rpx256,
+    /// Plonky2's Poseidon over Goldilocks, width 12.
+    PoseidonGoldilocks12,
+    /// Triton VM's Tip5, width 16.
+    Tip5,
+    /// Keccak-f[1600] on 25 raw 64-bit lanes (lane (x, y) at index x + 5y).
+    KeccakF1600,
+}
+
+/// A permutation's state width and field, as the library reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PermutationInfo {
+    /// State width in field elements (64-bit lanes for Keccak).
+    pub width: usize,
+    /// The state's field; `None` for Keccak's raw 64-bit lanes.
+    pub field: Option<Field>,
+}
+
+impl Permutation {
+    /// The raw `gp_permutation` value.
+    pub fn to_raw(self) -> sys::gp_permutation {
+        use sys::gp_permutation as P;
+        match self {
+            Permutation::Poseidon2Goldilocks8 => P::GP_PERM_POSEIDON2_GOLDILOCKS_8,
+            Permutation::Poseidon2Goldilocks12 => P::GP_PERM_POSEIDON2_GOLDILOCKS_12,
+            Permutation::Poseidon2Goldilocks16 => P::GP_PERM_POSEIDON2_GOLDILOCKS_16,
+            Permutation::Poseidon2GoldilocksHl8 => P::GP_PERM_POSEIDON2_GOLDILOCKS_HL_8,
+            Permutation::Poseidon2BabyBear16 => P::GP_PERM_POSEIDON2_BABYBEAR_16,
+            Permutation::Poseidon2BabyBear24 => P::GP_PERM_POSEIDON2_BABYBEAR_24,
+            Permutation::Poseidon2KoalaBear16 => P::GP_PERM_POSEIDON2_KOALABEAR_16,
+            Permutation::Poseidon2KoalaBear24 => P::GP_PERM_POSEIDON2_KOALABEAR_24,
+            Permutation::Rpo256 => P::GP_PERM_RPO256,
+            Permutation::Rpx256 => P::GP_PERM_RPX256,
+            Permutation::PoseidonGoldilocks12 => P::GP_PERM_POSEIDON_GOLDILOCKS_12,
+            Permutation::Tip5 => P::GP_PERM_TIP5,
+            Permutation::KeccakF1600 => P::GP_PERM_KECCAK_F1600,
+        }
+    }
+
+    /// State width and field (`gp_permutation_info`).
+    pub fn info(self) -> Result<PermutationInfo> {
+        let mut width = 0u32;
+        let mut field = sys::gp_field(0);
+        // SAFETY: both pointers are valid for writes.
+        check(unsafe { sys::gp_permutation_info(self.to_raw(), &mut width, &mut field) })?;
+        Ok(PermutationInfo {
+            width: width as usize,
+            field: Field::from_raw(field),
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Element types
+// ---------------------------------------------------------------------------
+
+mod private {
+    pub trait Sealed {}
+    impl Sealed for u64 {}
+    impl Sealed for u32 {}
+}
+
+/// The host representations of base-field elements: `u64` (Goldilocks,
+/// Keccak lanes) and `u32` (BabyBear, KoalaBear). Sealed.
+pub trait Element: Copy + Default + Send + Sync + fmt::Debug + 'static + private::Sealed {}
+impl Element for u64 {}
+impl Element for u32 {}
+
+fn type_name_of<T: Element>() -> &'static str {
+    if size_of::<T>() == 8 {
+        "u64"
+    } else {
+        "u32"
+    }
+}
+
+fn check_element<T: Element>(field: Field) -> Result<()> {
+    if size_of::<T>() == field.element_size() {
+        Ok(())
+    } else {
+        Err(Error::new(
+            Status::FieldMismatch,
+            format!(
+                "host elements are {} but {:?} elements are {} bytes (use {})",
+                type_name_of::<T>(),
+                field,
+                field.element_size(),
+                if field.element_size() == 8 {
+                    "u64"
+                } else {
+                    "u32"
+                }
+            ),
+        ))
+    }
+}
+
+/// `rows * cols * ext_degree`, checked for overflow.
+fn element_count(rows: usize, cols: usize, ext_degree: u32) -> Result<usize> {
+    rows.checked_mul(cols)
+        .and_then(|n| n.checked_mul(ext_degree as usize))
+        .ok_or_else(|| {
+            Error::new(
+                Status::SizeOverflow,
+                format!(
+                    "rows * cols * ext_degree = {} * {} * {} overflows",
+                    rows, cols, ext_degree
+                ),
+            )
+        })
+}
+
+fn check_len(what: &str, len: usize, rows: usize, cols: usize, ext_degree: u32) -> Result<()> {
+    let expected = element_count(rows, cols, ext_degree)?;
+    if len == expected {
+        Ok(())
+    } else {
+        Err(Error::new(
+            Status::ShapeMismatch,
+            format!(
+                "{} holds {} elements, but rows * cols * ext_degree = {} * {} * {} = {}",
+                what, len, rows, cols, ext_degree, expected
+            ),
+        ))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Context
+// ---------------------------------------------------------------------------
+
+/// Options of [`Context::with_options`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ContextOptions {
+    /// Which backend to use. Default [`Backend::Auto`].
+    pub backend: Backend,
+    /// CUDA device ordinals; empty (default) means device 0. The current
+    /// release uses the first device listed.
+    pub devices: Vec<i32>,
+    /// Worker threads of the CPU backend (and of host-side staging on CUDA);
+    /// 0 (default) means one per hardware thread.
+    pub cpu_threads: u32,
+}
+
+/// Memory use of a context (`gp_context_memory_stats`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryStats {
+    /// Bytes currently held by live buffers.
+    pub buffer_bytes: u64,
+    /// Bytes currently held by the context's caches (twiddles, scratch,
+    /// staging).
+    pub cache_bytes: u64,
+    /// Persistent allocations made since the context was created. Repeating
+    /// a call of one shape leaves it unchanged.
+    pub allocations: u64,
+}
+
+/// A gpuprover context: one backend (CUDA device or CPU thread pool) with its
+/// caches. Destroyed on drop.
+///
+/// A context may be used from one thread at a time, so it is `Send` (it can
+/// move to another thread) but not `Sync`. Operations take `&self`; the
+/// buffers they work on borrow the context.
+pub struct Context {
+    raw: NonNull<sys::gp_context>,
+    // Cell<()> is Send but not Sync: that makes Context !Sync.
+    _single_thread: PhantomData<Cell<()>>,
+}
+
+// SAFETY: the C API allows a context to be used from any thread, one thread
+// at a time; `Context` is not `Sync` and its buffers (which borrow it) are
+// not `Send`, so all uses of one context happen on the thread that holds it.
+unsafe impl Send for Context {}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("backend", &self.backend())
+            .field("device", &self.device_name().unwrap_or_default())
+            .finish()
+    }
+}
+
+impl Context {
+    /// A context on the best backend present: CUDA if a usable GPU exists,
+    /// else the CPU.
+    pub fn new() -> Result<Context> {
+        Context::with_options(&ContextOptions::default())
+    }
+
+    /// A context on `backend`. [`Backend::Cuda`] fails with
+    /// [`Status::NoDevice`] where no usable GPU exists.
+    pub fn with_backend(backend: Backend) -> Result<Context> {
+        Context::with_options(&ContextOptions {
+            backend,
+            ..ContextOptions::default()
+        })
+    }
+
+    /// A context with explicit options.
+    pub fn with_options(options: &ContextOptions) -> Result<Context> {
+        // SAFETY: gp_context_options is plain data (integers, a pointer);
+        // gp_context_options_init fills every field.
+        let mut raw_options: sys::gp_context_options = unsafe { std::mem::zeroed() };
+        unsafe { sys::gp_context_options_init(&mut raw_options) };
+        raw_options.backend = options.backend.to_raw();
+        raw_options.cpu_threads = options.cpu_threads;
+        if !options.devices.is_empty() {
+            raw_options.devices = options.devices.as_ptr();
+            raw_options.num_devices = u32::try_from(options.devices.len())
+                .map_err(|_| Error::new(Status::InvalidArgument, "too many device ordinals"))?;
+        }
+        let mut raw = ptr::null_mut();
+        // SAFETY: the options (and the device array, which the library
+        // copies) outlive the call; `raw` is valid for writes.
+        check(unsafe { sys::gp_context_create(&raw_options, &mut raw) })?;
+        let raw = NonNull::new(raw).ok_or_else(|| {
+            Error::new(
+                Status::Internal,
+                "gp_context_create returned GP_OK and NULL",
+            )
+        })?;
+        Ok(Context {
+            raw,
+            _single_thread: PhantomData,
+        })
+    }
+
+    /// The raw handle, for calling `gpuprover_sys` functions directly. It
+    /// stays owned by `self`.
+    pub fn as_raw(&self) -> *mut sys::gp_context {
+        self.raw.as_ptr()
+    }
+
+    /// The backend the context runs on: [`Backend::Cpu`] or
+    /// [`Backend::Cuda`], never `Auto`.
+    pub fn backend(&self) -> Backend {
+        // SAFETY: the handle is valid.
+        Backend::from_raw(unsafe { sys::gp_context_backend(self.raw.as_ptr()) })
+    }
+
+    /// A description of the device ("NVIDIA H100 80GB HBM3",
+    /// "CPU, 16 threads").
+    pub fn device_name(&self) -> Result<String> {
+        let mut name = [0 as c_char; 256];
+        // SAFETY: `name` is valid for `name.len()` bytes; the library writes a
+        // NUL-terminated string truncated to that size.
+        check(unsafe {
+            sys::gp_context_device_name(self.raw.as_ptr(), name.as_mut_ptr(), name.len())
+        })?;
+        name[name.len() - 1] = 0;
+        // SAFETY: NUL-terminated (forced above).
+        Ok(unsafe { cstr_to_string(name.as_ptr()) })
+    }
+
+    /// The context's memory use.
+    pub fn memory_stats(&self) -> Result<MemoryStats> {
+        // SAFETY: plain data; struct_size is set before the call.
+        let mut raw: sys::gp_memory_stats = unsafe { std::mem::zeroed() };
+        raw.struct_size = size_of::<sys::gp_memory_stats>() as u32;
+        check(unsafe { sys::gp_context_memory_stats(self.raw.as_ptr(), &mut raw) })?;
+        Ok(MemoryStats {
+            buffer_bytes: raw.buffer_bytes,
+            cache_bytes: raw.cache_bytes,
+            allocations: raw.allocations,
+        })
+    }
+
+    /// Releases cached twiddle tables and scratch memory.
+    pub fn trim(&self) -> Result<()> {
+        // SAFETY: the handle is valid; &self is the only user (not Sync).
+        check(unsafe { sys::gp_context_trim(self.raw.as_ptr()) })
+    }
+
+    /// Coset LDE of every column of `input` into `output`
+    /// (`gp_lde_batch`).
+    ///
+    /// Input column c holds `f_c(s * w_n^i)` for `i < input.rows()` (s =
+    /// `options.input_shift`; rows up to n beyond the input are zero). Output
+    /// row j holds `f_c(g * w_{nB}^j)` (natural order) or
+    /// `f_c(g * w_{nB}^bitrev(j))` (bit-reversed). `output` must have
+    /// `n * blowup` rows, the input's column count, field and extension
+    /// degree, and belong to this context.
+    pub fn lde(
+        &self,
+        input: &Buffer<'_>,
+        options: &LdeOptions,
+        output: &mut Buffer<'_>,
+    ) -> Result<()> {
+        let raw_options = options.to_raw();
+        // SAFETY: all handles are valid; the library checks that the buffers
+        // belong to this context and fit the operation.
+        check(unsafe {
+            sys::gp_lde_batch(
+                self.raw.as_ptr(),
+                input.raw.as_ptr(),
+                &raw_options,
+                output.raw.as_ptr(),
+            )
+        })
+    }
+
+    /// Like [`Context::lde`], with the input in host memory: `rows` x `cols`
+    /// elements of degree `ext_degree` in `options.input_layout`
+    /// (`gp_lde_batch_host`). `data.len()` must be `rows * cols *
+    /// ext_degree`, and `T` the field's element type.
+    #[allow(clippy::too_many_arguments)]
+    pub fn lde_host<T: Element>(
+        &self,
+        field: Field,
+        ext_degree: u32,
+        data: &[T],
+        rows: usize,
+        cols: usize,
+        options: &LdeOptions,
+        output: &mut Buffer<'_>,
+    ) -> Result<()> {
+        check_element::<T>(field)?;
+        check_len("data", data.len(), rows, cols, ext_degree)?;
+        let raw_options = options.to_raw();
+        // SAFETY: `data` holds exactly rows * cols * ext_degree elements of
+        // the field's size (checked above); the handles are valid.
+        check(unsafe {
+            sys::gp_lde_batch_host(
+                self.raw.as_ptr(),
+                field.to_raw(),
+                ext_degree,
+                data.as_ptr().cast(),
+                to_u64(rows),
+                to_u64(cols),
+                &raw_options,
+                output.raw.as_ptr(),
+            )
+        })
+    }
+
+    /// Transforms every column of `buffer` in place (`gp_ntt_batch`).
+    /// `buffer.rows()` must be a power of two not above 2^two_adicity.
+    pub fn ntt(&self, buffer: &mut Buffer<'_>, options: &NttOptions) -> Result<()> {
+        let raw_options = options.to_raw();
+        // SAFETY: the handles are valid; the library checks the context.
+        check(unsafe { sys::gp_ntt_batch(self.raw.as_ptr(), buffer.raw.as_ptr(), &raw_options) })
+    }
+
+    /// Applies `permutation` in place to the states stored back to back in
+    /// `states` (`gp_permute_batch`). `states.len()` must be a multiple of
+    /// the permutation's width; `T` is `u64` for Goldilocks permutations and
+    /// Keccak, `u32` for BabyBear and KoalaBear. Field states must be
+    /// canonical.
+    pub fn permute_batch<T: Element>(
+        &self,
+        permutation: Permutation,
+        states: &mut [T],
+    ) -> Result<()> {
+        let info = permutation.info()?;
+        let element_size = info.field.map_or(8, Field::element_size);
+        if size_of::<T>() != element_size {
+            return Err(Error::new(
+                Status::FieldMismatch,
+                format!(
+                    "host states are {} but {:?} works on {}-byte elements",
+                    type_name_of::<T>(),
+                    permutation,
+                    element_size
+                ),
+            ));
+        }
+        if info.width == 0 || states.len() % info.width != 0 {
+            return Err(Error::new(
+                Status::InvalidArgument,
+                format!(
+                    "states.len() = {} is not a multiple of the width {} of {:?}",
+                    states.len(),
+                    info.width,
+                    permutation
+                ),
+            ));
+        }
+        let count = states.len() / info.width;
+        if count == 0 {
+            return Ok(());
+        }
+        // SAFETY: `states` holds count * width elements of the permutation's
+        // element size (checked above) and is exclusively borrowed.
+        check(unsafe {
+            sys::gp_permute_batch(
+                self.raw.as_ptr(),
+                permutation.to_raw(),
+                states.as_mut_ptr().cast(),
+                to_u64(count),
+            )
+        })
+    }
+
+    /// Plonky3's commitment LDE on this context; see the free function
+    /// [`coset_lde_bitrev_rows`].
+    pub fn coset_lde_bitrev_rows(
+        &self,
+        values: &[u64],
+        width: usize,
+        log_blowup: usize,
+    ) -> Result<Vec<u64>> {
+        if width == 0 {
+            return Err(Error::new(Status::InvalidArgument, "width is 0"));
+        }
+        if values.len() % width != 0 {
+            return Err(Error::new(
+                Status::ShapeMismatch,
+                format!(
+                    "values.len() = {} is not a multiple of width = {}",
+                    values.len(),
+                    width
+                ),
+            ));
+        }
+        if log_blowup >= 32 {
+            return Err(Error::new(
+                Status::InvalidArgument,
+                format!("log_blowup = {} is too large", log_blowup),
+            ));
+        }
+        let height = values.len() / width;
+        let blowup = 1u32 << log_blowup;
+        let lde_height = height.checked_mul(blowup as usize).ok_or_else(|| {
+            Error::new(
+                Status::SizeOverflow,
+                format!("height {} << log_blowup {} overflows", height, log_blowup),
+            )
+        })?;
+        let options = LdeOptions {
+            blowup,
+            output_order: Order::BitReversed,
+            input_layout: Layout::RowMajor,
+            ..LdeOptions::default()
+        };
+        let mut output = Buffer::new(self, Field::Goldilocks, 1, lde_height, width)?;
+        self.lde_host(
+            Field::Goldilocks,
+            1,
+            values,
+            height,
+            width,
+            &options,
+            &mut output,
+        )?;
+        output.to_vec(Layout::RowMajor)
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        // SAFETY: the handle is valid and owned; every buffer borrowing the
+        // context has been dropped (the borrow checker ensures it).
+        unsafe { sys::gp_context_destroy(self.raw.as_ptr()) }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------
+
+/// Options of [`Context::lde`] and [`Context::lde_host`]. Build them with
+/// struct-update syntax: `LdeOptions { blowup: 4, ..LdeOptions::default() }`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LdeOptions {
+    /// Trace length n (power of two); 0 (default) means the input's row
+    /// count. Missing input rows are zero (virtual padding).
+    pub n: usize,
+    /// Blowup factor B, a power of two in [1, 32]. Default 2.
+    pub blowup: u32,
+    /// Output coset shift g (canonical, nonzero). `None` (default): the
+    /// field's multiplicative generator (7, 31, 3), as Plonky3 uses.
+    pub shift: Option<u64>,
+    /// Shift s of the domain the input is evaluated on. `None` (default): 1.
+    pub input_shift: Option<u64>,
+    /// Row order of the output. Default natural; Plonky3 commits the
+    /// bit-reversed LDE.
+    pub output_order: Order,
+    /// Layout of host input for [`Context::lde_host`]. Default column-major.
+    pub input_layout: Layout,
+}
+
+impl Default for LdeOptions {
+    fn default() -> LdeOptions {
+        LdeOptions {
+            n: 0,
+            blowup: 2,
+            shift: None,
+            input_shift: None,
+            output_order: Order::Natural,
+            input_layout: Layout::ColMajor,
+        }
+    }
+}
+
+impl LdeOptions {
+    fn to_raw(self) -> sys::gp_lde_options {
+        // SAFETY: plain data, filled by gp_lde_options_init.
+        let mut raw: sys::gp_lde_options = unsafe { std::mem::zeroed() };
+        unsafe { sys::gp_lde_options_init(&mut raw) };
+        raw.n = to_u64(self.n);
+        raw.blowup = self.blowup;
+        raw.shift = self.shift.unwrap_or(0);
+        raw.input_shift = self.input_shift.unwrap_or(0);
+        raw.output_order = self.output_order.to_raw();
+        raw.input_layout = self.input_layout.to_raw();
+        raw
+    }
+}
+
+/// Options of [`Context::ntt`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NttOptions {
+    /// Default forward.
+    pub direction: NttDirection,
+    /// Coset shift s (canonical, nonzero): the forward transform evaluates
+    /// on `s * H`, the inverse interpolates from `s * H`. `None` (default):
+    /// the plain subgroup.
+    pub shift: Option<u64>,
+    /// Order of the input rows. Default natural.
+    pub input_order: Order,
+    /// Order of the output rows. Default natural.
+    pub output_order: Order,
+}
+
+impl NttOptions {
+    /// The forward transform with natural orders.
+    pub fn forward() -> NttOptions {
+        NttOptions::default()
+    }
+
+    /// The inverse transform with natural orders.
+    pub fn inverse() -> NttOptions {
+        NttOptions {
+            direction: NttDirection::Inverse,
+            ..NttOptions::default()
+        }
+    }
+
+    fn to_raw(self) -> sys::gp_ntt_options {
+        // SAFETY: plain data, filled by gp_ntt_options_init.
+        let mut raw: sys::gp_ntt_options = unsafe { std::mem::zeroed() };
+        unsafe { sys::gp_ntt_options_init(&mut raw) };
+        raw.direction = self.direction.to_raw();
+        raw.shift = self.shift.unwrap_or(0);
+        raw.input_order = self.input_order.to_raw();
+        raw.output_order = self.output_order.to_raw();
+        raw
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Buffer
+// ---------------------------------------------------------------------------
+
+/// A `rows` x `cols` matrix of field elements owned by the library (device
+/// memory on CUDA, host memory on the CPU backend), belonging to one
+/// [`Context`]. Destroyed on drop.
+pub struct Buffer<'ctx> {
+    raw: NonNull<sys::gp_buffer>,
+    // The buffer uses its context's resources: it must not outlive it, and
+    // (as &Context is neither Send nor Sync) it stays on its thread.
+    ctx: &'ctx Context,
+}
+
+impl fmt::Debug for Buffer<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Buffer")
+            .field("field", &self.field())
+            .field("ext_degree", &self.ext_degree())
+            .field("rows", &self.rows())
+            .field("cols", &self.cols())
+            .finish()
+    }
+}
+
+impl<'ctx> Buffer<'ctx> {
+    /// A zero-filled buffer of `rows` x `cols` elements of the field's
+    /// degree-`ext_degree` extension (1 for the base field).
+    pub fn new(
+        ctx: &'ctx Context,
+        field: Field,
+        ext_degree: u32,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Buffer<'ctx>> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: the context is valid; `raw` is valid for writes.
+        check(unsafe {
+            sys::gp_buffer_create(
+                ctx.raw.as_ptr(),
+                field.to_raw(),
+                ext_degree,
+                to_u64(rows),
+                to_u64(cols),
+                &mut raw,
+            )
+        })?;
+        Buffer::wrap(ctx, raw, "gp_buffer_create")
+    }
+
+    /// A buffer holding `data`: `rows` x `cols` elements of degree
+    /// `ext_degree` in `layout`. `data.len()` must be `rows * cols *
+    /// ext_degree` and `T` the field's element type (`u64` for Goldilocks,
+    /// `u32` for BabyBear and KoalaBear); values `>= p` give
+    /// [`Status::NonCanonical`].
+    pub fn from_host<T: Element>(
+        ctx: &'ctx Context,
+        field: Field,
+        ext_degree: u32,
+        rows: usize,
+        cols: usize,
+        layout: Layout,
+        data: &[T],
+    ) -> Result<Buffer<'ctx>> {
+        check_element::<T>(field)?;
+        check_len("data", data.len(), rows, cols, ext_degree)?;
+        let mut raw = ptr::null_mut();
+        // SAFETY: `data` holds exactly rows * cols * ext_degree elements of
+        // the field's size (checked above).
+        check(unsafe {
+            sys::gp_buffer_from_host(
+                ctx.raw.as_ptr(),
+                field.to_raw(),
+                ext_degree,
+                to_u64(rows),
+                to_u64(cols),
+                layout.to_raw(),
+                data.as_ptr().cast(),
+                &mut raw,
+            )
+        })?;
+        Buffer::wrap(ctx, raw, "gp_buffer_from_host")
+    }
+
+    fn wrap(ctx: &'ctx Context, raw: *mut sys::gp_buffer, what: &str) -> Result<Buffer<'ctx>> {
+        let raw = NonNull::new(raw).ok_or_else(|| {
+            Error::new(
+                Status::Internal,
+                format!("{} returned GP_OK and NULL", what),
+            )
+        })?;
+        Ok(Buffer { raw, ctx })
+    }
+
+    /// Copies the buffer into `out` in `layout`. `out` must hold at least
+    /// `rows * cols * ext_degree` elements of the field's type.
+    pub fn to_host<T: Element>(&self, layout: Layout, out: &mut [T]) -> Result<()> {
+        check_element::<T>(self.field())?;
+        let size_bytes = to_u64(out.len()) * size_of::<T>() as u64;
+        // SAFETY: `out` is valid for `size_bytes` bytes of writes; the
+        // library checks that it is large enough.
+        check(unsafe {
+            sys::gp_buffer_to_host(
+                self.raw.as_ptr(),
+                layout.to_raw(),
+                out.as_mut_ptr().cast(),
+                size_bytes,
+            )
+        })
+    }
+
+    /// The buffer's contents in `layout`, as a new vector of
+    /// `rows * cols * ext_degree` elements.
+    pub fn to_vec<T: Element>(&self, layout: Layout) -> Result<Vec<T>> {
+        check_element::<T>(self.field())?;
+        let mut out = vec![T::default(); self.len()];
+        self.to_host(layout, &mut out)?;
+        Ok(out)
+    }
+
+    /// The context the buffer belongs to.
+    pub fn context(&self) -> &'ctx Context {
+        self.ctx
+    }
+
+    /// The raw handle, for calling `gpuprover_sys` functions directly. It
+    /// stays owned by `self`.
+    pub fn as_raw(&self) -> *mut sys::gp_buffer {
+        self.raw.as_ptr()
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        // SAFETY: the handle is valid.
+        to_usize(unsafe { sys::gp_buffer_rows(self.raw.as_ptr()) }, "rows")
+    }
+
+    /// Number of columns (extension elements count as one column).
+    pub fn cols(&self) -> usize {
+        // SAFETY: the handle is valid.
+        to_usize(unsafe { sys::gp_buffer_cols(self.raw.as_ptr()) }, "cols")
+    }
+
+    /// The field.
+    pub fn field(&self) -> Field {
+        // SAFETY: the handle is valid; a buffer always has a known field.
+        Field::from_raw(unsafe { sys::gp_buffer_field(self.raw.as_ptr()) })
+            .expect("buffer of an unknown field")
+    }
+
+    /// The extension degree (1 for the base field).
+    pub fn ext_degree(&self) -> u32 {
+        // SAFETY: the handle is valid.
+        unsafe { sys::gp_buffer_ext_degree(self.raw.as_ptr()) }
+    }
+
+    /// Number of base-field values: `rows * cols * ext_degree`.
+    pub fn len(&self) -> usize {
+        self.rows() * self.cols() * self.ext_degree() as usize
+    }
+
+    /// Whether the buffer holds no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Size in bytes.
+    pub fn size_bytes(&self) -> u64 {
+        // SAFETY: the handle is valid.
+        unsafe { sys::gp_buffer_size_bytes(self.raw.as_ptr()) }
+    }
+}
+
+impl Drop for Buffer<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the handle is valid and owned; its context is alive.
+        unsafe { sys::gp_buffer_destroy(self.raw.as_ptr()) }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Free functions
+// ---------------------------------------------------------------------------
+
+/// The library version string, e.g. `"0.1.0"`.
+pub fn version() -> &'static str {
+    // SAFETY: gp_version returns a static, NUL-terminated string.
+    unsafe { CStr::from_ptr(sys::gp_version()) }
+        .to_str()
+        .unwrap_or("")
+}
+
+/// Plonky3's commitment LDE of a Goldilocks matrix, computed by gpuprover.
+///
+/// `values` is a row-major matrix (Plonky3's `RowMajorMatrix`) of `width`
+/// columns and `values.len() / width` rows (a power of two, n): column c
+/// holds the evaluations of a polynomial `f_c` of degree `< n` on the
+/// subgroup `H` of order n, in natural order, as canonical `u64`. The result
+/// is the row-major `(n << log_blowup) x width` matrix whose row j holds
+/// `f_c(GENERATOR * w^bitrev(j))`, where `GENERATOR = 7` and w generates the
+/// subgroup `K` of order `n << log_blowup`: the LDE on the coset
+/// `GENERATOR * K` in bit-reversed row order, which is what
+///
+/// ```text
+/// dft.coset_lde_batch(mat, log_blowup, Goldilocks::GENERATOR).bit_reverse_rows()
+/// ```
+///
+/// gives in Plonky3 (for example in `TwoAdicFriPcs::commit` of a trace
+/// domain without shift). Convert with `as_canonical_u64` /
+/// `from_canonical_u64`. `log_blowup` is at most 5.
+///
+/// This creates a [`Context`] per call (CUDA if present, else the CPU); use
+/// [`Context::coset_lde_bitrev_rows`] to reuse one.
+pub fn coset_lde_bitrev_rows(
+    values: &[u64],
+    width: usize,
+    log_blowup: usize,
+) -> Result<Vec<u64>, Error> {
+    Context::new()?.coset_lde_bitrev_rows(values, width, log_blowup)
+}
