@@ -397,6 +397,63 @@ GP_API gp_status gp_permutation_info(gp_permutation perm, uint32_t *width,
 GP_API gp_status gp_permute_batch(gp_context *ctx, gp_permutation perm,
                                   void *states, uint64_t count);
 
+/* ------------------------------------------------------------------------ */
+/* Merkle commitment                                                        */
+/* ------------------------------------------------------------------------ */
+
+typedef enum gp_merkle_kind {
+    /** Plonky3 MerkleTreeMmcs over a field hash: leaf i = PaddingFreeSponge
+     *  (overwrite mode, rate `rate`, first `digest` elements out) of row i of
+     *  every matrix of the greatest height, concatenated in the order given
+     *  (extension elements flattened to their base coefficients); node =
+     *  TruncatedPermutation of (left || right || zeros), first `digest`
+     *  elements. Matrices of a smaller height h enter at the layer of h
+     *  nodes: node = C(C(left, right), H(row i of every matrix of height h,
+     *  concatenated in the order given)), as Plonky3 injects them. */
+    GP_MERKLE_FIELD_SPONGE = 1
+} gp_merkle_kind;
+
+typedef struct gp_merkle_options {
+    uint32_t struct_size;
+    /** Default GP_MERKLE_FIELD_SPONGE. */
+    gp_merkle_kind kind;
+    /** The permutation of the sponge and of the compression. Default
+     *  GP_PERM_POSEIDON2_GOLDILOCKS_8 (Plonky3's Goldilocks default). */
+    gp_permutation perm;
+    /** Digest elements: 0 (default) means 4 for Goldilocks, 8 for BabyBear
+     *  and KoalaBear. 2 * digest must not exceed the permutation's width. */
+    uint32_t digest;
+    /** Sponge rate: 0 (default) means width - digest. As in Plonky3,
+     *  digest <= rate < width. */
+    uint32_t rate;
+    /** The cap is the layer 2^cap_height nodes wide; 0 (default) is the
+     *  root. It must not exceed log2 of the greatest height. */
+    uint32_t cap_height;
+} gp_merkle_options;
+
+GP_API void gp_merkle_options_init(gp_merkle_options *options);
+
+/** A committed tree. It keeps every layer (on the device for the CUDA
+ *  backend) and refers to its matrices, which must outlive it. */
+typedef struct gp_merkle_tree gp_merkle_tree;
+
+/** Commits `count` matrices (buffers of this context, all of the
+ *  permutation's field; heights powers of two) and returns the tree. */
+GP_API gp_status gp_merkle_commit(gp_context *ctx, const gp_buffer *const *matrices,
+                                  uint32_t count, const gp_merkle_options *options,
+                                  gp_merkle_tree **out);
+
+/** Copies the cap (2^cap_height digests, each `digest` canonical field
+ *  elements, element by element in the field's element size, little-endian)
+ *  into `out`, which holds `size_bytes` bytes. */
+GP_API gp_status gp_merkle_cap(const gp_merkle_tree *tree, void *out, uint64_t size_bytes);
+
+/** Bytes gp_merkle_cap writes (0 for NULL). */
+GP_API uint64_t gp_merkle_cap_size(const gp_merkle_tree *tree);
+
+/** Destroys a tree. NULL is a no-op. */
+GP_API void gp_merkle_tree_destroy(gp_merkle_tree *tree);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,11 +1,13 @@
 // C entry points: validate arguments, catch every exception, record the
 // thread-local error message, forward to the context's backend.
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <string>
 
 #include "core/core.h"
 #include "gpuprover.h"
+#include "core/merkle_ops.h"
 #include "hash/permutations.h"
 #include "math/field.h"
 
@@ -263,7 +265,12 @@ GP_EXPORT gp_status gp_context_create(const gp_context_options *options, gp_cont
 GP_EXPORT void gp_context_destroy(gp_context *ctx) {
     if (!ctx) return;
     auto *c = reinterpret_cast<Context *>(ctx);
-    size_t leaked = c->buffers.size();
+    size_t leaked = c->buffers.size() + c->trees.size();
+    for (MerkleTree *t : c->trees) {
+        c->backend->free_buffer(t->nodes);
+        delete t;
+    }
+    c->trees.clear();
     for (Buffer *b : c->buffers) {
         c->backend->free_buffer(b->data);
         delete b;
@@ -272,7 +279,7 @@ GP_EXPORT void gp_context_destroy(gp_context *ctx) {
     delete c;
     if (leaked)
         t_last_error = "gp_context_destroy: released " + std::to_string(leaked) +
-                       " buffer(s) that were still alive";
+                       " buffer(s) or tree(s) that were still alive";
 }
 
 GP_EXPORT gp_backend gp_context_backend(const gp_context *ctx) {
@@ -537,4 +544,122 @@ GP_EXPORT gp_status gp_permute_batch(gp_context *ctx, gp_permutation perm, void 
         checked_mul(checked_mul(count, width, "count * width"), elem, "state bytes");
         reinterpret_cast<Context *>(ctx)->backend->permute(id, states, count);
     });
+}
+
+GP_EXPORT void gp_merkle_options_init(gp_merkle_options *o) {
+    if (!o) return;
+    std::memset(o, 0, sizeof(*o));
+    o->struct_size = sizeof(*o);
+    o->kind = GP_MERKLE_FIELD_SPONGE;
+    o->perm = GP_PERM_POSEIDON2_GOLDILOCKS_8;
+}
+
+GP_EXPORT gp_status gp_merkle_commit(gp_context *ctx, const gp_buffer *const *matrices, uint32_t count,
+                                     const gp_merkle_options *options, gp_merkle_tree **out) {
+    return guard("gp_merkle_commit", [&] {
+        GP_REQUIRE_PTR(ctx);
+        GP_REQUIRE_PTR(out);
+        *out = nullptr;
+        GP_REQUIRE_PTR(matrices);
+        if (count == 0) fail(GP_ERR_INVALID_ARGUMENT, "count = 0 (a tree needs at least one matrix)");
+        gp_merkle_options o = read_options(options, gp_merkle_options_init, "gp_merkle_options");
+        if (raw(o.kind) != GP_MERKLE_FIELD_SPONGE)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->kind = ", raw(o.kind), " is not a gp_merkle_kind");
+        MerkleArgs a;
+        a.perm = raw(o.perm);
+        bool known = perm::dispatch(a.perm, [&](auto P) { a.width = (uint32_t)decltype(P)::WIDTH; });
+        if (!known) fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", a.perm, " is not a gp_permutation");
+        int pfield = perm::field_of(a.perm);
+        if (pfield == 0)
+            fail(GP_ERR_UNSUPPORTED, "options->perm = ", a.perm,
+                 " (Keccak-f) has no field sponge; byte-hash trees are not available yet");
+        const FieldDesc &f = field_desc((gp_field)pfield);
+        a.digest = o.digest ? o.digest : (f.elem_size == 8 ? 4 : 8);
+        if (a.digest > a.width / 2)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->digest = ", a.digest, ": two digests exceed the width ",
+                 a.width, " of the permutation");
+        a.rate = o.rate ? o.rate : a.width - a.digest;
+        // Plonky3's PaddingFreeSponge: 0 < OUT <= RATE < WIDTH.
+        if (a.rate >= a.width)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->rate = ", a.rate, " must be below the permutation's width ",
+                 a.width);
+        if (a.digest > a.rate)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->digest = ", a.digest, " exceeds the sponge rate ", a.rate);
+        auto *c = reinterpret_cast<Context *>(ctx);
+        uint64_t max_rows = 0;
+        for (uint32_t i = 0; i < count; ++i) {
+            std::string arg = "matrices[" + std::to_string(i) + "]";
+            if (!matrices[i]) fail(GP_ERR_NULL_POINTER, "argument `", arg, "` is NULL");
+            check_buffer(ctx, matrices[i], arg.c_str());
+            auto *b = reinterpret_cast<const Buffer *>(matrices[i]);
+            if (b->field != &f)
+                fail(GP_ERR_FIELD_MISMATCH, arg, " is over ", b->field->name, " but the permutation is over ", f.name);
+            if (!is_pow2(b->rows))
+                fail(GP_ERR_INVALID_ARGUMENT, arg, " has ", b->rows, " rows, not a power of two");
+            if (b->rows > max_rows) max_rows = b->rows;
+            a.mats.push_back(b);
+        }
+        a.log_h = log2_exact(max_rows);
+        if (o.cap_height > a.log_h)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->cap_height = ", o.cap_height,
+                 " exceeds the tree's height (", a.log_h, " layers above ", max_rows, " leaves)");
+        a.cap_height = o.cap_height;
+        std::stable_sort(a.mats.begin(), a.mats.end(),
+                         [](const Buffer *x, const Buffer *y) { return x->rows > y->rows; });
+        a.groups.assign(a.log_h + 1, {0, 0});
+        for (uint32_t k = 0, m = 0; k <= a.log_h; ++k) {
+            uint64_t h = max_rows >> k;
+            uint32_t m0 = m;
+            while (m < a.mats.size() && a.mats[m]->rows == h) ++m;
+            a.groups[k] = {m0, m};
+        }
+        uint64_t nodes = checked_mul(2 * max_rows - 1, a.digest, "tree nodes * digest");
+        uint64_t bytes = checked_mul(nodes, f.elem_size, "tree bytes");
+        auto t = std::make_unique<MerkleTree>();
+        t->ctx = c;
+        t->digest = a.digest;
+        t->cap_height = a.cap_height;
+        t->log_h = a.log_h;
+        t->elem_size = f.elem_size;
+        t->bytes = bytes;
+        t->mats = a.mats;
+        t->nodes = c->backend->alloc_buffer(bytes);
+        try {
+            c->backend->merkle_commit(a, *t);
+        } catch (...) {
+            c->backend->free_buffer(t->nodes);
+            throw;
+        }
+        c->trees.insert(t.get());
+        *out = reinterpret_cast<gp_merkle_tree *>(t.release());
+    });
+}
+
+GP_EXPORT uint64_t gp_merkle_cap_size(const gp_merkle_tree *tree) {
+    if (!tree) return 0;
+    auto *t = reinterpret_cast<const MerkleTree *>(tree);
+    return ((uint64_t)1 << t->cap_height) * t->digest * t->elem_size;
+}
+
+GP_EXPORT gp_status gp_merkle_cap(const gp_merkle_tree *tree, void *out, uint64_t size_bytes) {
+    return guard("gp_merkle_cap", [&] {
+        GP_REQUIRE_PTR(tree);
+        GP_REQUIRE_PTR(out);
+        auto *t = reinterpret_cast<const MerkleTree *>(tree);
+        uint64_t need = gp_merkle_cap_size(tree);
+        if (size_bytes < need)
+            fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes, " is smaller than the cap (", need,
+                 " bytes)");
+        uint64_t offset = merkle_layer_offset(t->log_h, t->log_h - t->cap_height) * t->digest * t->elem_size;
+        t->ctx->backend->read_tree(*t, offset, out, need);
+    });
+}
+
+GP_EXPORT void gp_merkle_tree_destroy(gp_merkle_tree *tree) {
+    if (!tree) return;
+    auto *t = reinterpret_cast<MerkleTree *>(tree);
+    Context *c = t->ctx;
+    if (!c->trees.erase(t)) return;
+    c->backend->free_buffer(t->nodes);
+    delete t;
 }

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gpuprover.h"
 #include "math/field.h"
@@ -94,6 +96,26 @@ struct NttArgs {
     gp_order output_order;
 };
 
+// A validated Merkle commitment request. `mats` are sorted by height,
+// tallest first (insertion order among equal heights); groups[k] is the
+// index range of the matrices of height 2^(log_h - k) in `mats`.
+struct MerkleArgs {
+    int perm;
+    uint32_t width, digest, rate, cap_height, log_h;
+    std::vector<const Buffer *> mats;
+    std::vector<std::pair<uint32_t, uint32_t>> groups;  // per layer k: [m0, m1)
+};
+
+// A committed tree: all layers, leaves first (merkle_layer_offset), in host
+// memory (CPU backend) or device memory (CUDA backend).
+struct MerkleTree {
+    Context *ctx = nullptr;
+    uint32_t digest = 0, cap_height = 0, log_h = 0, elem_size = 0;
+    void *nodes = nullptr;
+    uint64_t bytes = 0;
+    std::vector<const Buffer *> mats;
+};
+
 // One implementation per device kind. Methods throw gp::Error.
 class Backend {
 public:
@@ -110,6 +132,10 @@ public:
     // Applies permutation `perm` (a gp_permutation, already validated) to
     // `count` host states in place; `elem_size` bytes per state element.
     virtual void permute(int perm, void *states, uint64_t count) = 0;
+    // Builds every layer of the tree into storage from alloc_buffer().
+    virtual void merkle_commit(const MerkleArgs &a, MerkleTree &t) = 0;
+    // Copies `bytes` bytes of tree storage at byte offset `offset` to host.
+    virtual void read_tree(const MerkleTree &t, uint64_t offset, void *out, uint64_t bytes) = 0;
     virtual void trim() = 0;
     virtual uint64_t cache_bytes() const = 0;
     virtual uint64_t allocations() const = 0;
@@ -123,6 +149,7 @@ class Context {
 public:
     std::unique_ptr<Backend> backend;
     std::set<Buffer *> buffers;
+    std::set<MerkleTree *> trees;
     uint64_t buffer_bytes = 0;
 };
 

@@ -12,6 +12,7 @@
 #include "core/core.h"
 #include "core/tables.h"
 #include "core/thread_pool.h"
+#include "core/merkle_ops.h"
 #include "hash/permutations.h"
 #include "math/field.h"
 #include "math/ntt.h"
@@ -92,6 +93,36 @@ public:
                 for (uint64_t i = b; i < e; ++i) Perm::apply(st + i * Perm::WIDTH);
             });
         });
+    }
+
+    void merkle_commit(const MerkleArgs &a, MerkleTree &t) override {
+        perm::dispatch(a.perm, [&](auto P) {
+            using Perm = decltype(P);
+            using T = typename Perm::T;
+            std::vector<MatView<T>> views;
+            for (const Buffer *m : a.mats)
+                views.push_back({static_cast<const T *>(m->data), m->rows, m->base_cols()});
+            T *nodes = static_cast<T *>(t.nodes);
+            const uint32_t d = a.digest;
+            const uint64_t H = 1ull << a.log_h;
+            pool_.parallel_ranges(H, [&](uint64_t b, uint64_t e) {
+                for (uint64_t i = b; i < e; ++i)
+                    merkle_hash_row<Perm>(views.data(), a.groups[0].first, a.groups[0].second, i, a.rate, d,
+                                          nodes + i * d);
+            });
+            for (uint32_t k = 1; k <= a.log_h; ++k) {
+                const T *prev = nodes + merkle_layer_offset(a.log_h, k - 1) * d;
+                T *cur = nodes + merkle_layer_offset(a.log_h, k) * d;
+                pool_.parallel_ranges(H >> k, [&](uint64_t b, uint64_t e) {
+                    for (uint64_t i = b; i < e; ++i)
+                        merkle_node<Perm>(prev, i, views.data(), a.groups[k].first, a.groups[k].second, a.rate,
+                                          d, cur + i * d);
+                });
+            }
+        });
+    }
+    void read_tree(const MerkleTree &t, uint64_t offset, void *out, uint64_t bytes) override {
+        std::memcpy(out, static_cast<const char *>(t.nodes) + offset, bytes);
     }
 
     void trim() override { tables_.clear(); }

@@ -14,6 +14,7 @@
 #include "core/tables.h"
 #include "core/thread_pool.h"
 #include "kernels/hash.cuh"
+#include "kernels/merkle.cuh"
 #include "kernels/ntt.cuh"
 #include "math/field.h"
 #include "math/ntt.h"
@@ -169,6 +170,40 @@ public:
         });
     }
 
+    void merkle_commit(const MerkleArgs &a, MerkleTree &t) override {
+        GP_CUDA(cudaSetDevice(device_));
+        perm::dispatch(a.perm, [&](auto P) {
+            using Perm = decltype(P);
+            using T = typename Perm::T;
+            std::vector<MatView<T>> views;
+            for (const Buffer *m : a.mats)
+                views.push_back({static_cast<const T *>(m->data), m->rows, m->base_cols()});
+            auto *dv = static_cast<MatView<T> *>(
+                scratch(merkle_views_, views.size() * sizeof(MatView<T>), "matrix descriptors"));
+            GP_CUDA(cudaMemcpyAsync(dv, views.data(), views.size() * sizeof(MatView<T>), cudaMemcpyHostToDevice,
+                                    compute_));
+            T *nodes = static_cast<T *>(t.nodes);
+            const uint32_t d = a.digest;
+            const uint64_t H = 1ull << a.log_h;
+            kern::k_merkle_leaves<Perm><<<grid_for((H + 127) / 128, (uint32_t)sms_ * 32), 128, 0, compute_>>>(
+                dv, a.groups[0].first, a.groups[0].second, H, a.rate, d, nodes);
+            check_launch();
+            for (uint32_t k = 1; k <= a.log_h; ++k) {
+                const uint64_t h = H >> k;
+                kern::k_merkle_layer<Perm><<<grid_for((h + 127) / 128, (uint32_t)sms_ * 32), 128, 0, compute_>>>(
+                    nodes + merkle_layer_offset(a.log_h, k - 1) * d, h, dv, a.groups[k].first, a.groups[k].second,
+                    a.rate, d, nodes + merkle_layer_offset(a.log_h, k) * d);
+                check_launch();
+            }
+            GP_CUDA(cudaStreamSynchronize(compute_));
+        });
+    }
+    void read_tree(const MerkleTree &t, uint64_t offset, void *out, uint64_t bytes) override {
+        GP_CUDA(cudaSetDevice(device_));
+        GP_CUDA(cudaStreamSynchronize(compute_));
+        GP_CUDA(cudaMemcpy(out, static_cast<const char *>(t.nodes) + offset, bytes, cudaMemcpyDeviceToHost));
+    }
+
     void trim() override {
         GP_CUDA(cudaSetDevice(device_));
         GP_CUDA(cudaStreamSynchronize(compute_));
@@ -178,7 +213,7 @@ public:
     uint64_t cache_bytes() const override {
         uint64_t b = 0;
         for (auto &kv : dev_tables_) b += kv.second.bytes;
-        for (const DeviceScratch *s : {&perm_, &regions_, &in_slot_[0], &in_slot_[1], &in_slot_[2]})
+        for (const DeviceScratch *s : {&perm_, &regions_, &in_slot_[0], &in_slot_[1], &in_slot_[2], &merkle_views_})
             b += s->bytes;
         for (auto &s : pinned_) b += s.bytes;
         return b;
@@ -255,7 +290,7 @@ private:
     void release_caches() {
         for (auto &kv : dev_tables_) cudaFree(kv.second.ptr);
         dev_tables_.clear();
-        for (DeviceScratch *s : {&perm_, &regions_, &in_slot_[0], &in_slot_[1], &in_slot_[2]}) {
+        for (DeviceScratch *s : {&perm_, &regions_, &in_slot_[0], &in_slot_[1], &in_slot_[2], &merkle_views_}) {
             cudaFree(s->ptr);
             *s = DeviceScratch{};
         }
@@ -652,7 +687,7 @@ private:
     uint32_t tile_log_override_ = 0;
     unsigned long long *flag_ = nullptr;
     std::map<TableKey, DeviceScratch> dev_tables_;
-    DeviceScratch perm_, regions_, in_slot_[kSlots];
+    DeviceScratch perm_, regions_, in_slot_[kSlots], merkle_views_;
     Pinned pinned_[kSlots];
     uint64_t allocations_ = 0;
 };
