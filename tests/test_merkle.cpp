@@ -346,14 +346,8 @@ std::string describe(const std::vector<MatSpec> &specs) {
 /* Fixture                                                                  */
 /* ------------------------------------------------------------------------ */
 
-class MerkleTest : public ::testing::TestWithParam<gp_backend> {
+class MerkleTest : public BackendTest {
    protected:
-    void SetUp() override {
-        GP_CONTEXT_OR_SKIP(c, GetParam());
-        ctx_ = std::move(c);
-        ASSERT_EQ(gp_context_backend(ctx_.get()), GetParam());
-    }
-    gp_context *ctx() { return ctx_.get(); }
 
     // Commits `specs` (random data from `seed`) with `perm`, digest and rate
     // (0 = default) at every cap height in `caps` (all valid heights when
@@ -385,8 +379,6 @@ class MerkleTest : public ::testing::TestWithParam<gp_backend> {
         SCOPED_TRACE("context still usable");
         check(GP_PERM_POSEIDON2_GOLDILOCKS_8, {{8, 3, 1}, {4, 2, 2}}, 777, 0, 0, {0, 1});
     }
-
-    CtxPtr ctx_;
 };
 
 /* ------------------------------------------------------------------------ */

@@ -56,16 +56,7 @@ gp_ntt_options ntt_opts(gp_ntt_direction dir, uint64_t shift, gp_order in_order,
 const gp_order kOrders[] = {GP_ORDER_NATURAL, GP_ORDER_BIT_REVERSED};
 const gp_layout kLayouts[] = {GP_LAYOUT_COL_MAJOR, GP_LAYOUT_ROW_MAJOR};
 
-class NttTest : public ::testing::TestWithParam<gp_backend> {
-   protected:
-    void SetUp() override {
-        GP_CONTEXT_OR_SKIP(c, GetParam());
-        ctx_ = std::move(c);
-        ASSERT_EQ(gp_context_backend(ctx_.get()), GetParam());
-    }
-    gp_context *ctx() { return ctx_.get(); }
-    CtxPtr ctx_;
-};
+class NttTest : public BackendTest {};
 
 }  // namespace
 

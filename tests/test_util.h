@@ -711,4 +711,19 @@ inline gp_memory_stats stats_of(gp_context *ctx) {
         EXPECT_EQ(gp_st_, GP_OK) << #call << ": " << gp_last_error();                  \
     } while (0)
 
+namespace gpt {
+// Base of the tests parameterised over backends: a context of the
+// parameter's backend (CUDA cases skip when no device is usable).
+class BackendTest : public ::testing::TestWithParam<gp_backend> {
+   protected:
+    void SetUp() override {
+        GP_CONTEXT_OR_SKIP(c, GetParam());
+        ctx_ = std::move(c);
+        ASSERT_EQ(gp_context_backend(ctx_.get()), GetParam());
+    }
+    gp_context *ctx() { return ctx_.get(); }
+    CtxPtr ctx_;
+};
+}  // namespace gpt
+
 #endif /* GP_TEST_UTIL_H */

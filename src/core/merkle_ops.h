@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "math/field.h"
 
@@ -16,6 +17,16 @@ struct MatView {
     uint64_t rows;
     uint64_t base_cols;
 };
+
+// Host side: the views of a request's matrices (Buf has data, rows and
+// base_cols()).
+template <class T, class Buf>
+std::vector<MatView<T>> make_mat_views(const std::vector<const Buf *> &mats) {
+    std::vector<MatView<T>> v;
+    v.reserve(mats.size());
+    for (const Buf *m : mats) v.push_back({static_cast<const T *>(m->data), m->rows, m->base_cols()});
+    return v;
+}
 
 // Sponge (overwrite mode, no padding) over row `row` of matrices
 // [m0, m1): all their base columns in order. A short last chunk overwrites

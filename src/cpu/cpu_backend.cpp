@@ -99,9 +99,7 @@ public:
         perm::dispatch(a.perm, [&](auto P) {
             using Perm = decltype(P);
             using T = typename Perm::T;
-            std::vector<MatView<T>> views;
-            for (const Buffer *m : a.mats)
-                views.push_back({static_cast<const T *>(m->data), m->rows, m->base_cols()});
+            std::vector<MatView<T>> views = make_mat_views<T>(a.mats);
             T *nodes = static_cast<T *>(t.nodes);
             const uint32_t d = a.digest;
             const uint64_t H = 1ull << a.log_h;

@@ -175,9 +175,7 @@ public:
         perm::dispatch(a.perm, [&](auto P) {
             using Perm = decltype(P);
             using T = typename Perm::T;
-            std::vector<MatView<T>> views;
-            for (const Buffer *m : a.mats)
-                views.push_back({static_cast<const T *>(m->data), m->rows, m->base_cols()});
+            std::vector<MatView<T>> views = make_mat_views<T>(a.mats);
             auto *dv = static_cast<MatView<T> *>(
                 scratch(merkle_views_, views.size() * sizeof(MatView<T>), "matrix descriptors"));
             GP_CUDA(cudaMemcpyAsync(dv, views.data(), views.size() * sizeof(MatView<T>), cudaMemcpyHostToDevice,
