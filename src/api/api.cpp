@@ -91,6 +91,21 @@ void check_buffer(const gp_context *ctx, const gp_buffer *b, const char *arg) {
         fail(GP_ERR_CONTEXT_MISMATCH, "buffer `", arg, "` does not belong to this context");
 }
 
+// Width and element size of permutation `id`, or GP_ERR_INVALID_ARGUMENT
+// naming `arg`.
+struct PermShape {
+    uint32_t width, elem_size;
+};
+PermShape perm_shape(int id, const char *arg) {
+    PermShape p{0, 0};
+    bool known = perm::dispatch(id, [&](auto P) {
+        p.width = (uint32_t)decltype(P)::WIDTH;
+        p.elem_size = (uint32_t)sizeof(typename decltype(P)::T);
+    });
+    if (!known) fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", id, " is not a gp_permutation");
+    return p;
+}
+
 void check_layout(const gp_layout &l, const char *arg) {
     int v = raw(l);
     if (v != GP_LAYOUT_COL_MAJOR && v != GP_LAYOUT_ROW_MAJOR)
@@ -520,10 +535,8 @@ GP_EXPORT gp_status gp_lde_batch_host(gp_context *ctx, gp_field field, uint32_t 
 GP_EXPORT gp_status gp_permutation_info(gp_permutation perm, uint32_t *width, gp_field *field) {
     return guard("gp_permutation_info", [&] {
         int id = raw(perm);
-        bool known = perm::dispatch(id, [&](auto P) {
-            if (width) *width = (uint32_t)decltype(P)::WIDTH;
-        });
-        if (!known) fail(GP_ERR_INVALID_ARGUMENT, "perm = ", id, " is not a gp_permutation");
+        PermShape p = perm_shape(id, "perm");
+        if (width) *width = p.width;
         if (field) *field = (gp_field)perm::field_of(id);
     });
 }
@@ -533,15 +546,10 @@ GP_EXPORT gp_status gp_permute_batch(gp_context *ctx, gp_permutation perm, void 
     return guard("gp_permute_batch", [&] {
         GP_REQUIRE_PTR(ctx);
         int id = raw(perm);
-        uint32_t width = 0, elem = 8;
-        bool known = perm::dispatch(id, [&](auto P) {
-            width = (uint32_t)decltype(P)::WIDTH;
-            elem = (uint32_t)sizeof(typename decltype(P)::T);
-        });
-        if (!known) fail(GP_ERR_INVALID_ARGUMENT, "perm = ", id, " is not a gp_permutation");
+        PermShape p = perm_shape(id, "perm");
         if (count == 0) return;  // nothing to permute
         GP_REQUIRE_PTR(states);
-        checked_mul(checked_mul(count, width, "count * width"), elem, "state bytes");
+        checked_mul(checked_mul(count, p.width, "count * width"), p.elem_size, "state bytes");
         reinterpret_cast<Context *>(ctx)->backend->permute(id, states, count);
     });
 }
@@ -567,8 +575,7 @@ GP_EXPORT gp_status gp_merkle_commit(gp_context *ctx, const gp_buffer *const *ma
             fail(GP_ERR_INVALID_ARGUMENT, "options->kind = ", raw(o.kind), " is not a gp_merkle_kind");
         MerkleArgs a;
         a.perm = raw(o.perm);
-        bool known = perm::dispatch(a.perm, [&](auto P) { a.width = (uint32_t)decltype(P)::WIDTH; });
-        if (!known) fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", a.perm, " is not a gp_permutation");
+        a.width = perm_shape(a.perm, "options->perm").width;
         int pfield = perm::field_of(a.perm);
         if (pfield == 0)
             fail(GP_ERR_UNSUPPORTED, "options->perm = ", a.perm,
@@ -621,7 +628,6 @@ GP_EXPORT gp_status gp_merkle_commit(gp_context *ctx, const gp_buffer *const *ma
         t->cap_height = a.cap_height;
         t->log_h = a.log_h;
         t->elem_size = f.elem_size;
-        t->bytes = bytes;
         t->mats = a.mats;
         t->nodes = c->backend->alloc_buffer(bytes);
         try {

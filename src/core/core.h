@@ -112,7 +112,6 @@ struct MerkleTree {
     Context *ctx = nullptr;
     uint32_t digest = 0, cap_height = 0, log_h = 0, elem_size = 0;
     void *nodes = nullptr;
-    uint64_t bytes = 0;
     std::vector<const Buffer *> mats;
 };
 
@@ -130,7 +129,7 @@ public:
     virtual void lde(const LdeArgs &a) = 0;
     virtual void ntt(Buffer &buf, const NttArgs &a) = 0;
     // Applies permutation `perm` (a gp_permutation, already validated) to
-    // `count` host states in place; `elem_size` bytes per state element.
+    // `count` host states in place.
     virtual void permute(int perm, void *states, uint64_t count) = 0;
     // Builds every layer of the tree into storage from alloc_buffer().
     virtual void merkle_commit(const MerkleArgs &a, MerkleTree &t) = 0;

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -211,8 +212,7 @@ public:
     uint64_t cache_bytes() const override {
         uint64_t b = 0;
         for (auto &kv : dev_tables_) b += kv.second.bytes;
-        for (const DeviceScratch *s : {&perm_, &regions_, &in_slot_[0], &in_slot_[1], &in_slot_[2], &merkle_views_})
-            b += s->bytes;
+        for (const DeviceScratch *s : scratches()) b += s->bytes;
         for (auto &s : pinned_) b += s.bytes;
         return b;
     }
@@ -288,7 +288,7 @@ private:
     void release_caches() {
         for (auto &kv : dev_tables_) cudaFree(kv.second.ptr);
         dev_tables_.clear();
-        for (DeviceScratch *s : {&perm_, &regions_, &in_slot_[0], &in_slot_[1], &in_slot_[2], &merkle_views_}) {
+        for (DeviceScratch *s : scratches()) {
             cudaFree(s->ptr);
             *s = DeviceScratch{};
         }
@@ -463,7 +463,7 @@ private:
     // fused kernel keeps that many coefficients in registers).
     template <class F>
     uint32_t threads_for(uint32_t tile_log) const {
-        constexpr uint32_t ept_log = kern::TileCfg<F>::kTileLog - 9;  // log2(kEpt), kThreads = 512
+        constexpr uint32_t ept_log = kern::TileCfg<F>::kTileLog - __builtin_ctz(kern::kThreads);  // log2(kEpt)
         uint32_t t = tile_log > ept_log ? 1u << (tile_log - ept_log) : 1u;
         if (threads_override_) t = std::max(t, threads_override_);
         return std::min<uint32_t>(std::max<uint32_t>(t, 64), kern::kThreads);
@@ -686,6 +686,13 @@ private:
     unsigned long long *flag_ = nullptr;
     std::map<TableKey, DeviceScratch> dev_tables_;
     DeviceScratch perm_, regions_, in_slot_[kSlots], merkle_views_;
+    // Every cached scratch allocation, for accounting and release.
+    std::array<DeviceScratch *, 3 + kSlots> scratches() const {
+        static_assert(kSlots == 3, "list every input slot below");
+        auto *self = const_cast<CudaBackend *>(this);
+        return {&self->perm_, &self->regions_, &self->in_slot_[0], &self->in_slot_[1], &self->in_slot_[2],
+                &self->merkle_views_};
+    }
     Pinned pinned_[kSlots];
     uint64_t allocations_ = 0;
 };
