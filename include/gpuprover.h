@@ -98,7 +98,9 @@ typedef enum gp_status {
     /** The CUDA runtime reported an error. */
     GP_ERR_CUDA = 13,
     /** An internal invariant failed; please report it. */
-    GP_ERR_INTERNAL = 14
+    GP_ERR_INTERNAL = 14,
+    /** A proof or opening did not verify. */
+    GP_ERR_VERIFY_FAILED = 15
 } gp_status;
 
 /** Returns the symbolic name of a status ("GP_OK", "GP_ERR_NO_DEVICE", ...).
@@ -409,8 +411,37 @@ typedef enum gp_merkle_kind {
      *  TruncatedPermutation of (left || right || zeros), first `digest`
      *  elements. Matrices of a smaller height h enter at the layer of h
      *  nodes: node = C(C(left, right), H(row i of every matrix of height h,
-     *  concatenated in the order given)), as Plonky3 injects them. */
-    GP_MERKLE_FIELD_SPONGE = 1
+     *  concatenated in the order given)), as Plonky3 injects them. Any
+     *  permutation but GP_PERM_KECCAK_F1600. */
+    GP_MERKLE_FIELD_SPONGE = 1,
+    /** miden-crypto / winterfell: leaf = hash_elements(row) (the row of all
+     *  matrices concatenated, extension elements flattened), node =
+     *  merge(left, right), with perm GP_PERM_RPO256 or GP_PERM_RPX256 in
+     *  miden-crypto's current sponge layout (v0.21 and later: rate
+     *  state[0..8], capacity state[8..12], digest state[0..4], capacity[0] =
+     *  length mod 8, short last block zero-filled). Digests are 4 Goldilocks
+     *  elements. All matrices must have the same height. */
+    GP_MERKLE_MIDEN = 2,
+    /** As GP_MERKLE_MIDEN in miden-crypto's layout of v0.11 to v0.20:
+     *  capacity state[0..4], rate state[4..12], digest state[4..8]. */
+    GP_MERKLE_MIDEN_V0_11 = 3,
+    /** As GP_MERKLE_MIDEN_V0_11 with the padding of v0.10 and before:
+     *  capacity[0] = 1 when length mod 8 != 0, short last block padded with
+     *  1 then zeros. */
+    GP_MERKLE_MIDEN_V0_10 = 4,
+    /** Plonky3 MerkleTreeMmcs over Keccak-256 (SerializingHasher over
+     *  Keccak256Hash, CompressionFunctionFromHasher): leaf = keccak256 of the
+     *  row's bytes, each base element little-endian — Goldilocks canonical (8
+     *  bytes), BabyBear and KoalaBear in Montgomery form x * 2^32 mod p (4
+     *  bytes), as Plonky3 serializes them; node = keccak256(left || right).
+     *  Mixed heights as GP_MERKLE_FIELD_SPONGE. Digests are 32 bytes. perm
+     *  must be GP_PERM_KECCAK_F1600. */
+    GP_MERKLE_KECCAK_PLONKY3 = 5,
+    /** lambdaworks / Lambda VM Keccak-256 tree over Goldilocks: leaf =
+     *  keccak256 of the row's canonical elements, each 8 bytes big-endian;
+     *  node = keccak256(left || right). All matrices must have the same
+     *  height. perm must be GP_PERM_KECCAK_F1600. */
+    GP_MERKLE_KECCAK_BE = 6
 } gp_merkle_kind;
 
 typedef struct gp_merkle_options {
@@ -420,36 +451,103 @@ typedef struct gp_merkle_options {
     /** The permutation of the sponge and of the compression. Default
      *  GP_PERM_POSEIDON2_GOLDILOCKS_8 (Plonky3's Goldilocks default). */
     gp_permutation perm;
-    /** Digest elements: 0 (default) means 4 for Goldilocks, 8 for BabyBear
-     *  and KoalaBear. 2 * digest must not exceed the permutation's width. */
+    /** GP_MERKLE_FIELD_SPONGE only (0 for the other kinds, whose digests are
+     *  fixed). Digest elements: 0 (default) means 4 for Goldilocks, 8 for
+     *  BabyBear and KoalaBear. 2 * digest must not exceed the permutation's
+     *  width. */
     uint32_t digest;
-    /** Sponge rate: 0 (default) means width - digest. As in Plonky3,
-     *  digest <= rate < width. */
+    /** GP_MERKLE_FIELD_SPONGE only (else 0). Sponge rate: 0 (default) means
+     *  width - digest. As in Plonky3, digest <= rate < width. */
     uint32_t rate;
     /** The cap is the layer 2^cap_height nodes wide; 0 (default) is the
-     *  root. It must not exceed log2 of the greatest height. */
+     *  root. It must not exceed log2 of the least height: the rows of a
+     *  matrix shorter than the cap would not be bound by it. */
     uint32_t cap_height;
 } gp_merkle_options;
 
 GP_API void gp_merkle_options_init(gp_merkle_options *options);
 
-/** A committed tree. It keeps every layer (on the device for the CUDA
- *  backend) and refers to its matrices, which must outlive it. */
+/** A committed tree. It keeps every layer up to the root (on the device for
+ *  the CUDA backend) and refers to its matrices, which must outlive it. */
 typedef struct gp_merkle_tree gp_merkle_tree;
 
-/** Commits `count` matrices (buffers of this context, all of the
- *  permutation's field; heights powers of two) and returns the tree. */
+/** Commits `count` matrices (buffers of this context, all of one field:
+ *  the permutation's for the field hashes, Goldilocks for GP_MERKLE_MIDEN*
+ *  and GP_MERKLE_KECCAK_BE; heights powers of two) and returns the tree.
+ *  The matrices are read where they are (a gp_lde_batch output is hashed on
+ *  the device, column-major, without a copy or a transpose). */
 GP_API gp_status gp_merkle_commit(gp_context *ctx, const gp_buffer *const *matrices,
                                   uint32_t count, const gp_merkle_options *options,
                                   gp_merkle_tree **out);
 
-/** Copies the cap (2^cap_height digests, each `digest` canonical field
- *  elements, element by element in the field's element size, little-endian)
- *  into `out`, which holds `size_bytes` bytes. */
+/** Hashes every row of `count` matrices of one height as a leaf of `options`
+ *  (cap_height is ignored): digest i is the leaf hash of row i of all
+ *  matrices concatenated. Writes one digest per row, back to back, into
+ *  `digests` (`size_bytes` long): rows x (digest elements x element size,
+ *  or 32 bytes for Keccak), laid out as gp_merkle_digest_size says. */
+GP_API gp_status gp_merkle_hash_rows(gp_context *ctx, const gp_buffer *const *matrices,
+                                     uint32_t count, const gp_merkle_options *options,
+                                     void *digests, uint64_t size_bytes);
+
+/** Bytes of one digest of the tree: digest elements x element size (8 for
+ *  Goldilocks, 4 for BabyBear and KoalaBear), or 32 for Keccak. Digests
+ *  are written element by element, canonical, little-endian; Keccak digests
+ *  are the 32 hash bytes. 0 for NULL. */
+GP_API uint64_t gp_merkle_digest_size(const gp_merkle_tree *tree);
+
+/** Copies the root (gp_merkle_digest_size bytes) into `out`, which holds
+ *  `size_bytes` bytes. With cap_height > 0 the root is still computed; the
+ *  cap is what the openings verify against. */
+GP_API gp_status gp_merkle_root(const gp_merkle_tree *tree, void *out, uint64_t size_bytes);
+
+/** Copies the cap (2^cap_height digests, left to right) into `out`, which
+ *  holds `size_bytes` bytes. */
 GP_API gp_status gp_merkle_cap(const gp_merkle_tree *tree, void *out, uint64_t size_bytes);
 
 /** Bytes gp_merkle_cap writes (0 for NULL). */
 GP_API uint64_t gp_merkle_cap_size(const gp_merkle_tree *tree);
+
+/** Per opened index: the bytes of its rows (the sum over the matrices of
+ *  base columns x element size) and of its path ((log2 of the greatest
+ *  height - cap_height) x gp_merkle_digest_size). Either pointer may be
+ *  NULL. */
+GP_API gp_status gp_merkle_opening_size(const gp_merkle_tree *tree, uint64_t *row_bytes,
+                                        uint64_t *path_bytes);
+
+/** Opens `count` leaves. For each index i (a row of the tallest matrices,
+ *  i < greatest height) writes into `rows` the opened row of every matrix in
+ *  the order they were committed — a matrix of height h is read at row
+ *  i >> log2(greatest height / h) — base elements canonical, little-endian;
+ *  and into `paths` the sibling digests from the leaf layer up to the layer
+ *  below the cap (Plonky3's and winterfell's order). Openings are packed
+ *  back to back: rows needs count x row_bytes, paths count x path_bytes
+ *  (gp_merkle_opening_size). `rows` or `paths` may be NULL (with size 0)
+ *  when not wanted. */
+GP_API gp_status gp_merkle_open(const gp_merkle_tree *tree, const uint64_t *indices,
+                                uint64_t count, void *rows, uint64_t rows_size,
+                                void *paths, uint64_t paths_size);
+
+/** Shape of one committed matrix, for gp_merkle_verify. */
+typedef struct gp_matrix_dims {
+    uint64_t rows;
+    /** Columns, each of ext_degree base elements. */
+    uint32_t cols;
+    uint32_t ext_degree;
+} gp_matrix_dims;
+
+/** Checks one opening (as gp_merkle_open writes it) on the host, without a
+ *  context: recomputes the leaf from `rows` (for matrices of shapes
+ *  `dims[0..count)` in commit order, over `field`), walks `path` up to the
+ *  cap layer and compares with digest index >> (log2 height - cap_height)
+ *  of `cap`. `options` must be those of the commitment. Returns GP_OK when
+ *  the opening is valid, GP_ERR_VERIFY_FAILED when it is not, another code
+ *  for malformed arguments (sizes that do not match the shapes, an index
+ *  past the end, non-canonical row elements). */
+GP_API gp_status gp_merkle_verify(const gp_merkle_options *options, gp_field field,
+                                  const gp_matrix_dims *dims, uint32_t count,
+                                  const void *cap, uint64_t cap_size, uint64_t index,
+                                  const void *rows, uint64_t rows_size,
+                                  const void *path, uint64_t path_size);
 
 /** Destroys a tree. NULL is a no-op. */
 GP_API void gp_merkle_tree_destroy(gp_merkle_tree *tree);

@@ -1,6 +1,7 @@
-// CUDA kernels of the Merkle commitment: one thread per leaf or node, on the
-// shared steps of src/core/merkle_ops.h. Leaves read the column-major matrices
-// directly: neighbouring threads read neighbouring rows of each column.
+// CUDA kernels of the Merkle commitment: one thread per leaf, node or
+// opening, on the shared steps of src/core/merkle_ops.h and any tree hasher
+// of src/hash/tree_hash.h. Leaves read the column-major matrices directly:
+// neighbouring threads read neighbouring rows of each column.
 #pragma once
 
 #include <cstdint>
@@ -10,21 +11,33 @@
 namespace gp {
 namespace kern {
 
-template <class P>
-__global__ void k_merkle_leaves(const MatView<typename P::T> *mats, uint32_t m0, uint32_t m1,
-                                uint64_t count, uint32_t rate, uint32_t digest, typename P::T *out) {
+template <class H>
+__global__ void k_merkle_leaves(H h, const MatView<typename H::T> *mats, uint32_t m0, uint32_t m1, uint64_t count,
+                                typename H::W *out) {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < count;
          i += (uint64_t)gridDim.x * blockDim.x)
-        merkle_hash_row<P>(mats, m0, m1, i, rate, digest, out + i * digest);
+        merkle_leaf(h, mats, m0, m1, i, out + i * h.digest);
 }
 
-template <class P>
-__global__ void k_merkle_layer(const typename P::T *children, uint64_t count,
-                               const MatView<typename P::T> *mats, uint32_t m0, uint32_t m1,
-                               uint32_t rate, uint32_t digest, typename P::T *out) {
+template <class H>
+__global__ void k_merkle_layer(H h, const typename H::W *children, uint64_t count,
+                               const MatView<typename H::T> *mats, uint32_t m0, uint32_t m1, typename H::W *out) {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < count;
          i += (uint64_t)gridDim.x * blockDim.x)
-        merkle_node<P>(children, i, mats, m0, m1, rate, digest, out + i * digest);
+        merkle_node(h, children, i, mats, m0, m1, out + i * h.digest);
+}
+
+// Opening q: rows of every matrix (rows != null) and the path (paths != null).
+template <class T, class W>
+__global__ void k_merkle_open(const MatView<T> *mats, uint32_t nmats, uint64_t row_elems, const W *nodes,
+                              uint32_t log_h, uint32_t path_len, uint32_t digest, const uint64_t *indices,
+                              uint64_t count, T *rows, W *paths) {
+    for (uint64_t q = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; q < count;
+         q += (uint64_t)gridDim.x * blockDim.x) {
+        if (rows) merkle_open_rows(mats, nmats, log_h, indices[q], rows + q * row_elems);
+        if (paths)
+            merkle_open_path(nodes, log_h, path_len, digest, indices[q], paths + q * (uint64_t)path_len * digest);
+    }
 }
 
 }  // namespace kern

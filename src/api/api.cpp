@@ -210,6 +210,7 @@ GP_EXPORT const char *gp_status_name(gp_status status) {
         case GP_ERR_NON_CANONICAL: return "GP_ERR_NON_CANONICAL";
         case GP_ERR_CUDA: return "GP_ERR_CUDA";
         case GP_ERR_INTERNAL: return "GP_ERR_INTERNAL";
+        case GP_ERR_VERIFY_FAILED: return "GP_ERR_VERIFY_FAILED";
     }
     return "GP_ERR_UNKNOWN";
 }
@@ -562,73 +563,186 @@ GP_EXPORT void gp_merkle_options_init(gp_merkle_options *o) {
     o->perm = GP_PERM_POSEIDON2_GOLDILOCKS_8;
 }
 
+namespace gp {
+namespace {
+
+const char *merkle_kind_name(int kind) {
+    switch (kind) {
+        case GP_MERKLE_FIELD_SPONGE: return "GP_MERKLE_FIELD_SPONGE";
+        case GP_MERKLE_MIDEN: return "GP_MERKLE_MIDEN";
+        case GP_MERKLE_MIDEN_V0_11: return "GP_MERKLE_MIDEN_V0_11";
+        case GP_MERKLE_MIDEN_V0_10: return "GP_MERKLE_MIDEN_V0_10";
+        case GP_MERKLE_KECCAK_PLONKY3: return "GP_MERKLE_KECCAK_PLONKY3";
+        case GP_MERKLE_KECCAK_BE: return "GP_MERKLE_KECCAK_BE";
+        default: return nullptr;
+    }
+}
+
+// Validates a Merkle profile for matrices over `f` (named by `what`).
+TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *what) {
+    TreeSpec s;
+    s.kind = raw(o.kind);
+    const char *kname = merkle_kind_name(s.kind);
+    if (!kname) fail(GP_ERR_INVALID_ARGUMENT, "options->kind = ", s.kind, " is not a gp_merkle_kind");
+    s.perm = raw(o.perm);
+    const PermShape p = perm_shape(s.perm, "options->perm");
+    const int pfield = perm::field_of(s.perm);
+    auto fixed_digest = [&](uint32_t words) {
+        if (o.digest != 0 || o.rate != 0)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->digest = ", o.digest, ", options->rate = ", o.rate,
+                 ": ", kname, " has a fixed digest and rate; leave both 0");
+        s.digest = words;
+        s.word_size = 8;
+    };
+    switch (s.kind) {
+        case GP_MERKLE_FIELD_SPONGE: {
+            if (pfield == 0)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm,
+                     " (Keccak-f) has no field sponge: use GP_MERKLE_KECCAK_PLONKY3 or GP_MERKLE_KECCAK_BE");
+            s.field = pfield;
+            s.word_size = p.elem_size;
+            s.digest = o.digest ? o.digest : (p.elem_size == 8 ? 4 : 8);
+            if (s.digest > p.width / 2)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->digest = ", s.digest, ": two digests exceed the width ",
+                     p.width, " of the permutation");
+            s.rate = o.rate ? o.rate : p.width - s.digest;
+            // Plonky3's PaddingFreeSponge: 0 < OUT <= RATE < WIDTH.
+            if (s.rate >= p.width)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->rate = ", s.rate,
+                     " must be below the permutation's width ", p.width);
+            if (s.digest > s.rate)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->digest = ", s.digest, " exceeds the sponge rate ", s.rate);
+            break;
+        }
+        case GP_MERKLE_MIDEN:
+        case GP_MERKLE_MIDEN_V0_11:
+        case GP_MERKLE_MIDEN_V0_10:
+            if (s.perm != GP_PERM_RPO256 && s.perm != GP_PERM_RPX256)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
+                     " hashes with GP_PERM_RPO256 or GP_PERM_RPX256");
+            s.field = GP_FIELD_GOLDILOCKS;
+            fixed_digest(4);
+            break;
+        case GP_MERKLE_KECCAK_PLONKY3:
+        case GP_MERKLE_KECCAK_BE:
+            if (s.perm != GP_PERM_KECCAK_F1600)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
+                     " hashes with Keccak-256; set GP_PERM_KECCAK_F1600");
+            s.field = (int)f.id;
+            if (s.kind == GP_MERKLE_KECCAK_BE && f.id != FieldId::Goldilocks)
+                fail(GP_ERR_UNSUPPORTED, what, " are over ", f.name, ": ", kname,
+                     " is defined for Goldilocks (lambdaworks writes 31-bit base fields in Montgomery form"
+                     " and their extensions canonically)");
+            fixed_digest(4);
+            break;
+    }
+    if (s.field != (int)f.id)
+        fail(GP_ERR_FIELD_MISMATCH, what, " are over ", f.name, " but ", kname, " with options->perm = ", s.perm,
+             " hashes ", field_desc((gp_field)s.field).name, " elements");
+    return s;
+}
+
+// The tree's shape: heights powers of two, one height for the kinds that
+// have no injection, the cap within the least height; matrices sorted
+// tallest first (stable) and grouped per layer.
+struct TreePlan {
+    uint32_t log_h = 0;
+    std::vector<uint32_t> order;
+    std::vector<std::pair<uint32_t, uint32_t>> groups;
+};
+
+TreePlan plan_tree(const TreeSpec &s, const std::vector<uint64_t> &heights, uint32_t cap_height,
+                   const char *what) {
+    TreePlan p;
+    uint64_t hi = 0, lo = ~0ull;
+    for (size_t i = 0; i < heights.size(); ++i) {
+        if (!is_pow2(heights[i]))
+            fail(GP_ERR_INVALID_ARGUMENT, what, "[", i, "] has ", heights[i], " rows, not a power of two");
+        hi = std::max(hi, heights[i]);
+        lo = std::min(lo, heights[i]);
+    }
+    const bool one_height = s.kind != GP_MERKLE_FIELD_SPONGE && s.kind != GP_MERKLE_KECCAK_PLONKY3;
+    if (one_height && hi != lo)
+        fail(GP_ERR_SHAPE_MISMATCH, merkle_kind_name(s.kind), " commits matrices of one height; ", what,
+             " have heights from ", lo, " to ", hi);
+    p.log_h = log2_exact(hi);
+    if (cap_height > log2_exact(lo)) {
+        if (hi == lo)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->cap_height = ", cap_height, " exceeds the tree's height (",
+                 p.log_h, " layers above ", hi, " leaves)");
+        fail(GP_ERR_INVALID_ARGUMENT, "options->cap_height = ", cap_height, " exceeds log2 of the least height ",
+             lo, ": the rows of a matrix shorter than the cap would not be bound by it");
+    }
+    p.order.resize(heights.size());
+    for (uint32_t i = 0; i < heights.size(); ++i) p.order[i] = i;
+    std::stable_sort(p.order.begin(), p.order.end(),
+                     [&](uint32_t x, uint32_t y) { return heights[x] > heights[y]; });
+    p.groups.assign(p.log_h + 1, {0, 0});
+    for (uint32_t k = 0, m = 0; k <= p.log_h; ++k) {
+        uint32_t m0 = m;
+        while (m < p.order.size() && heights[p.order[m]] == (hi >> k)) ++m;
+        p.groups[k] = {m0, m};
+    }
+    return p;
+}
+
+// Validates a list of matrices and a profile; fills `a` (spec, sorted
+// matrices, groups, log_h) and returns the matrices in the caller's order.
+std::vector<const Buffer *> merkle_request(gp_context *ctx, const gp_buffer *const *matrices, uint32_t count,
+                                           const gp_merkle_options &o, bool leaves_only, MerkleArgs &a) {
+    GP_REQUIRE_PTR(matrices);
+    if (count == 0) fail(GP_ERR_INVALID_ARGUMENT, "count = 0 (a tree needs at least one matrix)");
+    std::vector<const Buffer *> mats;
+    std::vector<uint64_t> heights;
+    for (uint32_t i = 0; i < count; ++i) {
+        std::string arg = "matrices[" + std::to_string(i) + "]";
+        if (!matrices[i]) fail(GP_ERR_NULL_POINTER, "argument `", arg, "` is NULL");
+        check_buffer(ctx, matrices[i], arg.c_str());
+        auto *b = reinterpret_cast<const Buffer *>(matrices[i]);
+        if (!mats.empty() && b->field != mats[0]->field)
+            fail(GP_ERR_FIELD_MISMATCH, arg, " is over ", b->field->name, " but matrices[0] is over ",
+                 mats[0]->field->name);
+        mats.push_back(b);
+        heights.push_back(b->rows);
+    }
+    a.spec = tree_spec(o, *mats[0]->field, "the matrices");
+    a.leaves_only = leaves_only;
+    if (leaves_only) {
+        for (uint32_t i = 1; i < count; ++i)
+            if (heights[i] != heights[0])
+                fail(GP_ERR_SHAPE_MISMATCH, "matrices[", i, "] has ", heights[i], " rows but matrices[0] has ",
+                     heights[0], ": rows are hashed across matrices of one height");
+    }
+    TreePlan p = plan_tree(a.spec, heights, leaves_only ? 0 : o.cap_height, "the matrices");
+    a.cap_height = leaves_only ? 0 : o.cap_height;
+    a.log_h = p.log_h;
+    a.groups = p.groups;
+    for (uint32_t i : p.order) a.mats.push_back(mats[i]);
+    return mats;
+}
+
+}  // namespace
+}  // namespace gp
+
 GP_EXPORT gp_status gp_merkle_commit(gp_context *ctx, const gp_buffer *const *matrices, uint32_t count,
                                      const gp_merkle_options *options, gp_merkle_tree **out) {
     return guard("gp_merkle_commit", [&] {
         GP_REQUIRE_PTR(ctx);
         GP_REQUIRE_PTR(out);
         *out = nullptr;
-        GP_REQUIRE_PTR(matrices);
-        if (count == 0) fail(GP_ERR_INVALID_ARGUMENT, "count = 0 (a tree needs at least one matrix)");
         gp_merkle_options o = read_options(options, gp_merkle_options_init, "gp_merkle_options");
-        if (raw(o.kind) != GP_MERKLE_FIELD_SPONGE)
-            fail(GP_ERR_INVALID_ARGUMENT, "options->kind = ", raw(o.kind), " is not a gp_merkle_kind");
         MerkleArgs a;
-        a.perm = raw(o.perm);
-        a.width = perm_shape(a.perm, "options->perm").width;
-        int pfield = perm::field_of(a.perm);
-        if (pfield == 0)
-            fail(GP_ERR_UNSUPPORTED, "options->perm = ", a.perm,
-                 " (Keccak-f) has no field sponge; byte-hash trees are not available yet");
-        const FieldDesc &f = field_desc((gp_field)pfield);
-        a.digest = o.digest ? o.digest : (f.elem_size == 8 ? 4 : 8);
-        if (a.digest > a.width / 2)
-            fail(GP_ERR_INVALID_ARGUMENT, "options->digest = ", a.digest, ": two digests exceed the width ",
-                 a.width, " of the permutation");
-        a.rate = o.rate ? o.rate : a.width - a.digest;
-        // Plonky3's PaddingFreeSponge: 0 < OUT <= RATE < WIDTH.
-        if (a.rate >= a.width)
-            fail(GP_ERR_INVALID_ARGUMENT, "options->rate = ", a.rate, " must be below the permutation's width ",
-                 a.width);
-        if (a.digest > a.rate)
-            fail(GP_ERR_INVALID_ARGUMENT, "options->digest = ", a.digest, " exceeds the sponge rate ", a.rate);
+        std::vector<const Buffer *> committed = merkle_request(ctx, matrices, count, o, false, a);
         auto *c = reinterpret_cast<Context *>(ctx);
-        uint64_t max_rows = 0;
-        for (uint32_t i = 0; i < count; ++i) {
-            std::string arg = "matrices[" + std::to_string(i) + "]";
-            if (!matrices[i]) fail(GP_ERR_NULL_POINTER, "argument `", arg, "` is NULL");
-            check_buffer(ctx, matrices[i], arg.c_str());
-            auto *b = reinterpret_cast<const Buffer *>(matrices[i]);
-            if (b->field != &f)
-                fail(GP_ERR_FIELD_MISMATCH, arg, " is over ", b->field->name, " but the permutation is over ", f.name);
-            if (!is_pow2(b->rows))
-                fail(GP_ERR_INVALID_ARGUMENT, arg, " has ", b->rows, " rows, not a power of two");
-            if (b->rows > max_rows) max_rows = b->rows;
-            a.mats.push_back(b);
-        }
-        a.log_h = log2_exact(max_rows);
-        if (o.cap_height > a.log_h)
-            fail(GP_ERR_INVALID_ARGUMENT, "options->cap_height = ", o.cap_height,
-                 " exceeds the tree's height (", a.log_h, " layers above ", max_rows, " leaves)");
-        a.cap_height = o.cap_height;
-        std::stable_sort(a.mats.begin(), a.mats.end(),
-                         [](const Buffer *x, const Buffer *y) { return x->rows > y->rows; });
-        a.groups.assign(a.log_h + 1, {0, 0});
-        for (uint32_t k = 0, m = 0; k <= a.log_h; ++k) {
-            uint64_t h = max_rows >> k;
-            uint32_t m0 = m;
-            while (m < a.mats.size() && a.mats[m]->rows == h) ++m;
-            a.groups[k] = {m0, m};
-        }
-        uint64_t nodes = checked_mul(2 * max_rows - 1, a.digest, "tree nodes * digest");
-        uint64_t bytes = checked_mul(nodes, f.elem_size, "tree bytes");
+        const uint64_t H = 1ull << a.log_h;
+        uint64_t words = checked_mul(2 * H - 1, a.spec.digest, "tree nodes * digest");
+        uint64_t bytes = checked_mul(words, a.spec.word_size, "tree bytes");
         auto t = std::make_unique<MerkleTree>();
         t->ctx = c;
-        t->digest = a.digest;
+        t->spec = a.spec;
         t->cap_height = a.cap_height;
         t->log_h = a.log_h;
-        t->elem_size = f.elem_size;
-        t->mats = a.mats;
+        t->committed = committed;
         t->nodes = c->backend->alloc_buffer(bytes);
         try {
             c->backend->merkle_commit(a, *t);
@@ -641,23 +755,190 @@ GP_EXPORT gp_status gp_merkle_commit(gp_context *ctx, const gp_buffer *const *ma
     });
 }
 
+GP_EXPORT gp_status gp_merkle_hash_rows(gp_context *ctx, const gp_buffer *const *matrices, uint32_t count,
+                                        const gp_merkle_options *options, void *digests, uint64_t size_bytes) {
+    return guard("gp_merkle_hash_rows", [&] {
+        GP_REQUIRE_PTR(ctx);
+        gp_merkle_options o = read_options(options, gp_merkle_options_init, "gp_merkle_options");
+        MerkleArgs a;
+        merkle_request(ctx, matrices, count, o, true, a);
+        GP_REQUIRE_PTR(digests);
+        const uint64_t H = 1ull << a.log_h;
+        const uint64_t bytes = checked_mul(checked_mul(H, a.spec.digest, "rows * digest"), a.spec.word_size,
+                                           "digest bytes");
+        if (size_bytes < bytes)
+            fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes, " is smaller than the ", H, " digests (",
+                 bytes, " bytes)");
+        auto *c = reinterpret_cast<Context *>(ctx);
+        MerkleTree t;
+        t.ctx = c;
+        t.spec = a.spec;
+        t.log_h = a.log_h;
+        t.nodes = c->backend->alloc_buffer(bytes);
+        try {
+            c->backend->merkle_commit(a, t);
+            c->backend->read_tree(t, 0, digests, bytes);
+        } catch (...) {
+            c->backend->free_buffer(t.nodes);
+            throw;
+        }
+        c->backend->free_buffer(t.nodes);
+    });
+}
+
+GP_EXPORT uint64_t gp_merkle_digest_size(const gp_merkle_tree *tree) {
+    if (!tree) return 0;
+    return reinterpret_cast<const MerkleTree *>(tree)->digest_bytes();
+}
+
 GP_EXPORT uint64_t gp_merkle_cap_size(const gp_merkle_tree *tree) {
     if (!tree) return 0;
     auto *t = reinterpret_cast<const MerkleTree *>(tree);
-    return ((uint64_t)1 << t->cap_height) * t->digest * t->elem_size;
+    return ((uint64_t)1 << t->cap_height) * t->digest_bytes();
+}
+
+namespace gp {
+namespace {
+// Copies layer `k` of the tree (its first `bytes` bytes) to `out`.
+void read_layer(const char *fname, const gp_merkle_tree *tree, uint32_t k, uint64_t need, void *out,
+                uint64_t size_bytes) {
+    GP_REQUIRE_PTR(tree);
+    GP_REQUIRE_PTR(out);
+    auto *t = reinterpret_cast<const MerkleTree *>(tree);
+    if (size_bytes < need)
+        fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes, " is smaller than the ", fname, " (", need,
+             " bytes)");
+    t->ctx->backend->read_tree(*t, merkle_layer_offset(t->log_h, k) * t->digest_bytes(), out, need);
+}
+}  // namespace
+}  // namespace gp
+
+GP_EXPORT gp_status gp_merkle_root(const gp_merkle_tree *tree, void *out, uint64_t size_bytes) {
+    return guard("gp_merkle_root", [&] {
+        auto *t = reinterpret_cast<const MerkleTree *>(tree);
+        read_layer("root", tree, t ? t->log_h : 0, gp_merkle_digest_size(tree), out, size_bytes);
+    });
 }
 
 GP_EXPORT gp_status gp_merkle_cap(const gp_merkle_tree *tree, void *out, uint64_t size_bytes) {
     return guard("gp_merkle_cap", [&] {
-        GP_REQUIRE_PTR(tree);
-        GP_REQUIRE_PTR(out);
         auto *t = reinterpret_cast<const MerkleTree *>(tree);
-        uint64_t need = gp_merkle_cap_size(tree);
-        if (size_bytes < need)
-            fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes, " is smaller than the cap (", need,
-                 " bytes)");
-        uint64_t offset = merkle_layer_offset(t->log_h, t->log_h - t->cap_height) * t->digest * t->elem_size;
-        t->ctx->backend->read_tree(*t, offset, out, need);
+        read_layer("cap", tree, t ? t->log_h - t->cap_height : 0, gp_merkle_cap_size(tree), out, size_bytes);
+    });
+}
+
+namespace gp {
+namespace {
+uint64_t opened_row_bytes(const std::vector<const Buffer *> &mats) {
+    uint64_t n = 0;
+    for (const Buffer *b : mats) n += b->base_cols() * b->field->elem_size;
+    return n;
+}
+}  // namespace
+}  // namespace gp
+
+GP_EXPORT gp_status gp_merkle_opening_size(const gp_merkle_tree *tree, uint64_t *row_bytes, uint64_t *path_bytes) {
+    return guard("gp_merkle_opening_size", [&] {
+        GP_REQUIRE_PTR(tree);
+        auto *t = reinterpret_cast<const MerkleTree *>(tree);
+        if (row_bytes) *row_bytes = opened_row_bytes(t->committed);
+        if (path_bytes) *path_bytes = t->path_len() * t->digest_bytes();
+    });
+}
+
+GP_EXPORT gp_status gp_merkle_open(const gp_merkle_tree *tree, const uint64_t *indices, uint64_t count, void *rows,
+                                   uint64_t rows_size, void *paths, uint64_t paths_size) {
+    return guard("gp_merkle_open", [&] {
+        GP_REQUIRE_PTR(tree);
+        if (count == 0) return;
+        GP_REQUIRE_PTR(indices);
+        auto *t = reinterpret_cast<const MerkleTree *>(tree);
+        const uint64_t H = 1ull << t->log_h;
+        for (uint64_t i = 0; i < count; ++i)
+            if (indices[i] >= H)
+                fail(GP_ERR_INVALID_ARGUMENT, "indices[", i, "] = ", indices[i], " is past the end of the tree (",
+                     H, " leaves)");
+        auto need = [&](void *p, uint64_t size, uint64_t each, const char *what) {
+            if (!p) return;
+            uint64_t total = checked_mul(count, each, what);
+            if (size < total)
+                fail(GP_ERR_INVALID_ARGUMENT, what, "_size = ", size, " is smaller than ", count, " x ", each,
+                     " = ", total, " bytes");
+        };
+        need(rows, rows_size, opened_row_bytes(t->committed), "rows");
+        need(paths, paths_size, t->path_len() * t->digest_bytes(), "paths");
+        if (!rows && !paths) return;
+        t->ctx->backend->merkle_open(*t, indices, count, rows, paths);
+    });
+}
+
+GP_EXPORT gp_status gp_merkle_verify(const gp_merkle_options *options, gp_field field, const gp_matrix_dims *dims,
+                                     uint32_t count, const void *cap, uint64_t cap_size, uint64_t index,
+                                     const void *rows, uint64_t rows_size, const void *path, uint64_t path_size) {
+    return guard("gp_merkle_verify", [&] {
+        GP_REQUIRE_PTR(dims);
+        GP_REQUIRE_PTR(cap);
+        GP_REQUIRE_PTR(rows);
+        if (count == 0) fail(GP_ERR_INVALID_ARGUMENT, "count = 0 (a tree needs at least one matrix)");
+        gp_merkle_options o = read_options(options, gp_merkle_options_init, "gp_merkle_options");
+        const FieldDesc &f = field_desc(field);
+        TreeSpec s = tree_spec(o, f, "the matrices");
+        std::vector<uint64_t> heights(count);
+        uint64_t row_elems = 0;
+        for (uint32_t i = 0; i < count; ++i) {
+            std::string arg = "dims[" + std::to_string(i) + "]";
+            check_ext_degree(f, dims[i].ext_degree, (arg + ".ext_degree").c_str());
+            if (dims[i].cols == 0) fail(GP_ERR_INVALID_ARGUMENT, arg, ".cols = 0");
+            heights[i] = dims[i].rows;
+            row_elems += (uint64_t)dims[i].cols * dims[i].ext_degree;
+        }
+        TreePlan p = plan_tree(s, heights, o.cap_height, "dims");
+        const uint64_t H = 1ull << p.log_h;
+        if (index >= H)
+            fail(GP_ERR_INVALID_ARGUMENT, "index = ", index, " is past the end of the tree (", H, " leaves)");
+        const uint64_t dbytes = (uint64_t)s.digest * s.word_size;
+        const uint32_t len = p.log_h - o.cap_height;
+        auto exact = [](uint64_t got, uint64_t want, const char *what) {
+            if (got != want)
+                fail(GP_ERR_SHAPE_MISMATCH, what, " = ", got, " bytes, but the shapes give ", want);
+        };
+        exact(cap_size, dbytes << o.cap_height, "cap_size");
+        exact(rows_size, row_elems * f.elem_size, "rows_size");
+        exact(path_size, len * dbytes, "path_size");
+        if (len) GP_REQUIRE_PTR(path);
+        check_canonical(f, rows, 0, row_elems, "rows");
+        bool ok = false;
+        tree_dispatch(s, [&](auto h) {
+            using H = decltype(h);
+            using T = typename H::T;
+            using W = typename H::W;
+            // Each matrix's opened row as a one-row view, sorted as committed.
+            std::vector<MatView<T>> views(count);
+            const T *at = static_cast<const T *>(rows);
+            std::vector<const T *> starts(count);
+            for (uint32_t i = 0; i < count; ++i) {
+                starts[i] = at;
+                at += (uint64_t)dims[i].cols * dims[i].ext_degree;
+            }
+            for (uint32_t m = 0; m < count; ++m) {
+                uint32_t i = p.order[m];
+                views[m] = {starts[i], 1, (uint64_t)dims[i].cols * dims[i].ext_degree};
+            }
+            W node[H::kMaxDigest], sib[H::kMaxDigest], inj[H::kMaxDigest];
+            h.hash_row(views.data(), p.groups[0].first, p.groups[0].second, 0, node);
+            for (uint32_t k = 1; k <= len; ++k) {
+                std::memcpy(sib, static_cast<const char *>(path) + (k - 1) * dbytes, dbytes);
+                if ((index >> (k - 1)) & 1) h.compress(sib, node, node);
+                else h.compress(node, sib, node);
+                if (p.groups[k].first < p.groups[k].second) {
+                    h.hash_row(views.data(), p.groups[k].first, p.groups[k].second, 0, inj);
+                    h.compress(node, inj, node);
+                }
+            }
+            ok = std::memcmp(node, static_cast<const char *>(cap) + (index >> len) * dbytes, dbytes) == 0;
+        });
+        if (!ok)
+            fail(GP_ERR_VERIFY_FAILED, "the opening of index ", index, " does not hash to cap digest ", index >> len);
     });
 }
 

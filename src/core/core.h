@@ -96,23 +96,38 @@ struct NttArgs {
     gp_order output_order;
 };
 
+// A validated Merkle profile: gp_merkle_kind, gp_permutation (field sponge
+// and Miden kinds), gp_field of the matrices, sponge rate, digest words and
+// bytes per digest word (merkle_ops.h maps it to a hasher type).
+struct TreeSpec {
+    int kind = 0, perm = 0, field = 0;
+    uint32_t rate = 0, digest = 0, word_size = 0;
+};
+
 // A validated Merkle commitment request. `mats` are sorted by height,
 // tallest first (insertion order among equal heights); groups[k] is the
-// index range of the matrices of height 2^(log_h - k) in `mats`.
+// index range of the matrices of height 2^(log_h - k) in `mats`. With
+// `leaves_only` only the leaf layer is built.
 struct MerkleArgs {
-    int perm;
-    uint32_t width, digest, rate, cap_height, log_h;
+    TreeSpec spec;
+    uint32_t cap_height = 0, log_h = 0;
+    bool leaves_only = false;
     std::vector<const Buffer *> mats;
     std::vector<std::pair<uint32_t, uint32_t>> groups;  // per layer k: [m0, m1)
 };
 
-// A committed tree: all layers, leaves first (merkle_layer_offset), in host
-// memory (CPU backend) or device memory (CUDA backend).
+// A committed tree: all layers up to the root, leaves first
+// (merkle_layer_offset), spec.digest words of spec.word_size bytes per
+// digest, in host memory (CPU backend) or device memory (CUDA backend).
+// `committed` lists the matrices in the caller's order (for openings).
 struct MerkleTree {
     Context *ctx = nullptr;
-    uint32_t digest = 0, cap_height = 0, log_h = 0, elem_size = 0;
+    TreeSpec spec;
+    uint32_t cap_height = 0, log_h = 0;
     void *nodes = nullptr;
-    std::vector<const Buffer *> mats;
+    std::vector<const Buffer *> committed;
+    uint64_t digest_bytes() const { return (uint64_t)spec.digest * spec.word_size; }
+    uint32_t path_len() const { return log_h - cap_height; }
 };
 
 // One implementation per device kind. Methods throw gp::Error.
@@ -135,6 +150,11 @@ public:
     virtual void merkle_commit(const MerkleArgs &a, MerkleTree &t) = 0;
     // Copies `bytes` bytes of tree storage at byte offset `offset` to host.
     virtual void read_tree(const MerkleTree &t, uint64_t offset, void *out, uint64_t bytes) = 0;
+    // Writes the openings of `count` validated leaf indices (host memory):
+    // rows (merkle_open_rows) and paths (merkle_open_path), either may be
+    // null.
+    virtual void merkle_open(const MerkleTree &t, const uint64_t *indices, uint64_t count, void *rows,
+                             void *paths) = 0;
     virtual void trim() = 0;
     virtual uint64_t cache_bytes() const = 0;
     virtual uint64_t allocations() const = 0;

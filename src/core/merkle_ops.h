@@ -1,22 +1,57 @@
-// Merkle tree steps shared by the CPU and CUDA backends (host+device code):
-// Plonky3's PaddingFreeSponge over matrix rows and TruncatedPermutation of two
-// digests, on any permutation type of hash/permutations.h.
+// Merkle tree steps shared by the CPU and CUDA backends (host+device code)
+// on any tree hasher of hash/tree_hash.h, and the host-side dispatch from a
+// validated profile to its hasher type.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
+#include "core/core.h"
+#include "gpuprover.h"
+#include "hash/permutations.h"
+#include "hash/tree_hash.h"
 #include "math/field.h"
 
 namespace gp {
 
-// A matrix as the tree reads it: base columns of `rows` contiguous elements.
-template <class T>
-struct MatView {
-    const T *data;
-    uint64_t rows;
-    uint64_t base_cols;
-};
+// Calls fn(h) with the tree hasher of `s` (already validated).
+template <class Fn>
+void tree_dispatch(const TreeSpec &s, Fn &&fn) {
+    switch (s.kind) {
+        case GP_MERKLE_FIELD_SPONGE:
+            perm::dispatch(s.perm, [&](auto P) {
+                using Perm = decltype(P);
+                if constexpr (!std::is_same<Perm, perm::KeccakF1600>::value)
+                    fn(FieldSpongeHasher<Perm>{s.rate, s.digest});
+            });
+            return;
+        case GP_MERKLE_MIDEN:
+        case GP_MERKLE_MIDEN_V0_11:
+        case GP_MERKLE_MIDEN_V0_10: {
+            auto with_perm = [&](auto layout) {
+                using L = decltype(layout);
+                if (s.perm == GP_PERM_RPX256)
+                    fn(MidenHasher<RpxApply, L>{});
+                else
+                    fn(MidenHasher<RpoApply, L>{});
+            };
+            if (s.kind == GP_MERKLE_MIDEN) with_perm(MidenLayoutHead{});
+            else if (s.kind == GP_MERKLE_MIDEN_V0_11) with_perm(MidenLayoutV11{});
+            else with_perm(MidenLayoutV10{});
+            return;
+        }
+        case GP_MERKLE_KECCAK_PLONKY3:
+            if (s.field == GP_FIELD_BABYBEAR) fn(KeccakHasher<BabyBear, ByteEncoding::Plonky3>{});
+            else if (s.field == GP_FIELD_KOALABEAR) fn(KeccakHasher<KoalaBear, ByteEncoding::Plonky3>{});
+            else fn(KeccakHasher<Goldilocks, ByteEncoding::Plonky3>{});
+            return;
+        case GP_MERKLE_KECCAK_BE:  // Goldilocks only (validated)
+            fn(KeccakHasher<Goldilocks, ByteEncoding::BigEndian>{});
+            return;
+        default: return;
+    }
+}
 
 // Host side: the views of a request's matrices (Buf has data, rows and
 // base_cols()).
@@ -28,65 +63,64 @@ std::vector<MatView<T>> make_mat_views(const std::vector<const Buf *> &mats) {
     return v;
 }
 
-// Sponge (overwrite mode, no padding) over row `row` of matrices
-// [m0, m1): all their base columns in order. A short last chunk overwrites
-// only its own elements; out = state[0, digest).
-template <class P>
-GP_HD void merkle_hash_row(const MatView<typename P::T> *mats, uint32_t m0, uint32_t m1, uint64_t row,
-                           uint32_t rate, uint32_t digest, typename P::T *out) {
-    using T = typename P::T;
-    T s[P::WIDTH];
-    for (int k = 0; k < P::WIDTH; ++k) s[k] = 0;
-    uint32_t pos = 0;
-    for (uint32_t m = m0; m < m1; ++m) {
-        const MatView<T> &v = mats[m];
-        for (uint64_t j = 0; j < v.base_cols; ++j) {
-            s[pos++] = v.data[j * v.rows + row];
-            if (pos == rate) {
-                P::apply(s);
-                pos = 0;
-            }
-        }
-    }
-    if (pos > 0) P::apply(s);
-    for (uint32_t k = 0; k < digest; ++k) out[k] = s[k];
-}
-
-// Compression of two digests: permute (left || right || 0...), keep `digest`.
-template <class P>
-GP_HD void merkle_compress(const typename P::T *left, const typename P::T *right, uint32_t digest,
-                           typename P::T *out) {
-    using T = typename P::T;
-    T s[P::WIDTH];
-    for (int k = 0; k < P::WIDTH; ++k) s[k] = 0;
-    for (uint32_t k = 0; k < digest; ++k) {
-        s[k] = left[k];
-        s[digest + k] = right[k];
-    }
-    P::apply(s);
-    for (uint32_t k = 0; k < digest; ++k) out[k] = s[k];
+// Leaf i: the hash of row i of matrices [m0, m1) (the tallest).
+template <class H>
+GP_HD void merkle_leaf(const H &h, const MatView<typename H::T> *mats, uint32_t m0, uint32_t m1, uint64_t i,
+                       typename H::W *out) {
+    h.hash_row(mats, m0, m1, i, out);
 }
 
 // Node i of a layer above the leaves: compress its two children, then, when
-// matrices [m0, m1) have this layer's height, compress with their row hash.
-template <class P>
-GP_HD void merkle_node(const typename P::T *children, uint64_t i, const MatView<typename P::T> *mats,
-                       uint32_t m0, uint32_t m1, uint32_t rate, uint32_t digest, typename P::T *out) {
-    using T = typename P::T;
-    T node[P::WIDTH / 2];
-    merkle_compress<P>(children + (2 * i) * digest, children + (2 * i + 1) * digest, digest, node);
+// matrices [m0, m1) have this layer's height, compress with their row hash
+// (as Plonky3's MerkleTreeMmcs injects shorter matrices).
+template <class H>
+GP_HD void merkle_node(const H &h, const typename H::W *children, uint64_t i, const MatView<typename H::T> *mats,
+                       uint32_t m0, uint32_t m1, typename H::W *out) {
+    using W = typename H::W;
+    const uint32_t d = h.digest;
+    W node[H::kMaxDigest];
+    h.compress(children + (2 * i) * d, children + (2 * i + 1) * d, node);
     if (m0 < m1) {
-        T rows[P::WIDTH / 2];
-        merkle_hash_row<P>(mats, m0, m1, i, rate, digest, rows);
-        merkle_compress<P>(node, rows, digest, node);
+        W rows[H::kMaxDigest];
+        h.hash_row(mats, m0, m1, i, rows);
+        h.compress(node, rows, node);
     }
-    for (uint32_t k = 0; k < digest; ++k) out[k] = node[k];
+    for (uint32_t k = 0; k < d; ++k) out[k] = node[k];
 }
 
 // Digest offset (in digests) of layer k of a tree with 2^log_h leaves:
 // layers are stored leaves first, each half the one before.
 GP_HD uint64_t merkle_layer_offset(uint32_t log_h, uint32_t k) {
     return ((1ull << log_h) * 2) - ((1ull << log_h) >> k) * 2;
+}
+
+GP_HD uint32_t log2_pow2(uint64_t x) {
+#if defined(__CUDA_ARCH__)
+    return (uint32_t)(__ffsll((long long)x) - 1);
+#else
+    return (uint32_t)__builtin_ctzll(x);
+#endif
+}
+
+// Opening of leaf q: the row of every matrix (in the order given, matrix m
+// of height 2^h read at row q >> (log_h - h)), base columns in order.
+template <class T>
+GP_HD void merkle_open_rows(const MatView<T> *mats, uint32_t count, uint32_t log_h, uint64_t q, T *out) {
+    for (uint32_t m = 0; m < count; ++m) {
+        const MatView<T> &v = mats[m];
+        const uint64_t r = q >> (log_h - log2_pow2(v.rows));
+        for (uint64_t j = 0; j < v.base_cols; ++j) *out++ = v.data[j * v.rows + r];
+    }
+}
+
+// Authentication path of leaf q: the sibling at each of the `len` layers
+// from the leaves up (below the cap).
+template <class W>
+GP_HD void merkle_open_path(const W *nodes, uint32_t log_h, uint32_t len, uint32_t digest, uint64_t q, W *out) {
+    for (uint32_t k = 0; k < len; ++k) {
+        const W *sib = nodes + (merkle_layer_offset(log_h, k) + ((q >> k) ^ 1)) * digest;
+        for (uint32_t w = 0; w < digest; ++w) *out++ = sib[w];
+    }
 }
 
 }  // namespace gp

@@ -96,31 +96,49 @@ public:
     }
 
     void merkle_commit(const MerkleArgs &a, MerkleTree &t) override {
-        perm::dispatch(a.perm, [&](auto P) {
-            using Perm = decltype(P);
-            using T = typename Perm::T;
-            std::vector<MatView<T>> views = make_mat_views<T>(a.mats);
-            T *nodes = static_cast<T *>(t.nodes);
-            const uint32_t d = a.digest;
-            const uint64_t H = 1ull << a.log_h;
-            pool_.parallel_ranges(H, [&](uint64_t b, uint64_t e) {
+        tree_dispatch(a.spec, [&](auto h) {
+            using H = decltype(h);
+            using W = typename H::W;
+            std::vector<MatView<typename H::T>> views = make_mat_views<typename H::T>(a.mats);
+            W *nodes = static_cast<W *>(t.nodes);
+            const uint32_t d = h.digest;
+            const uint64_t H_ = 1ull << a.log_h;
+            pool_.parallel_ranges(H_, [&](uint64_t b, uint64_t e) {
                 for (uint64_t i = b; i < e; ++i)
-                    merkle_hash_row<Perm>(views.data(), a.groups[0].first, a.groups[0].second, i, a.rate, d,
-                                          nodes + i * d);
+                    merkle_leaf(h, views.data(), a.groups[0].first, a.groups[0].second, i, nodes + i * d);
             });
+            if (a.leaves_only) return;
             for (uint32_t k = 1; k <= a.log_h; ++k) {
-                const T *prev = nodes + merkle_layer_offset(a.log_h, k - 1) * d;
-                T *cur = nodes + merkle_layer_offset(a.log_h, k) * d;
-                pool_.parallel_ranges(H >> k, [&](uint64_t b, uint64_t e) {
+                const W *prev = nodes + merkle_layer_offset(a.log_h, k - 1) * d;
+                W *cur = nodes + merkle_layer_offset(a.log_h, k) * d;
+                pool_.parallel_ranges(H_ >> k, [&](uint64_t b, uint64_t e) {
                     for (uint64_t i = b; i < e; ++i)
-                        merkle_node<Perm>(prev, i, views.data(), a.groups[k].first, a.groups[k].second, a.rate,
-                                          d, cur + i * d);
+                        merkle_node(h, prev, i, views.data(), a.groups[k].first, a.groups[k].second, cur + i * d);
                 });
             }
         });
     }
     void read_tree(const MerkleTree &t, uint64_t offset, void *out, uint64_t bytes) override {
         std::memcpy(out, static_cast<const char *>(t.nodes) + offset, bytes);
+    }
+    void merkle_open(const MerkleTree &t, const uint64_t *indices, uint64_t count, void *rows,
+                     void *paths) override {
+        tree_dispatch(t.spec, [&](auto h) {
+            using H = decltype(h);
+            using T = typename H::T;
+            using W = typename H::W;
+            std::vector<MatView<T>> views = make_mat_views<T>(t.committed);
+            const uint64_t row_elems = row_length(views.data(), 0, (uint32_t)views.size());
+            const uint64_t path_words = (uint64_t)t.path_len() * t.spec.digest;
+            for (uint64_t q = 0; q < count; ++q) {
+                if (rows)
+                    merkle_open_rows(views.data(), (uint32_t)views.size(), t.log_h, indices[q],
+                                     static_cast<T *>(rows) + q * row_elems);
+                if (paths)
+                    merkle_open_path(static_cast<const W *>(t.nodes), t.log_h, t.path_len(), t.spec.digest,
+                                     indices[q], static_cast<W *>(paths) + q * path_words);
+            }
+        });
     }
 
     void trim() override { tables_.clear(); }

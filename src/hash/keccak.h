@@ -149,36 +149,34 @@ GP_HD void sha3_256(const uint8_t *msg, size_t len, uint8_t out[32]) {
     keccak_256_with_domain(msg, len, 0x06, out);
 }
 
-// keccak256(left || right) for two 32-byte inputs (Merkle nodes, as
-// Plonky3's CompressionFunctionFromHasher over Keccak256Hash). One block.
-// `out` may alias `left` or `right`.
-GP_HD void keccak256_pair(const uint8_t left[32], const uint8_t right[32], uint8_t out[32]) {
+// keccak256(left || right) of two 32-byte digests held as 4 little-endian
+// lanes each (Merkle nodes, as Plonky3's CompressionFunctionFromHasher over
+// Keccak256Hash). One block. `out` may alias `left` or `right`.
+GP_HD void keccak256_pair_lanes(const uint64_t left[4], const uint64_t right[4], uint64_t out[4]) {
     uint64_t s[25];
-    for (int k = 0; k < 4; ++k) s[k] = keccak_detail::load_le64(left + 8 * k);
-    for (int k = 0; k < 4; ++k) s[4 + k] = keccak_detail::load_le64(right + 8 * k);
+    GP_UNROLL
+    for (int k = 0; k < 4; ++k) {
+        s[k] = left[k];
+        s[4 + k] = right[k];
+    }
+    GP_UNROLL
     for (int k = 8; k < 25; ++k) s[k] = 0;
-    s[8] = 0x01;             // domain byte at byte offset 64
-    s[16] = 0x80ull << 56;   // final bit at byte offset 135
+    s[8] = 0x01;            // domain byte at byte offset 64
+    s[16] = 0x80ull << 56;  // final bit at byte offset 135
     keccak_f1600(s);
-    for (int k = 0; k < 4; ++k) keccak_detail::store_le64(out + 8 * k, s[k]);
+    GP_UNROLL
+    for (int k = 0; k < 4; ++k) out[k] = s[k];
 }
 
-// keccak256 of the little-endian bytes of n 64-bit words (8n bytes), without
-// building the byte string: how a row of canonical Goldilocks elements is
-// hashed byte-wise (Plonky3's SerializingHasher over Keccak256Hash).
-GP_HD void keccak256_words(const uint64_t *words, size_t n, uint8_t out[32]) {
-    constexpr size_t lanes = KeccakConstants::kRate256 / 8;  // 17
-    uint64_t s[25];
-    for (int i = 0; i < 25; ++i) s[i] = 0;
-    for (; n >= lanes; words += lanes, n -= lanes) {
-        for (size_t k = 0; k < lanes; ++k) s[k] ^= words[k];
-        keccak_f1600(s);
+// The same on 32-byte strings.
+GP_HD void keccak256_pair(const uint8_t left[32], const uint8_t right[32], uint8_t out[32]) {
+    uint64_t l[4], r[4];
+    for (int k = 0; k < 4; ++k) {
+        l[k] = keccak_detail::load_le64(left + 8 * k);
+        r[k] = keccak_detail::load_le64(right + 8 * k);
     }
-    for (size_t k = 0; k < n; ++k) s[k] ^= words[k];
-    s[n] ^= 0x01;
-    s[lanes - 1] ^= 0x80ull << 56;
-    keccak_f1600(s);
-    for (int k = 0; k < 4; ++k) keccak_detail::store_le64(out + 8 * k, s[k]);
+    keccak256_pair_lanes(l, r, l);
+    for (int k = 0; k < 4; ++k) keccak_detail::store_le64(out + 8 * k, l[k]);
 }
 
 }  // namespace gp

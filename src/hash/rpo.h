@@ -13,14 +13,7 @@
 //   MDS is circulant: out[i] = sum_j row[(j - i) mod 12] * s[j] with row =
 //   [7, 23, 8, 26, 13, 10, 9, 7, 6, 22, 21, 8]. Constants: rpo_constants.h.
 //
-// Sponge (miden-crypto since PR #755, v0.21+): rate = state[0..8], capacity =
-// state[8..12], digest = state[0..4].
-//   hash_elements(in[0..n]): state = 0, state[8] = n mod 8; write the
-//     elements into state[0..8] in order, permuting after every 8; a partial
-//     last block has the rest of the rate zeroed, then one permutation. n = 0
-//     gives the digest [0, 0, 0, 0] without a permutation.
-//   merge(a, b): state[0..4] = a, state[4..8] = b, capacity 0, one permutation.
-//     It equals hash_elements(a || b) (n = 8, so state[8] = 0).
+// The sponges built on them (hash_elements, merge) are in tree_hash.h.
 //
 // Inputs may be any uint64_t, read mod p (as a miden Felt would): both
 // permutations begin with the MDS layer, which takes arbitrary 64-bit words
@@ -48,9 +41,6 @@ namespace rescue {
 
 using Fg = Goldilocks;
 constexpr int kWidth = 12;
-constexpr int kRate = 8;
-constexpr int kCapacityStart = 8;
-constexpr int kDigest = 4;
 constexpr int kRounds = 7;
 
 GP_HD uint64_t sqr(uint64_t x) { return Fg::mul(x, x); }
@@ -202,65 +192,6 @@ GP_HD void rpx256_permute(uint64_t state[12]) {
         rescue::ext_round(state, r + 1);  // E(1),  E(3),  E(5)
     }
     rescue::m_round(state, 6);            // M(6)
-}
-
-// ---- sponge (HEAD layout: rate 0..8, capacity 8..12, digest 0..4) ----
-
-namespace rescue {
-
-struct RpoPermutation {
-    GP_HD static void apply(uint64_t s[kWidth]) { rpo256_permute(s); }
-};
-struct RpxPermutation {
-    GP_HD static void apply(uint64_t s[kWidth]) { rpx256_permute(s); }
-};
-
-// One block per iteration, one call site of the permutation, and only
-// compile-time indices into the state (so it stays in registers on the device).
-template <class Perm>
-GP_HD void sponge_hash_elements(const uint64_t *in, size_t n, uint64_t out[kDigest]) {
-    uint64_t s[kWidth];
-    GP_RESCUE_PRAGMA_UNROLL
-    for (int i = 0; i < kWidth; ++i) s[i] = 0;
-    s[kCapacityStart] = (uint64_t)(n % kRate);
-    for (size_t base = 0; base < n; base += kRate) {
-        const size_t left = n - base;
-        // A partial last block is zero-padded to the full rate.
-        GP_RESCUE_PRAGMA_UNROLL
-        for (int i = 0; i < kRate; ++i) s[i] = (size_t)i < left ? in[base + i] : 0;
-        Perm::apply(s);
-    }
-    GP_RESCUE_PRAGMA_UNROLL
-    for (int i = 0; i < kDigest; ++i) out[i] = s[i];
-}
-
-template <class Perm>
-GP_HD void sponge_merge(const uint64_t a[kDigest], const uint64_t b[kDigest], uint64_t out[kDigest]) {
-    uint64_t s[kWidth];
-    GP_RESCUE_PRAGMA_UNROLL
-    for (int i = 0; i < kDigest; ++i) {
-        s[i] = a[i];
-        s[kDigest + i] = b[i];
-        s[kCapacityStart + i] = 0;
-    }
-    Perm::apply(s);
-    GP_RESCUE_PRAGMA_UNROLL
-    for (int i = 0; i < kDigest; ++i) out[i] = s[i];
-}
-
-}  // namespace rescue
-
-GP_HD void rpo256_hash_elements(const uint64_t *in, size_t n, uint64_t out[4]) {
-    rescue::sponge_hash_elements<rescue::RpoPermutation>(in, n, out);
-}
-GP_HD void rpx256_hash_elements(const uint64_t *in, size_t n, uint64_t out[4]) {
-    rescue::sponge_hash_elements<rescue::RpxPermutation>(in, n, out);
-}
-GP_HD void rpo256_merge(const uint64_t a[4], const uint64_t b[4], uint64_t out[4]) {
-    rescue::sponge_merge<rescue::RpoPermutation>(a, b, out);
-}
-GP_HD void rpx256_merge(const uint64_t a[4], const uint64_t b[4], uint64_t out[4]) {
-    rescue::sponge_merge<rescue::RpxPermutation>(a, b, out);
 }
 
 }  // namespace gp

@@ -1,0 +1,277 @@
+// The leaf and node hashes of the Merkle profiles, written once for host and
+// device. A tree hasher H has
+//   T                  the matrices' element type
+//   W                  the digest word (T for field hashes, uint64_t Keccak
+//                      lanes for byte hashes)
+//   kMaxDigest         an upper bound on digest words (array sizes)
+//   digest             words per digest
+//   hash_row(mats, m0, m1, row, out)   leaf hash of row `row` of matrices
+//                      [m0, m1), their base columns concatenated in order
+//   compress(l, r, out)                node hash of two digests
+// Rows are read through a cursor, one element at a time, and every state
+// index is a compile-time constant, so sponge states stay in registers on
+// the device whatever the row length, rate or digest.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hash/keccak.h"
+#include "hash/rpo.h"
+#include "math/field.h"
+
+namespace gp {
+
+// A matrix as the tree reads it: base columns of `rows` contiguous elements.
+template <class T>
+struct MatView {
+    const T *data;
+    uint64_t rows;
+    uint64_t base_cols;
+};
+
+// Base elements of one row of matrices [m0, m1).
+template <class T>
+GP_HD uint64_t row_length(const MatView<T> *mats, uint32_t m0, uint32_t m1) {
+    uint64_t n = 0;
+    for (uint32_t m = m0; m < m1; ++m) n += mats[m].base_cols;
+    return n;
+}
+
+// Reads row `row` of matrices [m0, m1) element by element, in order.
+template <class T>
+struct RowCursor {
+    const MatView<T> *mats;
+    uint32_t m;
+    uint64_t row, j;
+    GP_HD RowCursor(const MatView<T> *v, uint32_t m0, uint64_t r) : mats(v), m(m0), row(r), j(0) {}
+    GP_HD T next() {
+        while (j == mats[m].base_cols) {  // skips matrices without columns
+            j = 0;
+            ++m;
+        }
+        const T x = mats[m].data[j * mats[m].rows + row];
+        ++j;
+        return x;
+    }
+};
+
+// ---- Plonky3 PaddingFreeSponge (overwrite mode) + TruncatedPermutation ----
+
+template <class P>
+struct FieldSpongeHasher {
+    using T = typename P::T;
+    using W = T;
+    static constexpr int kWidth = P::WIDTH;
+    static constexpr uint32_t kMaxDigest = P::WIDTH / 2;
+    uint32_t rate, digest;
+
+    // Blocks of `rate` elements overwrite state[0, rate); a short last block
+    // overwrites only its own elements; out = state[0, digest).
+    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
+        T s[kWidth];
+        GP_UNROLL
+        for (int k = 0; k < kWidth; ++k) s[k] = 0;
+        RowCursor<T> c(mats, m0, row);
+        for (uint64_t left = row_length(mats, m0, m1); left > 0;) {
+            GP_UNROLL
+            for (int k = 0; k < kWidth - 1; ++k)
+                if ((uint32_t)k < rate && (uint64_t)k < left) s[k] = c.next();
+            left -= left < rate ? left : rate;
+            P::apply(s);
+        }
+        GP_UNROLL
+        for (uint32_t k = 0; k < kMaxDigest; ++k)
+            if (k < digest) out[k] = s[k];
+    }
+
+    // Permute (left || right || 0...), keep the first `digest` elements.
+    GP_HD void compress(const W *l, const W *r, W *out) const {
+        T s[kWidth];
+        GP_UNROLL
+        for (uint32_t k = 0; k < (uint32_t)kWidth; ++k) {
+            // digest <= kMaxDigest; the clamps only keep the reads provably in bounds.
+            const uint32_t kl = k < kMaxDigest ? k : kMaxDigest - 1;
+            const uint32_t kr = k - digest < kMaxDigest ? k - digest : kMaxDigest - 1;
+            s[k] = k < digest ? l[kl] : k < 2 * digest ? r[kr] : 0;
+        }
+        P::apply(s);
+        GP_UNROLL
+        for (uint32_t k = 0; k < kMaxDigest; ++k)
+            if (k < digest) out[k] = s[k];
+    }
+};
+
+// ---- miden-crypto Rpo256 / Rpx256 sponges (hash_elements + merge) ----
+
+// The three sponge layouts miden-crypto has used (see rpo.h's header and
+// shared/vectors/README.md):
+//   Head: rate [0, 8), capacity [8, 12), digest [0, 4); capacity[0] = n mod 8;
+//         a short last block is zero-filled (v0.21 and later).
+//   V11:  capacity [0, 4), rate [4, 12), digest [4, 8); otherwise as Head
+//         (v0.11 to v0.20).
+//   V10:  as V11, but capacity[0] = 1 when n mod 8 != 0 and a short last
+//         block is padded with 1 then zeros (v0.10 and before).
+struct MidenLayoutHead {
+    static constexpr int kRate = 0, kCapacity = 8, kDigest = 0;
+    static constexpr bool kPadOne = false;
+};
+struct MidenLayoutV11 {
+    static constexpr int kRate = 4, kCapacity = 0, kDigest = 4;
+    static constexpr bool kPadOne = false;
+};
+struct MidenLayoutV10 {
+    static constexpr int kRate = 4, kCapacity = 0, kDigest = 4;
+    static constexpr bool kPadOne = true;
+};
+
+template <class P, class L>
+struct MidenHasher {
+    using T = uint64_t;
+    using W = uint64_t;
+    static constexpr uint32_t kMaxDigest = 4;
+    static constexpr int kRate = 8;
+    uint32_t digest = 4;
+
+    // hash_elements(row); an empty row gives the zero digest.
+    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
+        T s[12];
+        GP_UNROLL
+        for (int k = 0; k < 12; ++k) s[k] = 0;
+        const uint64_t n = row_length(mats, m0, m1);
+        const uint64_t tail = n % kRate;
+        s[L::kCapacity] = L::kPadOne ? (tail != 0) : tail;
+        RowCursor<T> c(mats, m0, row);
+        for (uint64_t left = n; left > 0;) {
+            GP_UNROLL
+            for (int k = 0; k < kRate; ++k)
+                s[L::kRate + k] = (uint64_t)k < left ? c.next() : (L::kPadOne && (uint64_t)k == left) ? 1 : 0;
+            left -= left < kRate ? left : kRate;
+            P::apply(s);
+        }
+        GP_UNROLL
+        for (int k = 0; k < 4; ++k) out[k] = s[L::kDigest + k];
+    }
+
+    // merge(l, r) = hash of the 8 elements l || r (capacity zero).
+    GP_HD void compress(const W *l, const W *r, W *out) const {
+        T s[12];
+        GP_UNROLL
+        for (int k = 0; k < 12; ++k) s[k] = 0;
+        GP_UNROLL
+        for (int k = 0; k < 4; ++k) {
+            s[L::kRate + k] = l[k];
+            s[L::kRate + 4 + k] = r[k];
+        }
+        P::apply(s);
+        GP_UNROLL
+        for (int k = 0; k < 4; ++k) out[k] = s[L::kDigest + k];
+    }
+};
+
+struct RpoApply {
+    GP_HD static void apply(uint64_t s[12]) { rpo256_permute(s); }
+};
+struct RpxApply {
+    GP_HD static void apply(uint64_t s[12]) { rpx256_permute(s); }
+};
+
+// miden-crypto (v0.21+) Rpo256/Rpx256::hash_elements and merge on plain arrays.
+GP_HD void rpo256_hash_elements(const uint64_t *in, size_t n, uint64_t out[4]) {
+    const MatView<uint64_t> v{in, 1, n};
+    MidenHasher<RpoApply, MidenLayoutHead>{}.hash_row(&v, 0, 1, 0, out);
+}
+GP_HD void rpx256_hash_elements(const uint64_t *in, size_t n, uint64_t out[4]) {
+    const MatView<uint64_t> v{in, 1, n};
+    MidenHasher<RpxApply, MidenLayoutHead>{}.hash_row(&v, 0, 1, 0, out);
+}
+GP_HD void rpo256_merge(const uint64_t a[4], const uint64_t b[4], uint64_t out[4]) {
+    MidenHasher<RpoApply, MidenLayoutHead>{}.compress(a, b, out);
+}
+GP_HD void rpx256_merge(const uint64_t a[4], const uint64_t b[4], uint64_t out[4]) {
+    MidenHasher<RpxApply, MidenLayoutHead>{}.compress(a, b, out);
+}
+
+// ---- Keccak-256 byte trees ----
+
+// How a field element becomes bytes before Keccak-256:
+//   Plonky3: little-endian, Goldilocks canonical (8 bytes), BabyBear and
+//            KoalaBear in Montgomery form x * 2^32 mod p (4 bytes), as its
+//            SerializingHasher writes them.
+//   BigEndian: the canonical value big-endian (lambdaworks' Goldilocks
+//            FieldElement::as_bytes, Lambda VM). Used for Goldilocks only:
+//            lambdaworks writes 31-bit base fields in Montgomery form but
+//            their extensions canonically, which a column buffer cannot tell
+//            apart.
+enum class ByteEncoding { Plonky3, BigEndian };
+
+GP_HD uint64_t bswap64(uint64_t x) {
+#if defined(__CUDA_ARCH__)
+    uint32_t lo = __byte_perm((uint32_t)x, 0, 0x0123), hi = __byte_perm((uint32_t)(x >> 32), 0, 0x0123);
+    return ((uint64_t)lo << 32) | hi;
+#else
+    return __builtin_bswap64(x);
+#endif
+}
+GP_HD uint32_t bswap32(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __byte_perm(x, 0, 0x0123);
+#else
+    return __builtin_bswap32(x);
+#endif
+}
+
+template <class F, ByteEncoding E>
+struct KeccakHasher {
+    using T = typename F::T;
+    using W = uint64_t;  // a digest is 4 lanes: its 32 bytes little-endian
+    static constexpr uint32_t kMaxDigest = 4;
+    static constexpr int kLanes = 17;  // 136-byte rate
+    static constexpr int kPerLane = 8 / (int)sizeof(T);
+    uint32_t digest = 4;
+
+    // The bytes of x as they appear in the message, read as a little-endian
+    // integer of sizeof(T) bytes.
+    GP_HD static T encode(T x) {
+        if (E == ByteEncoding::BigEndian) {
+            if (sizeof(T) == 8) return (T)bswap64((uint64_t)x);
+            return (T)bswap32((uint32_t)x);
+        }
+        if (sizeof(T) == 4) return (T)F::to_tw(x);  // Montgomery form
+        return x;
+    }
+
+    // keccak256 of the row's bytes: 136-byte blocks, then the padding block
+    // (0x01 after the message, 0x80 in the block's last byte).
+    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
+        uint64_t s[25];
+        GP_UNROLL
+        for (int k = 0; k < 25; ++k) s[k] = 0;
+        RowCursor<T> c(mats, m0, row);
+        constexpr uint64_t kBlock = kLanes * kPerLane;  // elements per block
+        uint64_t left = row_length(mats, m0, m1);
+        for (;; left -= kBlock) {
+            const bool last = left < kBlock;
+            GP_UNROLL
+            for (int k = 0; k < kLanes; ++k) {
+                uint64_t lane = 0;
+                GP_UNROLL
+                for (int h = 0; h < kPerLane; ++h) {
+                    const uint64_t e = (uint64_t)(k * kPerLane + h);
+                    const uint64_t v = e < left ? (uint64_t)encode(c.next()) : e == left ? 1 : 0;
+                    lane |= v << (8 * sizeof(T) * h);
+                }
+                s[k] ^= lane;
+            }
+            if (last) s[kLanes - 1] ^= 0x80ull << 56;
+            keccak_f1600(s);
+            if (last) break;
+        }
+        GP_UNROLL
+        for (int k = 0; k < 4; ++k) out[k] = s[k];
+    }
+
+    GP_HD void compress(const W *l, const W *r, W *out) const { keccak256_pair_lanes(l, r, out); }
+};
+
+}  // namespace gp
