@@ -363,8 +363,12 @@ class MerkleTest : public BackendTest {
         RefTree ref(P, ptrs_of(mats), dg, rt);
         Uploaded up;
         ASSERT_GP_OK(upload_all(ctx(), ptrs_of(mats), P.field(), &up));
+        // Every valid cap: at most log2 of the least height (a shorter
+        // matrix would be injected above the cap, unbound by it).
+        uint64_t least = specs[0].rows;
+        for (const MatSpec &s : specs) least = s.rows < least ? s.rows : least;
         if (caps.empty())
-            for (uint32_t c = 0; c <= ref.log_height(); ++c) caps.push_back(c);
+            for (uint32_t c = 0; (1ull << c) <= least; ++c) caps.push_back(c);
         for (uint32_t cap : caps) {
             SCOPED_TRACE("cap_height " + std::to_string(cap));
             const gp_merkle_options o = merkle_opts(perm, cap, digest, rate);
@@ -679,8 +683,9 @@ TEST_P(MerkleTest, LargeHeights) {
     // 2^12 rows with every cap height (0..12), and injections down to 1 row.
     check(GP_PERM_POSEIDON2_GOLDILOCKS_8, {{4096, 6, 1}}, 200);
     check(GP_PERM_POSEIDON2_BABYBEAR_16, {{4096, 3, 1}, {4096, 2, 4}, {512, 9, 1}, {1, 3, 1}}, 201);
-    check(GP_PERM_POSEIDON2_KOALABEAR_24, {{1024, 20, 1}, {2048, 1, 1}, {64, 2, 4}}, 202, 0, 0, {0, 5, 11});
-    check(GP_PERM_POSEIDON2_GOLDILOCKS_12, {{2048, 3, 2}, {256, 4, 1}, {2, 1, 3}}, 203, 0, 0, {0, 1, 7, 11});
+    check(GP_PERM_POSEIDON2_KOALABEAR_24, {{1024, 20, 1}, {2048, 1, 1}, {64, 2, 4}}, 202, 0, 0, {0, 5, 6});
+    check(GP_PERM_POSEIDON2_GOLDILOCKS_12, {{2048, 3, 2}, {256, 4, 1}, {2, 1, 3}}, 203, 0, 0, {0, 1});
+    check(GP_PERM_POSEIDON2_GOLDILOCKS_12, {{2048, 3, 2}, {256, 4, 1}}, 204, 0, 0, {0, 7, 8});
 }
 
 TEST_P(MerkleTest, SameBufferTwice) {
@@ -692,7 +697,7 @@ TEST_P(MerkleTest, SameBufferTwice) {
     ASSERT_GP_OK(upload_all(ctx(), {&m, &s}, F.field, &up));
     up.ptrs = {up.ptrs[0], up.ptrs[1], up.ptrs[0], up.ptrs[1]};
     RefTree ref(P, {&m, &s, &m, &s}, 4, 4);
-    for (uint32_t cap = 0; cap <= 3; ++cap)
+    for (uint32_t cap = 0; cap <= 1; ++cap)  // the least height is 2
         EXPECT_TRUE(caps_equal(lib_cap(ctx(), up, merkle_opts(GP_PERM_POSEIDON2_GOLDILOCKS_8, cap),
                                        (1ull << cap) * 32),
                                ref.cap_bytes(cap), 8, 4));
@@ -961,12 +966,18 @@ TEST_P(MerkleTest, CapHeightAboveTreeHeight) {
         SCOPED_TRACE("cap_height " + std::to_string(cap));
         const gp_merkle_options o = merkle_opts(GP_PERM_POSEIDON2_GOLDILOCKS_8, cap);
         EXPECT_COMMIT_FAILS(t, gp_merkle_commit(ctx(), up.ptrs.data(), 2, &o, &t), GP_ERR_INVALID_ARGUMENT);
+        EXPECT_COMMIT_FAILS(t, gp_merkle_commit(ctx(), up.ptrs.data(), 1, &o, &t), GP_ERR_INVALID_ARGUMENT);
     }
     const gp_merkle_options o1 = merkle_opts(GP_PERM_POSEIDON2_GOLDILOCKS_8, 1);
     EXPECT_COMMIT_FAILS(t, gp_merkle_commit(ctx(), &up.ptrs[1], 1, &o1, &t), GP_ERR_INVALID_ARGUMENT);
-    // cap_height 3 == log2(8) is the leaf layer: valid.
+    // With the one-row matrix injected at the root, any cap above the root
+    // would leave it unbound.
+    EXPECT_EQ(gp_merkle_commit(ctx(), up.ptrs.data(), 2, &o1, &t), GP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(t, nullptr);
+    EXPECT_NE(std::string(gp_last_error()).find("least height"), std::string::npos) << gp_last_error();
+    // cap_height 3 == log2(8) is the leaf layer: valid for the 8-row matrix alone.
     const gp_merkle_options o3 = merkle_opts(GP_PERM_POSEIDON2_GOLDILOCKS_8, 3);
-    ASSERT_GP_OK(gp_merkle_commit(ctx(), up.ptrs.data(), 2, &o3, &t));
+    ASSERT_GP_OK(gp_merkle_commit(ctx(), up.ptrs.data(), 1, &o3, &t));
     gp_merkle_tree_destroy(t);
 }
 
