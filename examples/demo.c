@@ -1,19 +1,25 @@
 /*
- * gp_demo - time a batched coset LDE of a pseudo-random trace.
+ * gp_demo - commit a pseudo-random trace: batched coset LDE, then a Merkle
+ * tree over the LDE's rows.
  *
  * Usage: gp_demo [--log-n K] [--cols C] [--blowup B]
  *                [--field goldilocks|babybear|koalabear]
+ *                [--hash poseidon2|keccak|rpo]
  *                [--backend auto|cpu|cuda]
  *
  * The demo generates a deterministic trace of 2^K rows and C base-field
  * columns (splitmix64, reduced to canonical elements), extends it to 2^K * B
  * rows on the field generator's coset with the output rows in bit-reversed
  * order (the matrix Plonky3 commits to), and prints the time and throughput of
- * one call after a warm-up call. The checksum line depends only on the
- * arguments, never on the backend, so CPU and CUDA runs can be compared:
+ * one call after a warm-up call. It then commits the LDE where it lies (on
+ * the GPU for the CUDA backend) with Plonky3's MerkleTreeMmcs over Poseidon2
+ * (default; width 8 for Goldilocks, 16 for BabyBear and KoalaBear) or
+ * Keccak-256, or with miden-crypto's RPO256 tree (Goldilocks), and prints
+ * the commit time and the root. The checksum and root lines depend only on
+ * the arguments, never on the backend, so CPU and CUDA runs can be compared:
  *
- *   ./build/gp_demo --backend cpu  | grep checksum
- *   ./build/gp_demo --backend cuda | grep checksum
+ *   ./build/gp_demo --backend cpu  | grep -E 'checksum|root'
+ *   ./build/gp_demo --backend cuda | grep -E 'checksum|root'
  *
  * Exit status: 0 on success, 1 when a gpuprover call fails, 2 on bad
  * command-line arguments.
@@ -40,6 +46,7 @@ typedef struct demo_args {
     uint64_t cols;
     uint32_t blowup;
     gp_field field;
+    const char *hash;
     gp_backend backend;
 } demo_args;
 
@@ -48,12 +55,15 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gp_demo [--log-n K] [--cols C] [--blowup B]\n"
             "               [--field goldilocks|babybear|koalabear]\n"
+            "               [--hash poseidon2|keccak|rpo]\n"
             "               [--backend auto|cpu|cuda]\n"
             "\n"
             "  --log-n K    trace length 2^K rows (default 20)\n"
             "  --cols C     number of base-field columns (default 64)\n"
             "  --blowup B   LDE blowup, a power of two in [1, 32] (default 4)\n"
             "  --field F    goldilocks (default), babybear or koalabear\n"
+            "  --hash H     Merkle hash: poseidon2 (default), keccak, or rpo\n"
+            "               (Goldilocks only)\n"
             "  --backend X  auto (default: CUDA if a GPU is usable, else CPU),\n"
             "               cpu or cuda\n");
 }
@@ -112,6 +122,7 @@ static int parse_args(int argc, char **argv, demo_args *a)
     a->cols = 64;
     a->blowup = 4;
     a->field = GP_FIELD_GOLDILOCKS;
+    a->hash = "poseidon2";
     a->backend = GP_BACKEND_AUTO;
 
     for (i = 1; i < argc; i++) {
@@ -125,7 +136,7 @@ static int parse_args(int argc, char **argv, demo_args *a)
         }
         if (strcmp(opt, "--log-n") != 0 && strcmp(opt, "--cols") != 0 &&
             strcmp(opt, "--blowup") != 0 && strcmp(opt, "--field") != 0 &&
-            strcmp(opt, "--backend") != 0) {
+            strcmp(opt, "--backend") != 0 && strcmp(opt, "--hash") != 0) {
             fprintf(stderr, "gp_demo: unknown argument '%s'\n", opt);
             usage(stderr);
             return EXIT_USAGE;
@@ -172,6 +183,16 @@ static int parse_args(int argc, char **argv, demo_args *a)
                         val);
                 return EXIT_USAGE;
             }
+        } else if (strcmp(opt, "--hash") == 0) {
+            if (strcmp(val, "poseidon2") != 0 && strcmp(val, "keccak") != 0 &&
+                strcmp(val, "rpo") != 0) {
+                fprintf(stderr,
+                        "gp_demo: --hash must be poseidon2, keccak or rpo, "
+                        "got '%s'\n",
+                        val);
+                return EXIT_USAGE;
+            }
+            a->hash = val;
         } else { /* --backend */
             if (strcmp(val, "auto") == 0) {
                 a->backend = GP_BACKEND_AUTO;
@@ -188,7 +209,36 @@ static int parse_args(int argc, char **argv, demo_args *a)
             }
         }
     }
+    if (strcmp(a->hash, "rpo") == 0 && a->field != GP_FIELD_GOLDILOCKS) {
+        fprintf(stderr, "gp_demo: --hash rpo needs --field goldilocks\n");
+        return EXIT_USAGE;
+    }
     return 0;
+}
+
+/* The Merkle profile of --hash for the field. */
+static void merkle_profile(const demo_args *a, gp_merkle_options *o,
+                           const char **label)
+{
+    gp_merkle_options_init(o);
+    if (strcmp(a->hash, "keccak") == 0) {
+        o->kind = GP_MERKLE_KECCAK_PLONKY3;
+        o->perm = GP_PERM_KECCAK_F1600;
+        *label = "Keccak-256, Plonky3 MerkleTreeMmcs";
+    } else if (strcmp(a->hash, "rpo") == 0) {
+        o->kind = GP_MERKLE_MIDEN;
+        o->perm = GP_PERM_RPO256;
+        *label = "RPO256, miden-crypto MerkleTree";
+    } else if (a->field == GP_FIELD_BABYBEAR) {
+        o->perm = GP_PERM_POSEIDON2_BABYBEAR_16;
+        *label = "Poseidon2 width 16, Plonky3 MerkleTreeMmcs";
+    } else if (a->field == GP_FIELD_KOALABEAR) {
+        o->perm = GP_PERM_POSEIDON2_KOALABEAR_16;
+        *label = "Poseidon2 width 16, Plonky3 MerkleTreeMmcs";
+    } else {
+        o->perm = GP_PERM_POSEIDON2_GOLDILOCKS_8;
+        *label = "Poseidon2 width 8, Plonky3 MerkleTreeMmcs";
+    }
 }
 
 /* Prints a failed gpuprover call. The message is copied before any other
@@ -284,6 +334,10 @@ int main(int argc, char **argv)
     gp_lde_options lde_opts;
     gp_context *ctx = NULL;
     gp_buffer *out = NULL;
+    gp_merkle_tree *tree = NULL;
+    gp_merkle_options merkle_opts;
+    const char *merkle_label = NULL;
+    unsigned char root[64];
     void *trace = NULL;
     void *host_out = NULL;
     uint64_t modulus = 0;
@@ -395,6 +449,29 @@ int main(int argc, char **argv)
            format_bytes(in_text, sizeof in_text, in_bytes));
     fflush(stdout);
 
+    /* Commit the LDE where it lies: a warm-up commit, then a timed one. */
+    merkle_profile(&args, &merkle_opts, &merkle_label);
+    {
+        const gp_buffer *mats[1];
+        uint64_t k;
+        mats[0] = out;
+        CHECK(gp_merkle_commit(ctx, mats, 1, &merkle_opts, &tree));
+        gp_merkle_tree_destroy(tree);
+        tree = NULL;
+        t0 = now_seconds();
+        CHECK(gp_merkle_commit(ctx, mats, 1, &merkle_opts, &tree));
+        seconds = now_seconds() - t0;
+        CHECK(gp_merkle_root(tree, root, sizeof root));
+        printf("commit:     %.3f ms (%s over the %" PRIu64 " LDE rows)\n",
+               seconds * 1e3, merkle_label, out_rows);
+        printf("root:       0x");
+        for (k = 0; k < gp_merkle_digest_size(tree); k++) {
+            printf("%02x", root[k]);
+        }
+        printf("\n");
+        fflush(stdout);
+    }
+
     /* Release the trace before downloading to keep peak host memory low. */
     free(trace);
     trace = NULL;
@@ -428,6 +505,7 @@ int main(int argc, char **argv)
 done:
     free(host_out);
     free(trace);
+    gp_merkle_tree_destroy(tree);
     gp_buffer_destroy(out);
     gp_context_destroy(ctx);
     return rc;

@@ -1,0 +1,278 @@
+// Benchmarks of the Merkle commitment (Google Benchmark).
+//
+// BM_Commit_{CUDA,CPU}: gp_merkle_commit of a random matrix already in the
+//   backend's memory (the LDE's place). Counters: perms (permutations per
+//   commit: leaf sponge blocks + internal nodes), Mperm_s, and for the
+//   algebraic hashes with a known multiplication count the arithmetic floor
+//   (perms x multiplications per permutation over the multiply rate measured
+//   in this run, bench/modmul.cu) and x_floor.
+// BM_Workload_CUDA: the issue workloads end to end: trace in pinned host
+//   memory -> gp_lde_batch_host (bit-reversed, device-resident) ->
+//   gp_merkle_commit -> gp_merkle_root. W2's floor is the PCIe upload (input
+//   bytes over the pinned H2D bandwidth measured in this run); W3's and W4's
+//   the hashing arithmetic as above.
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+#include "gpuprover.h"
+#ifdef GP_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+using namespace gpb;
+
+namespace {
+
+// A commitment profile by number (benchmark arguments are integers).
+enum Profile : int64_t {
+    P2_GL8 = 0,    // Poseidon2 Goldilocks w8, rate 4, digest 4 (Plonky3 default)
+    P2_GL12 = 1,   // Poseidon2 Goldilocks w12, rate 8, digest 4 (W3)
+    P2_GL16 = 2,   // Poseidon2 Goldilocks w16, rate 12, digest 4
+    P2_BB16 = 3,   // Poseidon2 BabyBear w16, rate 8, digest 8
+    P2_BB24 = 4,   // Poseidon2 BabyBear w24, rate 16, digest 8
+    P2_KB16 = 5,   // Poseidon2 KoalaBear w16, rate 8, digest 8 (W4)
+    P2_KB24 = 6,   // Poseidon2 KoalaBear w24, rate 16, digest 8
+    RPO = 7,       // miden-crypto RPO256 tree
+    RPX = 8,       // miden-crypto RPX256 tree
+    TIP5 = 9,      // Tip5 sponge, rate 10, digest 5
+    PLONKY2 = 10,  // Plonky2 Poseidon w12, rate 8, digest 4
+    KECCAK = 11,   // Keccak-256, Plonky3 serialization
+    P2_GL_HL8 = 12,
+};
+
+struct ProfileInfo {
+    const char *name;
+    gp_merkle_kind kind;
+    gp_permutation perm;
+    uint32_t rate, digest;
+    double muls;  // field multiplications per permutation (0: no floor)
+};
+
+// Multiplication counts of the Poseidon2 instances: x^7 is 4 multiplications
+// (x^3 = x*x^2, x^7 = x^3*x^4), x^3 is 2; 8 external rounds of `width`
+// S-boxes; each internal round one S-box plus the diagonal (width
+// multiplications); the 4x4 and sum layers are additions.
+constexpr double p2_muls(double width, double sbox, double partial) {
+    return 8 * width * sbox + partial * (sbox + width);
+}
+
+ProfileInfo info(int64_t p) {
+    switch (p) {
+        case P2_GL8: return {"poseidon2_gl8", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_GOLDILOCKS_8, 4, 4, p2_muls(8, 4, 22)};
+        case P2_GL12: return {"poseidon2_gl12", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_GOLDILOCKS_12, 8, 4, p2_muls(12, 4, 22)};
+        case P2_GL16: return {"poseidon2_gl16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_GOLDILOCKS_16, 12, 4, p2_muls(16, 4, 22)};
+        case P2_BB16: return {"poseidon2_bb16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_BABYBEAR_16, 8, 8, p2_muls(16, 4, 13)};
+        case P2_BB24: return {"poseidon2_bb24", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_BABYBEAR_24, 16, 8, p2_muls(24, 4, 21)};
+        case P2_KB16: return {"poseidon2_kb16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_KOALABEAR_16, 8, 8, p2_muls(16, 2, 20)};
+        case P2_KB24: return {"poseidon2_kb24", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_KOALABEAR_24, 16, 8, p2_muls(24, 2, 23)};
+        case RPO: return {"rpo256", GP_MERKLE_MIDEN, GP_PERM_RPO256, 8, 4, 0};
+        case RPX: return {"rpx256", GP_MERKLE_MIDEN, GP_PERM_RPX256, 8, 4, 0};
+        case TIP5: return {"tip5", GP_MERKLE_FIELD_SPONGE, GP_PERM_TIP5, 10, 5, 0};
+        case PLONKY2: return {"poseidon_plonky2", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON_GOLDILOCKS_12, 8, 4, 0};
+        case KECCAK: return {"keccak256", GP_MERKLE_KECCAK_PLONKY3, GP_PERM_KECCAK_F1600, 0, 0, 0};
+        default: return {"poseidon2_gl_hl8", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_GOLDILOCKS_HL_8, 4, 4, p2_muls(8, 4, 22)};
+    }
+}
+
+gp_merkle_options options_of(const ProfileInfo &pi) {
+    gp_merkle_options o;
+    gp_merkle_options_init(&o);
+    o.kind = pi.kind;
+    o.perm = pi.perm;
+    if (pi.kind == GP_MERKLE_FIELD_SPONGE) {
+        o.rate = pi.rate;
+        o.digest = pi.digest;
+    }
+    return o;
+}
+
+// Permutations of one commitment of `rows` x `cols` base elements.
+double perms_of(const ProfileInfo &pi, uint64_t rows, uint64_t cols, uint32_t elem_size) {
+    double per_leaf = pi.kind == GP_MERKLE_KECCAK_PLONKY3 ? (double)(cols * elem_size / 136 + 1)
+                                                         : (double)((cols + pi.rate - 1) / pi.rate);
+    return (double)rows * per_leaf + (double)(rows - 1);
+}
+
+void hash_counters(benchmark::State &st, const ProfileInfo &pi, double perms, gp_field f, bool cuda) {
+    st.counters["perms"] = perms;
+    st.counters["Mperm_s"] = benchmark::Counter(perms / 1e6, benchmark::Counter::kIsIterationInvariantRate);
+#ifdef GP_HAVE_CUDA
+    if (cuda && pi.muls > 0) {
+        const double floor_s = perms * pi.muls / modmul_rate(f);
+        st.counters["floor_ms"] = floor_s * 1e3;
+        st.counters["x_floor"] = benchmark::Counter(floor_s, benchmark::Counter::kIsIterationInvariantRate |
+                                                                   benchmark::Counter::kInvert);
+    }
+#else
+    (void)f;
+    (void)cuda;
+#endif
+}
+
+// args: profile, field, log_rows, cols
+void run_commit(benchmark::State &st, gp_backend backend) {
+    gp_context *ctx = context(backend);
+    if (!ctx) {
+        st.SkipWithError("backend unavailable");
+        return;
+    }
+    const ProfileInfo pi = info(st.range(0));
+    const gp_field f = field_of(st.range(1));
+    const uint64_t n = 1ull << st.range(2), cols = (uint64_t)st.range(3);
+    const uint32_t es = gp_field_element_size(f);
+    st.SetLabel(pi.name);
+    std::vector<unsigned char> host(n * cols * es);
+    fill_trace(host.data(), f, n * cols, 11);
+    gp_buffer *m = nullptr;
+    if (gp_buffer_from_host(ctx, f, 1, n, cols, GP_LAYOUT_COL_MAJOR, host.data(), &m) != GP_OK) {
+        st.SkipWithError(gp_last_error());
+        return;
+    }
+    host.clear();
+    host.shrink_to_fit();
+    const gp_merkle_options o = options_of(pi);
+    const gp_buffer *mats[1] = {m};
+    gp_merkle_tree *t = nullptr;
+    if (gp_merkle_commit(ctx, mats, 1, &o, &t) != GP_OK) {  // warm-up
+        st.SkipWithError(gp_last_error());
+        gp_buffer_destroy(m);
+        return;
+    }
+    gp_merkle_tree_destroy(t);
+    for (auto _ : st) {
+        if (gp_merkle_commit(ctx, mats, 1, &o, &t) != GP_OK) {
+            st.SkipWithError(gp_last_error());
+            break;
+        }
+        gp_merkle_tree_destroy(t);
+    }
+    hash_counters(st, pi, perms_of(pi, n, cols, es), f, backend == GP_BACKEND_CUDA);
+    gp_buffer_destroy(m);
+}
+
+void BM_Commit_CUDA(benchmark::State &st) { run_commit(st, GP_BACKEND_CUDA); }
+void BM_Commit_CPU(benchmark::State &st) { run_commit(st, GP_BACKEND_CPU); }
+
+#ifdef GP_HAVE_CUDA
+// args: profile, field, log_n, cols, blowup
+void BM_Workload_CUDA(benchmark::State &st) {
+    gp_context *ctx = context(GP_BACKEND_CUDA);
+    if (!ctx) {
+        st.SkipWithError("no CUDA device");
+        return;
+    }
+    const ProfileInfo pi = info(st.range(0));
+    const gp_field f = field_of(st.range(1));
+    const uint64_t n = 1ull << st.range(2), cols = (uint64_t)st.range(3), B = (uint64_t)st.range(4);
+    const uint32_t es = gp_field_element_size(f);
+    st.SetLabel(pi.name);
+    const uint64_t in_bytes = n * cols * es;
+    void *host = nullptr;
+    if (cudaHostAlloc(&host, in_bytes, cudaHostAllocDefault) != cudaSuccess) {
+        st.SkipWithError("cudaHostAlloc failed");
+        return;
+    }
+    fill_trace(host, f, n * cols, 7);
+    gp_buffer *lde = nullptr;
+    if (gp_buffer_create(ctx, f, 1, n * B, cols, &lde) != GP_OK) {
+        st.SkipWithError(gp_last_error());
+        cudaFreeHost(host);
+        return;
+    }
+    gp_lde_options lo;
+    gp_lde_options_init(&lo);
+    lo.blowup = (uint32_t)B;
+    lo.output_order = GP_ORDER_BIT_REVERSED;
+    const gp_merkle_options mo = options_of(pi);
+    const gp_buffer *mats[1] = {lde};
+    unsigned char root[64];
+    auto once = [&]() {
+        gp_merkle_tree *t = nullptr;
+        if (gp_lde_batch_host(ctx, f, 1, host, n, cols, &lo, lde) != GP_OK ||
+            gp_merkle_commit(ctx, mats, 1, &mo, &t) != GP_OK || gp_merkle_root(t, root, sizeof root) != GP_OK) {
+            gp_merkle_tree_destroy(t);
+            return false;
+        }
+        gp_merkle_tree_destroy(t);
+        return true;
+    };
+    if (!once()) st.SkipWithError(gp_last_error());
+    for (auto _ : st)
+        if (!once()) {
+            st.SkipWithError(gp_last_error());
+            break;
+        }
+    const double perms = perms_of(pi, n * B, cols, es);
+    hash_counters(st, pi, perms, f, true);
+    const double upload_s = in_bytes / h2d_bandwidth();
+    st.counters["upload_floor_ms"] = upload_s * 1e3;
+    if (pi.muls == 0) {  // Keccak: the upload is the floor
+        st.counters["x_floor"] = benchmark::Counter(upload_s, benchmark::Counter::kIsIterationInvariantRate |
+                                                                    benchmark::Counter::kInvert);
+    }
+    gp_buffer_destroy(lde);
+    cudaFreeHost(host);
+}
+#endif
+
+const int64_t kAllProfiles[] = {P2_GL8, P2_GL12, P2_GL16, P2_GL_HL8, P2_BB16, P2_BB24, P2_KB16,
+                                P2_KB24, RPO,    RPX,     TIP5,    PLONKY2, KECCAK};
+
+int64_t field_for(int64_t p) {
+    switch (p) {
+        case P2_BB16:
+        case P2_BB24: return BB;
+        case P2_KB16:
+        case P2_KB24: return KB;
+        default: return GL;
+    }
+}
+
+// Hash rates: one permutation per leaf (cols = rate; Keccak 17 lanes is one
+// block plus the padding block), 2^20 leaves.
+void hash_rate_args(benchmark::internal::Benchmark *b) {
+    for (int64_t p : kAllProfiles) {
+        const ProfileInfo pi = info(p);
+        b->Args({p, field_for(p), 20, pi.kind == GP_MERKLE_KECCAK_PLONKY3 ? 16 : (int64_t)pi.rate});
+    }
+}
+
+BENCHMARK(BM_Commit_CUDA)->Apply(hash_rate_args)->Unit(benchmark::kMillisecond)->UseRealTime();
+// The commitment step of W2/W3/W4 alone (the LDE-sized matrix on the device).
+BENCHMARK(BM_Commit_CUDA)
+    ->Args({KECCAK, GL, 22, 256})
+    ->Args({P2_GL12, GL, 22, 256})
+    ->Args({P2_KB16, KB, 23, 128})
+    ->Args({RPO, GL, 22, 256})
+    ->Args({RPX, GL, 22, 256})
+    ->Args({TIP5, GL, 22, 256})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+#ifdef GP_HAVE_CUDA
+BENCHMARK(BM_Workload_CUDA)
+    ->Args({KECCAK, GL, 20, 256, 4})   // W2
+    ->Args({P2_GL12, GL, 20, 256, 4})  // W3
+    ->Args({P2_KB16, KB, 22, 128, 2})  // W4
+    ->Args({RPO, GL, 20, 256, 4})
+    ->Args({RPX, GL, 20, 256, 4})
+    ->Args({TIP5, GL, 20, 256, 4})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+#endif
+// CPU backend: W-shapes scaled down to 2^14 leaves (time is linear in rows).
+BENCHMARK(BM_Commit_CPU)
+    ->Args({KECCAK, GL, 14, 256})
+    ->Args({P2_GL12, GL, 14, 256})
+    ->Args({P2_KB16, KB, 14, 128})
+    ->Args({RPO, GL, 14, 256})
+    ->Args({TIP5, GL, 14, 256})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
+
+}  // namespace
+
+BENCHMARK_MAIN();

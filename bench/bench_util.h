@@ -1,0 +1,121 @@
+// Shared pieces of the benchmarks: contexts, deterministic traces and the
+// hardware floors measured in the same run.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "gpuprover.h"
+#ifdef GP_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace gpb {
+
+
+inline gp_context *context(gp_backend want) {
+    static gp_context *cpu = nullptr, *cuda = nullptr;
+    static bool cuda_tried = false;
+    gp_context_options o;
+    gp_context_options_init(&o);
+    if (want == GP_BACKEND_CPU) {
+        if (!cpu) {
+            o.backend = GP_BACKEND_CPU;
+            gp_context_create(&o, &cpu);
+        }
+        return cpu;
+    }
+    if (!cuda_tried) {
+        cuda_tried = true;
+        o.backend = GP_BACKEND_CUDA;
+        if (gp_context_create(&o, &cuda) != GP_OK) cuda = nullptr;
+    }
+    return cuda;
+}
+
+inline uint64_t splitmix(uint64_t &s) {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+// Random canonical trace of rows x cols base elements, column-major bytes.
+inline void fill_trace(void *dst, gp_field f, uint64_t count, uint64_t seed) {
+    uint64_t p = 0;
+    gp_field_info(f, &p, nullptr, nullptr);
+    if (gp_field_element_size(f) == 8) {
+        auto *d = static_cast<uint64_t *>(dst);
+        for (uint64_t i = 0; i < count; ++i) d[i] = splitmix(seed) % p;
+    } else {
+        auto *d = static_cast<uint32_t *>(dst);
+        for (uint64_t i = 0; i < count; ++i) d[i] = (uint32_t)(splitmix(seed) % p);
+    }
+}
+
+#ifdef GP_HAVE_CUDA
+// Device-to-device copy bandwidth (bytes read + written per second).
+inline double d2d_bandwidth() {
+    static double bw = 0;
+    if (bw > 0) return bw;
+    const size_t bytes = 2ull << 30;
+    void *a = nullptr, *b = nullptr;
+    if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) return 0;
+    cudaMemset(a, 1, bytes);
+    cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    float best = 1e30f;
+    for (int i = 0; i < 10; ++i) {
+        cudaEventRecord(e0);
+        cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        float ms;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (ms < best) best = ms;
+    }
+    cudaFree(a);
+    cudaFree(b);
+    bw = 2.0 * bytes / (best * 1e-3);
+    std::fprintf(stderr, "measured device-to-device copy: %.1f GB/s (read + write)\n", bw / 1e9);
+    return bw;
+}
+
+// Pinned host-to-device bandwidth.
+inline double h2d_bandwidth() {
+    static double bw = 0;
+    if (bw > 0) return bw;
+    const size_t bytes = 1ull << 30;
+    void *h = nullptr, *d = nullptr;
+    if (cudaHostAlloc(&h, bytes, cudaHostAllocDefault) != cudaSuccess) return 0;
+    if (cudaMalloc(&d, bytes) != cudaSuccess) return 0;
+    std::memset(h, 1, bytes);
+    double best = 1e30;
+    for (int i = 0; i < 5; ++i) {
+        auto t0 = std::chrono::steady_clock::now();
+        cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (s < best) best = s;
+    }
+    cudaFree(d);
+    cudaFreeHost(h);
+    bw = bytes / best;
+    std::fprintf(stderr, "measured pinned host-to-device copy: %.1f GB/s\n", bw / 1e9);
+    return bw;
+}
+#endif
+
+#ifdef GP_HAVE_CUDA
+// Multiplications per second of the field's modular multiply on the current
+// GPU (bench/modmul.cu), measured once per run.
+double modmul_rate(gp_field f);
+#endif
+
+inline gp_field field_of(int64_t f) { return (gp_field)f; }
+
+constexpr int64_t GL = GP_FIELD_GOLDILOCKS, BB = GP_FIELD_BABYBEAR, KB = GP_FIELD_KOALABEAR;
+
+}  // namespace gpb

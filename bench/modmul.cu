@@ -1,0 +1,81 @@
+// Field multiplication rate of the GPU, measured with the library's own
+// arithmetic (src/math/field.h): the denominator of the arithmetic floors in
+// docs/PERF.md. Each thread runs 8 independent dependency chains, enough to
+// keep the multiplier pipes busy at full occupancy.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+
+#include "bench_util.h"
+#include "math/field.h"
+
+namespace {
+
+constexpr int kChains = 8;
+constexpr int kSteps = 2048;
+
+template <class F>
+__global__ void k_modmul(typename F::T *out, uint64_t seed) {
+    using T = typename F::T;
+    T a[kChains];
+    const uint64_t id = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) a[c] = (T)((id * 0x9e3779b97f4a7c15ull + seed + c) % F::P);
+#pragma unroll 4
+    for (int s = 0; s < kSteps; ++s) {
+#pragma unroll
+        for (int c = 0; c < kChains; ++c) a[c] = F::mul(a[c], a[(c + 1) % kChains]);
+    }
+    T acc = 0;
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) acc = F::add(acc, a[c]);
+    if (acc == (T)0x12345) out[0] = acc;  // keeps the work; practically never stores
+}
+
+template <class F>
+double rate() {
+    int dev = 0, sms = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    typename F::T *out = nullptr;
+    if (cudaMalloc(&out, sizeof(typename F::T)) != cudaSuccess) return 0;
+    const int threads = 256, blocks = sms * 16;
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    k_modmul<F><<<blocks, threads>>>(out, 1);
+    float best = 1e30f;
+    for (int i = 0; i < 5; ++i) {
+        cudaEventRecord(e0);
+        k_modmul<F><<<blocks, threads>>>(out, 2 + i);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (ms < best) best = ms;
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaFree(out);
+    if (cudaGetLastError() != cudaSuccess) return 0;
+    return (double)blocks * threads * kChains * kSteps / (best * 1e-3);
+}
+
+}  // namespace
+
+namespace gpb {
+
+double modmul_rate(gp_field f) {
+    static double r[4] = {0, 0, 0, 0};
+    const int i = (int)f & 3;
+    if (r[i] > 0) return r[i];
+    if (f == GP_FIELD_GOLDILOCKS) r[i] = rate<gp::Goldilocks>();
+    else if (f == GP_FIELD_BABYBEAR) r[i] = rate<gp::BabyBear>();
+    else r[i] = rate<gp::KoalaBear>();
+    std::fprintf(stderr, "measured %s multiplication rate: %.3g per second\n",
+                 f == GP_FIELD_GOLDILOCKS ? "Goldilocks" : f == GP_FIELD_BABYBEAR ? "BabyBear" : "KoalaBear", r[i]);
+    return r[i];
+}
+
+}  // namespace gpb
