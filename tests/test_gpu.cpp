@@ -482,3 +482,165 @@ TEST_F(Gpu, PermuteBatchMatchesCpu) {
     bad[11] = 0xffffffff00000001ull;
     EXPECT_EQ(gp_permute_batch(gpu(), GP_PERM_RPO256, bad.data(), 1), GP_ERR_NON_CANONICAL);
 }
+
+namespace {
+
+struct GpuProfile {
+    const char *name;
+    gp_merkle_kind kind;
+    gp_permutation perm;
+    gp_field field;
+};
+
+const GpuProfile kGpuProfiles[] = {
+    {"poseidon2_gl8", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_GOLDILOCKS_8, GP_FIELD_GOLDILOCKS},
+    {"poseidon2_gl12", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_GOLDILOCKS_12, GP_FIELD_GOLDILOCKS},
+    {"poseidon2_gl16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_GOLDILOCKS_16, GP_FIELD_GOLDILOCKS},
+    {"poseidon2_gl_hl8", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_GOLDILOCKS_HL_8, GP_FIELD_GOLDILOCKS},
+    {"poseidon2_bb16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_BABYBEAR_16, GP_FIELD_BABYBEAR},
+    {"poseidon2_bb24", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_BABYBEAR_24, GP_FIELD_BABYBEAR},
+    {"poseidon2_kb16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_KOALABEAR_16, GP_FIELD_KOALABEAR},
+    {"poseidon2_kb24", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_KOALABEAR_24, GP_FIELD_KOALABEAR},
+    {"tip5", GP_MERKLE_FIELD_SPONGE, GP_PERM_TIP5, GP_FIELD_GOLDILOCKS},
+    {"poseidon_plonky2", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON_GOLDILOCKS_12, GP_FIELD_GOLDILOCKS},
+    {"rpo_miden", GP_MERKLE_MIDEN, GP_PERM_RPO256, GP_FIELD_GOLDILOCKS},
+    {"rpx_miden", GP_MERKLE_MIDEN, GP_PERM_RPX256, GP_FIELD_GOLDILOCKS},
+    {"rpo_miden_v0_11", GP_MERKLE_MIDEN_V0_11, GP_PERM_RPO256, GP_FIELD_GOLDILOCKS},
+    {"rpo_miden_v0_10", GP_MERKLE_MIDEN_V0_10, GP_PERM_RPO256, GP_FIELD_GOLDILOCKS},
+    {"keccak_plonky3_gl", GP_MERKLE_KECCAK_PLONKY3, GP_PERM_KECCAK_F1600, GP_FIELD_GOLDILOCKS},
+    {"keccak_plonky3_bb", GP_MERKLE_KECCAK_PLONKY3, GP_PERM_KECCAK_F1600, GP_FIELD_BABYBEAR},
+    {"keccak_plonky3_kb", GP_MERKLE_KECCAK_PLONKY3, GP_PERM_KECCAK_F1600, GP_FIELD_KOALABEAR},
+    {"keccak_be_gl", GP_MERKLE_KECCAK_BE, GP_PERM_KECCAK_F1600, GP_FIELD_GOLDILOCKS},
+};
+
+bool mixed_heights_allowed(gp_merkle_kind k) { return k == GP_MERKLE_FIELD_SPONGE || k == GP_MERKLE_KECCAK_PLONKY3; }
+
+struct Committed {
+    std::vector<BufPtr> bufs;
+    std::vector<const gp_buffer *> ptrs;
+    gp_merkle_tree *tree = nullptr;
+    ~Committed() { gp_merkle_tree_destroy(tree); }
+};
+
+/* Uploads `data[i]` (rows[i] x cols[i] x ext[i], column-major) and commits. */
+gp_status commit_on(gp_context *ctx, const FieldRef &F, const std::vector<ApiData> &data,
+                    const std::vector<uint64_t> &rows, const std::vector<uint64_t> &cols,
+                    const std::vector<uint32_t> &ext, const gp_merkle_options &o, Committed *c) {
+    for (size_t i = 0; i < data.size(); ++i) {
+        gp_buffer *b = nullptr;
+        gp_status st = gp_buffer_from_host(ctx, F.field, ext[i], rows[i], cols[i], GP_LAYOUT_COL_MAJOR,
+                                           data[i].data(), &b);
+        if (st != GP_OK) return st;
+        c->bufs.emplace_back(b);
+        c->ptrs.push_back(b);
+    }
+    return gp_merkle_commit(ctx, c->ptrs.data(), (uint32_t)c->ptrs.size(), &o, &c->tree);
+}
+
+std::vector<unsigned char> cap_of(gp_merkle_tree *t) {
+    std::vector<unsigned char> cap((size_t)gp_merkle_cap_size(t));
+    EXPECT_EQ(gp_merkle_cap(t, cap.data(), cap.size()), GP_OK) << gp_last_error();
+    return cap;
+}
+
+}  // namespace
+
+/* Every Merkle profile: roots, caps, openings and hash_rows of the GPU equal
+ * the CPU's, on 2^20 leaves for the cheap hashes (2^16 for the Rescue ones),
+ * with extension columns and, where the profile has them, mixed heights. */
+TEST_F(Gpu, MerkleEveryProfileMatchesCpu) {
+    for (const GpuProfile &p : kGpuProfiles) {
+        SCOPED_TRACE(p.name);
+        const FieldRef &F = field_ref(p.field);
+        const bool slow = p.perm == GP_PERM_RPO256 || p.perm == GP_PERM_RPX256;
+        const uint64_t H = slow ? (1u << 16) : (1u << 20);
+        const uint32_t ext = F.elem_size == 8 ? 2 : 4;
+        std::vector<uint64_t> rows = {H, H}, cols = {9, 3};
+        std::vector<uint32_t> exts = {1, ext};
+        if (mixed_heights_allowed(p.kind)) {
+            rows.push_back(H / 8);
+            cols.push_back(5);
+            exts.push_back(1);
+            rows.push_back(H / 8);
+            cols.push_back(1);
+            exts.push_back(ext);
+        }
+        Rng rng(1000 + (int)p.kind * 31 + (int)p.perm);
+        std::vector<ApiData> data;
+        for (size_t i = 0; i < rows.size(); ++i) data.push_back(random_api(F, rows[i] * cols[i] * exts[i], rng));
+        gp_merkle_options o;
+        gp_merkle_options_init(&o);
+        o.kind = p.kind;
+        o.perm = p.perm;
+        o.cap_height = 3;
+        Committed g, c;
+        const auto t0 = std::chrono::steady_clock::now();
+        ASSERT_GP_OK(commit_on(gpu(), F, data, rows, cols, exts, o, &g));
+        const auto t1 = std::chrono::steady_clock::now();
+        ASSERT_GP_OK(commit_on(cpu(), F, data, rows, cols, exts, o, &c));
+        const auto t2 = std::chrono::steady_clock::now();
+        std::printf("  [merkle %s] %llu leaves: GPU %.3f s, CPU %.3f s (incl. uploads)\n", p.name,
+                    (unsigned long long)H, std::chrono::duration<double>(t1 - t0).count(),
+                    std::chrono::duration<double>(t2 - t1).count());
+        EXPECT_EQ(cap_of(g.tree), cap_of(c.tree));
+        std::vector<unsigned char> rg(64), rc(64);
+        ASSERT_GP_OK(gp_merkle_root(g.tree, rg.data(), rg.size()));
+        ASSERT_GP_OK(gp_merkle_root(c.tree, rc.data(), rc.size()));
+        EXPECT_EQ(rg, rc);
+        // Openings: identical bytes, and they verify.
+        const uint64_t idx[] = {0, H - 1, H / 2 + 1, 12345 % H, rng.next() % H};
+        const uint64_t nq = sizeof idx / sizeof idx[0];
+        uint64_t row_b = 0, path_b = 0;
+        ASSERT_GP_OK(gp_merkle_opening_size(g.tree, &row_b, &path_b));
+        std::vector<unsigned char> og(nq * row_b), pg(nq * path_b), oc(og.size()), pc(pg.size());
+        ASSERT_GP_OK(gp_merkle_open(g.tree, idx, nq, og.data(), og.size(), pg.data(), pg.size()));
+        ASSERT_GP_OK(gp_merkle_open(c.tree, idx, nq, oc.data(), oc.size(), pc.data(), pc.size()));
+        EXPECT_EQ(og, oc);
+        EXPECT_EQ(pg, pc);
+        std::vector<gp_matrix_dims> dims;
+        for (size_t i = 0; i < rows.size(); ++i) dims.push_back({rows[i], (uint32_t)cols[i], exts[i]});
+        const std::vector<unsigned char> cap = cap_of(g.tree);
+        for (uint64_t q = 0; q < nq; ++q)
+            EXPECT_EQ(gp_merkle_verify(&o, p.field, dims.data(), (uint32_t)dims.size(), cap.data(), cap.size(),
+                                       idx[q], og.data() + q * row_b, row_b, pg.data() + q * path_b, path_b),
+                      GP_OK)
+                << "index " << idx[q] << ": " << gp_last_error();
+        // Leaf hashes of the two equal-height matrices.
+        const uint64_t dsz = gp_merkle_digest_size(g.tree);
+        std::vector<unsigned char> hg(H * dsz), hc(H * dsz);
+        ASSERT_GP_OK(gp_merkle_hash_rows(gpu(), g.ptrs.data(), 2, &o, hg.data(), hg.size()));
+        ASSERT_GP_OK(gp_merkle_hash_rows(cpu(), c.ptrs.data(), 2, &o, hc.data(), hc.size()));
+        EXPECT_TRUE(hg == hc);
+    }
+}
+
+/* The pipeline the library is for: host trace -> LDE on the device ->
+ * commitment of the device-resident LDE, equal to the CPU backend's root. */
+TEST_F(Gpu, LdeThenCommitMatchesCpu) {
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    Rng rng(4242);
+    const uint64_t n = 1u << 14, cols = 24;
+    const ApiData trace = random_api(F, n * cols, rng);
+    gp_lde_options lo;
+    gp_lde_options_init(&lo);
+    lo.blowup = 4;
+    lo.output_order = GP_ORDER_BIT_REVERSED;
+    std::vector<unsigned char> roots[2];
+    gp_context *ctxs[2] = {gpu(), cpu()};
+    for (int k = 0; k < 2; ++k) {
+        BufPtr out;
+        ASSERT_GP_OK(create_buffer(ctxs[k], F, 1, n * 4, cols, &out));
+        ASSERT_GP_OK(gp_lde_batch_host(ctxs[k], F.field, 1, trace.data(), n, cols, &lo, out.get()));
+        gp_merkle_options o;
+        gp_merkle_options_init(&o);
+        o.kind = GP_MERKLE_KECCAK_PLONKY3;
+        o.perm = GP_PERM_KECCAK_F1600;
+        const gp_buffer *m = out.get();
+        gp_merkle_tree *t = nullptr;
+        ASSERT_GP_OK(gp_merkle_commit(ctxs[k], &m, 1, &o, &t));
+        roots[k].resize(32);
+        EXPECT_EQ(gp_merkle_root(t, roots[k].data(), 32), GP_OK);
+        gp_merkle_tree_destroy(t);
+    }
+    EXPECT_EQ(roots[0], roots[1]);
+}
