@@ -1,4 +1,4 @@
-// Benchmarks of the Merkle commitment (Google Benchmark).
+// Benchmarks of the Merkle and FRI commitments (Google Benchmark).
 //
 // BM_Commit_{CUDA,CPU}: gp_merkle_commit of a random matrix already in the
 //   backend's memory (the LDE's place). Counters: perms (permutations per
@@ -11,6 +11,11 @@
 //   gp_merkle_commit -> gp_merkle_root. W2's floor is the PCIe upload (input
 //   bytes over the pinned H2D bandwidth measured in this run); W3's and W4's
 //   the hashing arithmetic as above.
+// BM_FRI_{CUDA,CPU}: the FRI commit phase (gp_fri_begin, every gp_fri_fold,
+//   gp_fri_remainder) of a random device-resident codeword. Floors: the bytes
+//   of every layer read once and written once over the device-to-device
+//   bandwidth, and the hashing arithmetic of the layer trees; x_floor uses
+//   the larger.
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -218,6 +223,75 @@ void BM_Workload_CUDA(benchmark::State &st) {
 }
 #endif
 
+// args: profile, field, ext, log_n, arity, log_final
+void run_fri(benchmark::State &st, gp_backend backend) {
+    gp_context *ctx = context(backend);
+    if (!ctx) {
+        st.SkipWithError("backend unavailable");
+        return;
+    }
+    const ProfileInfo pi = info(st.range(0));
+    const gp_field f = field_of(st.range(1));
+    const uint32_t ext = (uint32_t)st.range(2);
+    const uint64_t n = 1ull << st.range(3);
+    const uint32_t es = gp_field_element_size(f);
+    st.SetLabel(pi.name);
+    std::vector<unsigned char> host(n * ext * es);
+    fill_trace(host.data(), f, n * ext, 5);
+    gp_buffer *cw = nullptr;
+    if (gp_buffer_from_host(ctx, f, ext, n, 1, GP_LAYOUT_ROW_MAJOR, host.data(), &cw) != GP_OK) {
+        st.SkipWithError(gp_last_error());
+        return;
+    }
+    gp_fri_options o;
+    gp_fri_options_init(&o);
+    o.arity = (uint32_t)st.range(4);
+    o.final_size = 1ull << st.range(5);
+    o.merkle = options_of(pi);
+    std::vector<unsigned char> beta(ext * es, 0), cap(1024), rem;
+    beta[0] = 3;
+    beta[es] = 5;
+    auto once = [&]() {
+        gp_fri *fri = nullptr;
+        if (gp_fri_begin(ctx, cw, &o, cap.data(), cap.size(), &fri) != GP_OK) return false;
+        bool ok = true;
+        for (uint32_t k = 0; ok && k < gp_fri_layer_count(fri); ++k)
+            ok = gp_fri_fold(fri, beta.data(), beta.size(), cap.data(), cap.size()) == GP_OK;
+        rem.resize(gp_fri_remainder_size(fri));
+        ok = ok && gp_fri_remainder(fri, rem.data(), rem.size()) == GP_OK;
+        gp_fri_destroy(fri);
+        return ok;
+    };
+    if (!once()) st.SkipWithError(gp_last_error());
+    for (auto _ : st)
+        if (!once()) {
+            st.SkipWithError(gp_last_error());
+            break;
+        }
+    // Layer k: n_k values read and written once; its tree hashes n_k / a
+    // leaves of a * ext elements.
+    double bytes = 0, perms = 0;
+    for (uint64_t nk = n; nk > o.final_size; nk /= o.arity) {
+        bytes += 2.0 * nk * ext * es;
+        perms += perms_of(pi, nk / o.arity, o.arity * ext, es);
+    }
+    st.counters["perms"] = perms;
+#ifdef GP_HAVE_CUDA
+    if (backend == GP_BACKEND_CUDA) {
+        const double mem_s = bytes / d2d_bandwidth();
+        const double hash_s = pi.muls > 0 ? perms * pi.muls / modmul_rate(f) : 0;
+        st.counters["mem_floor_ms"] = mem_s * 1e3;
+        if (hash_s > 0) st.counters["hash_floor_ms"] = hash_s * 1e3;
+        const double floor_s = mem_s > hash_s ? mem_s : hash_s;
+        st.counters["x_floor"] = benchmark::Counter(floor_s, benchmark::Counter::kIsIterationInvariantRate |
+                                                                   benchmark::Counter::kInvert);
+    }
+#endif
+    gp_buffer_destroy(cw);
+}
+void BM_FRI_CUDA(benchmark::State &st) { run_fri(st, GP_BACKEND_CUDA); }
+void BM_FRI_CPU(benchmark::State &st) { run_fri(st, GP_BACKEND_CPU); }
+
 const int64_t kAllProfiles[] = {P2_GL8, P2_GL12, P2_GL16, P2_GL_HL8, P2_BB16, P2_BB24, P2_KB16,
                                 P2_KB24, RPO,    RPX,     TIP5,    PLONKY2, KECCAK};
 
@@ -262,6 +336,25 @@ BENCHMARK(BM_Workload_CUDA)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 #endif
+// W5: Goldilocks cubic 2^24 down to 2^5 (arity 4: 2^4, arity 8: 2^6, the
+// nearest reachable sizes); BabyBear quartic 2^24 for ICICLE's figure.
+BENCHMARK(BM_FRI_CUDA)
+    ->Args({KECCAK, GL, 3, 24, 2, 5})
+    ->Args({P2_GL12, GL, 3, 24, 2, 5})
+    ->Args({KECCAK, GL, 3, 24, 4, 4})
+    ->Args({KECCAK, GL, 3, 24, 8, 6})
+    ->Args({P2_GL12, GL, 3, 24, 8, 6})
+    ->Args({KECCAK, BB, 4, 24, 2, 5})
+    ->Args({P2_BB16, BB, 4, 24, 2, 5})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_FRI_CPU)
+    ->Args({KECCAK, GL, 3, 18, 2, 5})
+    ->Args({P2_GL12, GL, 3, 18, 2, 5})
+    ->Args({P2_BB16, BB, 4, 18, 2, 5})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
 // CPU backend: W-shapes scaled down to 2^14 leaves (time is linear in rows).
 BENCHMARK(BM_Commit_CPU)
     ->Args({KECCAK, GL, 14, 256})

@@ -552,6 +552,134 @@ GP_API gp_status gp_merkle_verify(const gp_merkle_options *options, gp_field fie
 /** Destroys a tree. NULL is a no-op. */
 GP_API void gp_merkle_tree_destroy(gp_merkle_tree *tree);
 
+/* ------------------------------------------------------------------------ */
+/* FRI commitment                                                           */
+/* ------------------------------------------------------------------------ */
+
+/** How a group of sibling values is combined with the challenge beta. */
+typedef enum gp_fri_fold_kind {
+    /** Plonky3 (and winterfell): the value at beta of the polynomial of
+     *  degree < arity through the group; for arity 2,
+     *  f'(x^2) = (f(x) + f(-x))/2 + beta (f(x) - f(-x))/(2x). */
+    GP_FRI_FOLD_HALVED = 0,
+    /** Lambda VM: the same without the 1/arity factor; for arity 2,
+     *  (f(x) + f(-x)) + beta x^-1 (f(x) - f(-x)). */
+    GP_FRI_FOLD_UNHALVED = 1
+} gp_fri_fold_kind;
+
+typedef struct gp_fri_options {
+    uint32_t struct_size;
+    /** Folding arity: 2 (default), 4 or 8. A fold of arity 4 or 8 is one
+     *  pass, equal to log2(arity) arity-2 folds with beta, beta^2, .... */
+    uint32_t arity;
+    /** Folding stops at this layer size (a power of two, below the input
+     *  size, with log2(input / final_size) a multiple of log2(arity));
+     *  default 1. The layer of this size is the remainder: not committed,
+     *  returned by gp_fri_remainder. */
+    uint64_t final_size;
+    /** Order of the codeword's evaluations, kept by every layer. Default
+     *  GP_ORDER_BIT_REVERSED (Plonky3). A layer's Merkle leaf g is the group
+     *  that one fold combines: positions arity*g .. arity*g + arity - 1 in
+     *  bit-reversed order, positions g + k * size/arity in natural order
+     *  (winterfell's layout). */
+    gp_order order;
+    /** The evaluation domain is shift * <omega>, omega the field's primitive
+     *  root of the input size (gp_field_two_adic_generator). Default 1:
+     *  Plonky3 folds as if on the subgroup (the coset shift of its LDE does
+     *  not enter the fold). Layer k lives on shift^(arity^k) * <omega^(arity^k)>. */
+    uint64_t shift;
+    /** Default GP_FRI_FOLD_HALVED. */
+    gp_fri_fold_kind fold;
+    /** Profile of every layer's Merkle commitment (gp_merkle_options_init
+     *  defaults); its cap_height may not exceed log2(final_size). */
+    gp_merkle_options merkle;
+} gp_fri_options;
+
+GP_API void gp_fri_options_init(gp_fri_options *options);
+
+/** A FRI commitment in progress or done: every layer and its tree, on the
+ *  device for the CUDA backend. */
+typedef struct gp_fri gp_fri;
+
+/** Starts a FRI commitment of `codeword`, a buffer of this context with one
+ *  column (of any supported extension degree) and a power-of-two number of
+ *  rows, and commits layer 0. Writes that layer's cap (gp_fri_cap_size
+ *  bytes) to `cap` when `cap` is not NULL. The codeword is copied; it may be
+ *  destroyed afterwards. */
+GP_API gp_status gp_fri_begin(gp_context *ctx, const gp_buffer *codeword,
+                              const gp_fri_options *options, void *cap,
+                              uint64_t cap_size, gp_fri **out);
+
+/** Like gp_fri_begin, with the codeword in host memory: `n` elements of
+ *  degree `ext_degree` over `field`, each as its ext_degree canonical base
+ *  coefficients, lowest first. */
+GP_API gp_status gp_fri_begin_host(gp_context *ctx, gp_field field, uint32_t ext_degree,
+                                   const void *codeword, uint64_t n,
+                                   const gp_fri_options *options, void *cap,
+                                   uint64_t cap_size, gp_fri **out);
+
+/** Layers committed in all (the number of gp_fri_fold calls a commitment
+ *  takes): log2(n / final_size) / log2(arity). 0 for NULL. */
+GP_API uint32_t gp_fri_layer_count(const gp_fri *fri);
+
+/** Bytes of one layer's cap (2^cap_height digests). 0 for NULL. */
+GP_API uint64_t gp_fri_cap_size(const gp_fri *fri);
+
+/** Folds the last committed layer with the challenge `beta` (an element of
+ *  the codeword's extension: ext_degree canonical base coefficients,
+ *  `beta_size` bytes exactly). If the folded layer is larger than the final
+ *  size it is committed and its cap written to `cap` (when not NULL);
+ *  otherwise it is the remainder and `cap` is left alone. Fails once every
+ *  layer has been folded. */
+GP_API gp_status gp_fri_fold(gp_fri *fri, const void *beta, uint64_t beta_size,
+                             void *cap, uint64_t cap_size);
+
+/** Bytes of the remainder: final_size x ext_degree x element size. */
+GP_API uint64_t gp_fri_remainder_size(const gp_fri *fri);
+
+/** Copies the remainder (final_size extension elements, in the codeword's
+ *  order) once every layer has been folded. */
+GP_API gp_status gp_fri_remainder(const gp_fri *fri, void *out, uint64_t size_bytes);
+
+/** Called by gp_fri_commit after each commitment: `cap` is layer `layer`'s
+ *  cap; the callback writes the challenge for folding it into `beta`
+ *  (`beta_size` bytes: ext_degree canonical coefficients). A status other
+ *  than GP_OK stops gp_fri_commit, which returns it. */
+typedef gp_status (*gp_fri_challenge_fn)(void *user, uint32_t layer, const void *cap,
+                                         uint64_t cap_size, void *beta, uint64_t beta_size);
+
+/** The whole commit phase in one call: gp_fri_begin, then for every layer
+ *  `challenge` and gp_fri_fold. */
+GP_API gp_status gp_fri_commit(gp_context *ctx, const gp_buffer *codeword,
+                               const gp_fri_options *options,
+                               gp_fri_challenge_fn challenge, void *user, gp_fri **out);
+
+/** Bytes of one query's opening: for every committed layer, its group
+ *  (arity extension elements) and the group's Merkle path. */
+GP_API uint64_t gp_fri_opening_size(const gp_fri *fri);
+
+/** Opens `count` queries (positions < n in the codeword's order) after
+ *  every fold: per query, per layer k from 0, the group holding position
+ *  (bit-reversed: index >> (k log2 arity); natural: index mod layer size)
+ *  as arity x ext_degree canonical base elements, then its path as
+ *  gp_merkle_open writes it. Queries are packed back to back. */
+GP_API gp_status gp_fri_open(const gp_fri *fri, const uint64_t *indices, uint64_t count,
+                             void *out, uint64_t size_bytes);
+
+/** Checks one query on the host, without a context: every layer's group
+ *  against that layer's cap (`caps`: gp_fri_layer_count caps back to back),
+ *  and every fold (`betas`: one challenge per layer, back to back) against
+ *  the next layer's group or the remainder. `n` is the codeword size.
+ *  GP_OK when valid, GP_ERR_VERIFY_FAILED when not. */
+GP_API gp_status gp_fri_verify(const gp_fri_options *options, gp_field field,
+                               uint32_t ext_degree, uint64_t n, const void *caps,
+                               uint64_t caps_size, const void *betas, uint64_t betas_size,
+                               const void *remainder, uint64_t remainder_size,
+                               uint64_t index, const void *opening, uint64_t opening_size);
+
+/** Destroys a FRI commitment. NULL is a no-op. */
+GP_API void gp_fri_destroy(gp_fri *fri);
+
 #ifdef __cplusplus
 }
 #endif

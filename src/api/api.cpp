@@ -7,6 +7,7 @@
 
 #include "core/core.h"
 #include "gpuprover.h"
+#include "core/fri_ops.h"
 #include "core/merkle_ops.h"
 #include "hash/permutations.h"
 #include "math/field.h"
@@ -686,14 +687,11 @@ TreePlan plan_tree(const TreeSpec &s, const std::vector<uint64_t> &heights, uint
     return p;
 }
 
-// Validates a list of matrices and a profile; fills `a` (spec, sorted
-// matrices, groups, log_h) and returns the matrices in the caller's order.
-std::vector<const Buffer *> merkle_request(gp_context *ctx, const gp_buffer *const *matrices, uint32_t count,
-                                           const gp_merkle_options &o, bool leaves_only, MerkleArgs &a) {
+// Validates buffer handles: non-null, of this context, of one field.
+std::vector<const Buffer *> checked_matrices(gp_context *ctx, const gp_buffer *const *matrices, uint32_t count) {
     GP_REQUIRE_PTR(matrices);
     if (count == 0) fail(GP_ERR_INVALID_ARGUMENT, "count = 0 (a tree needs at least one matrix)");
     std::vector<const Buffer *> mats;
-    std::vector<uint64_t> heights;
     for (uint32_t i = 0; i < count; ++i) {
         std::string arg = "matrices[" + std::to_string(i) + "]";
         if (!matrices[i]) fail(GP_ERR_NULL_POINTER, "argument `", arg, "` is NULL");
@@ -703,12 +701,20 @@ std::vector<const Buffer *> merkle_request(gp_context *ctx, const gp_buffer *con
             fail(GP_ERR_FIELD_MISMATCH, arg, " is over ", b->field->name, " but matrices[0] is over ",
                  mats[0]->field->name);
         mats.push_back(b);
-        heights.push_back(b->rows);
     }
+    return mats;
+}
+
+// Validates a profile for matrices (of one field); fills `a` (spec, sorted
+// matrices, groups, log_h).
+void plan_request(const std::vector<const Buffer *> &mats, const gp_merkle_options &o, bool leaves_only,
+                  MerkleArgs &a) {
+    std::vector<uint64_t> heights;
+    for (const Buffer *b : mats) heights.push_back(b->rows);
     a.spec = tree_spec(o, *mats[0]->field, "the matrices");
     a.leaves_only = leaves_only;
     if (leaves_only) {
-        for (uint32_t i = 1; i < count; ++i)
+        for (size_t i = 1; i < heights.size(); ++i)
             if (heights[i] != heights[0])
                 fail(GP_ERR_SHAPE_MISMATCH, "matrices[", i, "] has ", heights[i], " rows but matrices[0] has ",
                      heights[0], ": rows are hashed across matrices of one height");
@@ -718,7 +724,30 @@ std::vector<const Buffer *> merkle_request(gp_context *ctx, const gp_buffer *con
     a.log_h = p.log_h;
     a.groups = p.groups;
     for (uint32_t i : p.order) a.mats.push_back(mats[i]);
-    return mats;
+}
+
+// Commits validated matrices and registers the tree with the context.
+MerkleTree *commit_matrices(Context *c, const std::vector<const Buffer *> &committed, const gp_merkle_options &o) {
+    MerkleArgs a;
+    plan_request(committed, o, false, a);
+    const uint64_t H = 1ull << a.log_h;
+    uint64_t words = checked_mul(2 * H - 1, a.spec.digest, "tree nodes * digest");
+    uint64_t bytes = checked_mul(words, a.spec.word_size, "tree bytes");
+    auto t = std::make_unique<MerkleTree>();
+    t->ctx = c;
+    t->spec = a.spec;
+    t->cap_height = a.cap_height;
+    t->log_h = a.log_h;
+    t->committed = committed;
+    t->nodes = c->backend->alloc_buffer(bytes);
+    try {
+        c->backend->merkle_commit(a, *t);
+    } catch (...) {
+        c->backend->free_buffer(t->nodes);
+        throw;
+    }
+    c->trees.insert(t.get());
+    return t.release();
 }
 
 }  // namespace
@@ -731,27 +760,8 @@ GP_EXPORT gp_status gp_merkle_commit(gp_context *ctx, const gp_buffer *const *ma
         GP_REQUIRE_PTR(out);
         *out = nullptr;
         gp_merkle_options o = read_options(options, gp_merkle_options_init, "gp_merkle_options");
-        MerkleArgs a;
-        std::vector<const Buffer *> committed = merkle_request(ctx, matrices, count, o, false, a);
-        auto *c = reinterpret_cast<Context *>(ctx);
-        const uint64_t H = 1ull << a.log_h;
-        uint64_t words = checked_mul(2 * H - 1, a.spec.digest, "tree nodes * digest");
-        uint64_t bytes = checked_mul(words, a.spec.word_size, "tree bytes");
-        auto t = std::make_unique<MerkleTree>();
-        t->ctx = c;
-        t->spec = a.spec;
-        t->cap_height = a.cap_height;
-        t->log_h = a.log_h;
-        t->committed = committed;
-        t->nodes = c->backend->alloc_buffer(bytes);
-        try {
-            c->backend->merkle_commit(a, *t);
-        } catch (...) {
-            c->backend->free_buffer(t->nodes);
-            throw;
-        }
-        c->trees.insert(t.get());
-        *out = reinterpret_cast<gp_merkle_tree *>(t.release());
+        std::vector<const Buffer *> mats = checked_matrices(ctx, matrices, count);
+        *out = reinterpret_cast<gp_merkle_tree *>(commit_matrices(reinterpret_cast<Context *>(ctx), mats, o));
     });
 }
 
@@ -761,7 +771,7 @@ GP_EXPORT gp_status gp_merkle_hash_rows(gp_context *ctx, const gp_buffer *const 
         GP_REQUIRE_PTR(ctx);
         gp_merkle_options o = read_options(options, gp_merkle_options_init, "gp_merkle_options");
         MerkleArgs a;
-        merkle_request(ctx, matrices, count, o, true, a);
+        plan_request(checked_matrices(ctx, matrices, count), o, true, a);
         GP_REQUIRE_PTR(digests);
         const uint64_t H = 1ull << a.log_h;
         const uint64_t bytes = checked_mul(checked_mul(H, a.spec.digest, "rows * digest"), a.spec.word_size,
@@ -949,4 +959,446 @@ GP_EXPORT void gp_merkle_tree_destroy(gp_merkle_tree *tree) {
     if (!c->trees.erase(t)) return;
     c->backend->free_buffer(t->nodes);
     delete t;
+}
+
+/* ------------------------------------------------------------------------ */
+/* FRI                                                                      */
+/* ------------------------------------------------------------------------ */
+
+GP_EXPORT void gp_fri_options_init(gp_fri_options *o) {
+    if (!o) return;
+    std::memset(o, 0, sizeof(*o));
+    o->struct_size = sizeof(*o);
+    o->arity = 2;
+    o->final_size = 1;
+    o->order = GP_ORDER_BIT_REVERSED;
+    o->shift = 1;
+    o->fold = GP_FRI_FOLD_HALVED;
+    gp_merkle_options_init(&o->merkle);
+}
+
+namespace gp {
+
+// A FRI commitment: layers k < K in matrix form (buffers of the context) with
+// their trees, and the remainder.
+struct FriState {
+    Context *ctx = nullptr;
+    const FieldDesc *f = nullptr;
+    uint32_t ext = 1, log_a = 1, log_n = 0, layers = 0, folded = 0;
+    bool bitrev = true, halve = true;
+    uint64_t shift = 1;
+    gp_merkle_options mo;
+    std::vector<Buffer *> bufs;
+    std::vector<MerkleTree *> trees;
+    Buffer *rem = nullptr;
+    std::vector<unsigned char> remainder;
+
+    uint32_t log_layer(uint32_t k) const { return log_n - k * log_a; }
+    uint64_t elem_bytes() const { return (uint64_t)ext * f->elem_size; }
+    ~FriState() {
+        for (MerkleTree *t : trees) gp_merkle_tree_destroy(reinterpret_cast<gp_merkle_tree *>(t));
+        for (Buffer *b : bufs) gp_buffer_destroy(reinterpret_cast<gp_buffer *>(b));
+        gp_buffer_destroy(reinterpret_cast<gp_buffer *>(rem));
+    }
+};
+
+namespace {
+
+// The validated shape of a FRI commitment.
+struct FriShape {
+    const FieldDesc *f;
+    uint32_t ext, log_n, log_a, layers, log_final;
+    bool bitrev, halve;
+    uint64_t shift;
+    gp_fri_options o;
+};
+
+FriShape fri_shape(const gp_fri_options *options, const FieldDesc &f, uint32_t ext, uint64_t n) {
+    FriShape s;
+    s.o = read_options(options, gp_fri_options_init, "gp_fri_options");
+    s.o.merkle.struct_size = sizeof(gp_merkle_options);  // embedded: same version as the outer struct
+    s.f = &f;
+    s.ext = ext;
+    if (s.o.arity != 2 && s.o.arity != 4 && s.o.arity != 8)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->arity = ", s.o.arity, " (FRI folds with arity 2, 4 or 8)");
+    s.log_a = log2_exact(s.o.arity);
+    if (!is_pow2(n) || n < 2) fail(GP_ERR_INVALID_ARGUMENT, "the codeword has ", n, " elements, not a power of two >= 2");
+    s.log_n = check_log_size(f, n, "codeword size");
+    if (!is_pow2(s.o.final_size))
+        fail(GP_ERR_INVALID_ARGUMENT, "options->final_size = ", s.o.final_size, " is not a power of two");
+    if (s.o.final_size >= n)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->final_size = ", s.o.final_size, " is not below the codeword size ", n);
+    s.log_final = log2_exact(s.o.final_size);
+    if ((s.log_n - s.log_final) % s.log_a != 0)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->final_size = ", s.o.final_size, " is not reached from ", n,
+             " by folds of arity ", s.o.arity);
+    s.layers = (s.log_n - s.log_final) / s.log_a;
+    const int order = raw(s.o.order);
+    if (order != GP_ORDER_NATURAL && order != GP_ORDER_BIT_REVERSED)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->order = ", order, " is not a gp_order");
+    s.bitrev = order == GP_ORDER_BIT_REVERSED;
+    const int fold = raw(s.o.fold);
+    if (fold != GP_FRI_FOLD_HALVED && fold != GP_FRI_FOLD_UNHALVED)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->fold = ", fold, " is not a gp_fri_fold_kind");
+    s.halve = fold == GP_FRI_FOLD_HALVED;
+    if (s.o.shift == 0 || s.o.shift >= f.modulus)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->shift = ", s.o.shift, " is not a nonzero canonical ", f.name,
+             " element");
+    s.shift = s.o.shift;
+    tree_spec(s.o.merkle, f, "the FRI layers");
+    if (s.o.merkle.cap_height > s.log_final)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->merkle.cap_height = ", s.o.merkle.cap_height,
+             " exceeds log2(final_size) = ", s.log_final, ", the height of the last committed layer's tree");
+    return s;
+}
+
+// Commits layer k (already in matrix form in fri->bufs[k]) and writes its cap.
+void fri_commit_layer(FriState &fri, uint32_t k, void *cap, uint64_t cap_size, const char *what) {
+    MerkleTree *t = commit_matrices(fri.ctx, {fri.bufs[k]}, fri.mo);
+    fri.trees.push_back(t);
+    if (cap) {
+        const uint64_t need = gp_merkle_cap_size(reinterpret_cast<gp_merkle_tree *>(t));
+        if (cap_size < need)
+            fail(GP_ERR_INVALID_ARGUMENT, what, ": cap_size = ", cap_size, " is smaller than the cap (", need,
+                 " bytes)");
+        fri.ctx->backend->read_tree(*t, merkle_layer_offset(t->log_h, t->log_h - t->cap_height) * t->digest_bytes(),
+                                    cap, need);
+    }
+}
+
+// omega^-1 of 2^log_n, zeta^-1 of the arity, and shift^-(a^k), as raw words.
+void fri_roots(const FieldDesc &f, uint32_t log_n, uint32_t log_a, uint64_t shift, uint32_t k, uint64_t &omega_inv,
+               uint64_t &zeta_inv, uint64_t &shift_inv) {
+    dispatch_field(f.id, [&](auto F) {
+        using Fd = decltype(F);
+        using T = typename Fd::T;
+        const T w = two_adic_generator<Fd>(log_n);
+        const T wi = finv<Fd>(w);
+        omega_inv = wi;
+        zeta_inv = fpow<Fd>(wi, 1ull << (log_n - log_a));
+        T s = (T)shift;
+        for (uint32_t i = 0; i < k * log_a; ++i) s = Fd::mul(s, s);  // shift^(a^k)
+        shift_inv = finv<Fd>(s);
+    });
+}
+
+}  // namespace
+}  // namespace gp
+
+GP_EXPORT gp_status gp_fri_begin(gp_context *ctx, const gp_buffer *codeword, const gp_fri_options *options, void *cap,
+                                 uint64_t cap_size, gp_fri **out) {
+    return guard("gp_fri_begin", [&] {
+        GP_REQUIRE_PTR(ctx);
+        GP_REQUIRE_PTR(out);
+        *out = nullptr;
+        GP_REQUIRE_PTR(codeword);
+        check_buffer(ctx, codeword, "codeword");
+        auto *cw = reinterpret_cast<const Buffer *>(codeword);
+        if (cw->cols != 1)
+            fail(GP_ERR_SHAPE_MISMATCH, "codeword has ", cw->cols, " columns; a FRI codeword is one column");
+        FriShape s = fri_shape(options, *cw->field, cw->ext, cw->rows);
+        auto *c = reinterpret_cast<Context *>(ctx);
+        auto fri = std::make_unique<FriState>();
+        fri->ctx = c;
+        fri->f = cw->field;
+        fri->ext = cw->ext;
+        fri->log_a = s.log_a;
+        fri->log_n = s.log_n;
+        fri->layers = s.layers;
+        fri->bitrev = s.bitrev;
+        fri->halve = s.halve;
+        fri->shift = s.shift;
+        fri->mo = s.o.merkle;
+        fri->bufs.push_back(new_buffer(c, *cw->field, cw->ext, cw->rows >> s.log_a, 1ull << s.log_a));
+        c->backend->fri_to_matrix(cw->field->elem_size, cw->ext, s.log_n, s.log_a, s.bitrev, cw->data,
+                                  fri->bufs[0]->data);
+        fri_commit_layer(*fri, 0, cap, cap_size, "gp_fri_begin");
+        *out = reinterpret_cast<gp_fri *>(fri.release());
+    });
+}
+
+GP_EXPORT gp_status gp_fri_begin_host(gp_context *ctx, gp_field field, uint32_t ext_degree, const void *codeword,
+                                      uint64_t n, const gp_fri_options *options, void *cap, uint64_t cap_size,
+                                      gp_fri **out) {
+    if (out) *out = nullptr;
+    gp_buffer *b = nullptr;
+    gp_status st = gp_buffer_from_host(ctx, field, ext_degree, n, 1, GP_LAYOUT_ROW_MAJOR, codeword, &b);
+    if (st != GP_OK) return st;
+    st = gp_fri_begin(ctx, b, options, cap, cap_size, out);
+    std::string err = gp_last_error();
+    gp_buffer_destroy(b);
+    if (st != GP_OK) return set_error(st, err);
+    return GP_OK;
+}
+
+GP_EXPORT uint32_t gp_fri_layer_count(const gp_fri *fri) {
+    return fri ? reinterpret_cast<const FriState *>(fri)->layers : 0;
+}
+
+GP_EXPORT uint64_t gp_fri_cap_size(const gp_fri *fri) {
+    if (!fri) return 0;
+    auto *s = reinterpret_cast<const FriState *>(fri);
+    return gp_merkle_cap_size(reinterpret_cast<const gp_merkle_tree *>(s->trees[0]));
+}
+
+GP_EXPORT gp_status gp_fri_fold(gp_fri *fri, const void *beta, uint64_t beta_size, void *cap, uint64_t cap_size) {
+    return guard("gp_fri_fold", [&] {
+        GP_REQUIRE_PTR(fri);
+        GP_REQUIRE_PTR(beta);
+        auto &s = *reinterpret_cast<FriState *>(fri);
+        if (s.folded == s.layers)
+            fail(GP_ERR_INVALID_ARGUMENT, "all ", s.layers, " layers are folded already");
+        if (beta_size != s.elem_bytes())
+            fail(GP_ERR_INVALID_ARGUMENT, "beta_size = ", beta_size, " bytes, but a challenge is one degree-", s.ext,
+                 " ", s.f->name, " element (", s.elem_bytes(), " bytes)");
+        check_canonical(*s.f, beta, 0, s.ext, "beta");
+        const uint32_t k = s.folded;
+        FriFoldArgs a;
+        a.field = s.f->id;
+        a.ext = s.ext;
+        a.log_n = s.log_layer(k);
+        a.log_a = s.log_a;
+        a.bitrev = s.bitrev;
+        a.halve = s.halve;
+        a.final_out = k + 1 == s.layers;
+        fri_roots(*s.f, a.log_n, a.log_a, s.shift, k, a.omega_inv, a.zeta_inv, a.shift_inv);
+        for (uint32_t c = 0; c < s.ext; ++c)
+            a.beta[c] = s.f->elem_size == 8 ? static_cast<const uint64_t *>(beta)[c]
+                                            : static_cast<const uint32_t *>(beta)[c];
+        if (cap && !a.final_out && cap_size < gp_fri_cap_size(fri))
+            fail(GP_ERR_INVALID_ARGUMENT, "cap_size = ", cap_size, " is smaller than the cap (", gp_fri_cap_size(fri),
+                 " bytes)");
+        a.in = s.bufs[k]->data;
+        const uint64_t next = 1ull << (a.log_n - a.log_a);
+        Buffer *out = a.final_out ? new_buffer(s.ctx, *s.f, s.ext, next, 1)
+                                  : new_buffer(s.ctx, *s.f, s.ext, next >> s.log_a, 1ull << s.log_a);
+        a.out = out->data;
+        try {
+            s.ctx->backend->fri_fold(a);
+            if (a.final_out) {
+                s.remainder.resize(next * s.elem_bytes());
+                s.ctx->backend->download(*out, s.remainder.data(), GP_LAYOUT_ROW_MAJOR);
+                s.rem = out;
+            } else {
+                s.bufs.push_back(out);
+                fri_commit_layer(s, k + 1, cap, cap_size, "gp_fri_fold");
+            }
+        } catch (...) {
+            if (!a.final_out && s.bufs.size() > k + 1) s.bufs.pop_back();
+            if (s.trees.size() > k + 1) {
+                gp_merkle_tree_destroy(reinterpret_cast<gp_merkle_tree *>(s.trees.back()));
+                s.trees.pop_back();
+            }
+            s.rem = nullptr;
+            s.remainder.clear();
+            gp_buffer_destroy(reinterpret_cast<gp_buffer *>(out));
+            throw;
+        }
+        s.folded++;
+    });
+}
+
+GP_EXPORT uint64_t gp_fri_remainder_size(const gp_fri *fri) {
+    if (!fri) return 0;
+    auto *s = reinterpret_cast<const FriState *>(fri);
+    return (1ull << s->log_layer(s->layers)) * s->elem_bytes();
+}
+
+GP_EXPORT gp_status gp_fri_remainder(const gp_fri *fri, void *out, uint64_t size_bytes) {
+    return guard("gp_fri_remainder", [&] {
+        GP_REQUIRE_PTR(fri);
+        GP_REQUIRE_PTR(out);
+        auto &s = *reinterpret_cast<const FriState *>(fri);
+        if (s.folded != s.layers)
+            fail(GP_ERR_INVALID_ARGUMENT, s.folded, " of ", s.layers, " layers folded; the remainder comes after the last");
+        if (size_bytes < s.remainder.size())
+            fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes, " is smaller than the remainder (",
+                 s.remainder.size(), " bytes)");
+        std::memcpy(out, s.remainder.data(), s.remainder.size());
+    });
+}
+
+GP_EXPORT gp_status gp_fri_commit(gp_context *ctx, const gp_buffer *codeword, const gp_fri_options *options,
+                                  gp_fri_challenge_fn challenge, void *user, gp_fri **out) {
+    if (out) *out = nullptr;
+    if (!challenge) return set_error(GP_ERR_NULL_POINTER, "gp_fri_commit: argument `challenge` is NULL");
+    gp_fri *fri = nullptr;
+    std::vector<unsigned char> cap(1 << 16);
+    gp_status st = gp_fri_begin(ctx, codeword, options, cap.data(), cap.size(), &fri);
+    if (st != GP_OK) return st;
+    auto *s = reinterpret_cast<FriState *>(fri);
+    cap.resize(gp_fri_cap_size(fri));
+    std::vector<unsigned char> beta(s->elem_bytes());
+    for (uint32_t k = 0; k < s->layers; ++k) {
+        st = challenge(user, k, cap.data(), cap.size(), beta.data(), beta.size());
+        if (st != GP_OK) {
+            gp_fri_destroy(fri);
+            return set_error(st, "gp_fri_commit: the challenge callback returned " + std::string(gp_status_name(st)) +
+                                     " for layer " + std::to_string(k));
+        }
+        st = gp_fri_fold(fri, beta.data(), beta.size(), cap.data(), cap.size());
+        if (st != GP_OK) {
+            std::string err = gp_last_error();
+            gp_fri_destroy(fri);
+            return set_error(st, err);
+        }
+    }
+    if (out) *out = fri;
+    else gp_fri_destroy(fri);
+    return GP_OK;
+}
+
+namespace gp {
+namespace {
+uint64_t fri_path_bytes(const FriState &s, uint32_t k) {
+    const MerkleTree *t = s.trees[k];
+    return (uint64_t)t->path_len() * t->digest_bytes();
+}
+// Position of query q in layer k, and its group there.
+uint64_t fri_position(uint32_t log_n, uint32_t log_a, bool bitrev, uint32_t k, uint64_t q) {
+    return bitrev ? q >> (k * log_a) : q & ((1ull << (log_n - k * log_a)) - 1);
+}
+}  // namespace
+}  // namespace gp
+
+GP_EXPORT uint64_t gp_fri_opening_size(const gp_fri *fri) {
+    if (!fri) return 0;
+    auto &s = *reinterpret_cast<const FriState *>(fri);
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < s.trees.size(); ++k) total += (s.elem_bytes() << s.log_a) + fri_path_bytes(s, k);
+    return total;
+}
+
+GP_EXPORT gp_status gp_fri_open(const gp_fri *fri, const uint64_t *indices, uint64_t count, void *out,
+                                uint64_t size_bytes) {
+    return guard("gp_fri_open", [&] {
+        GP_REQUIRE_PTR(fri);
+        auto &s = *reinterpret_cast<const FriState *>(fri);
+        if (s.folded != s.layers)
+            fail(GP_ERR_INVALID_ARGUMENT, s.folded, " of ", s.layers, " layers folded; open after the last fold");
+        if (count == 0) return;
+        GP_REQUIRE_PTR(indices);
+        GP_REQUIRE_PTR(out);
+        const uint64_t each = gp_fri_opening_size(fri);
+        const uint64_t need = checked_mul(count, each, "count * opening size");
+        if (size_bytes < need)
+            fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes, " is smaller than ", count, " x ", each, " = ",
+                 need, " bytes");
+        const uint64_t n = 1ull << s.log_n;
+        for (uint64_t i = 0; i < count; ++i)
+            if (indices[i] >= n)
+                fail(GP_ERR_INVALID_ARGUMENT, "indices[", i, "] = ", indices[i], " is past the end of the codeword (",
+                     n, " elements)");
+        const uint64_t gbytes = s.elem_bytes() << s.log_a;
+        uint64_t off = 0;
+        std::vector<uint64_t> groups(count);
+        std::vector<unsigned char> rows, paths;
+        for (uint32_t k = 0; k < s.trees.size(); ++k) {
+            for (uint64_t i = 0; i < count; ++i) {
+                uint64_t row;
+                uint32_t member;
+                fri_slot(s.log_layer(k), s.log_a, s.bitrev, fri_position(s.log_n, s.log_a, s.bitrev, k, indices[i]),
+                         row, member);
+                groups[i] = row;
+            }
+            const uint64_t pb = fri_path_bytes(s, k);
+            rows.resize(count * gbytes);
+            paths.resize(count * pb);
+            s.ctx->backend->merkle_open(*s.trees[k], groups.data(), count, rows.data(), pb ? paths.data() : nullptr);
+            for (uint64_t i = 0; i < count; ++i) {
+                unsigned char *dst = static_cast<unsigned char *>(out) + i * each + off;
+                std::memcpy(dst, rows.data() + i * gbytes, gbytes);
+                if (pb) std::memcpy(dst + gbytes, paths.data() + i * pb, pb);
+            }
+            off += gbytes + pb;
+        }
+    });
+}
+
+GP_EXPORT gp_status gp_fri_verify(const gp_fri_options *options, gp_field field, uint32_t ext_degree, uint64_t n,
+                                  const void *caps, uint64_t caps_size, const void *betas, uint64_t betas_size,
+                                  const void *remainder, uint64_t remainder_size, uint64_t index, const void *opening,
+                                  uint64_t opening_size) {
+    return guard("gp_fri_verify", [&] {
+        GP_REQUIRE_PTR(caps);
+        GP_REQUIRE_PTR(betas);
+        GP_REQUIRE_PTR(remainder);
+        GP_REQUIRE_PTR(opening);
+        const FieldDesc &f = field_desc(field);
+        check_ext_degree(f, ext_degree);
+        FriShape s = fri_shape(options, f, ext_degree, n);
+        const TreeSpec spec = tree_spec(s.o.merkle, f, "the FRI layers");
+        const uint64_t eb = (uint64_t)ext_degree * f.elem_size, gbytes = eb << s.log_a;
+        const uint64_t cap_bytes = ((uint64_t)spec.digest * spec.word_size) << s.o.merkle.cap_height;
+        auto exact = [](uint64_t got, uint64_t want, const char *what) {
+            if (got != want) fail(GP_ERR_SHAPE_MISMATCH, what, " = ", got, " bytes, but the shape gives ", want);
+        };
+        exact(caps_size, cap_bytes * s.layers, "caps_size");
+        exact(betas_size, eb * s.layers, "betas_size");
+        exact(remainder_size, eb << s.log_final, "remainder_size");
+        uint64_t total = 0;
+        for (uint32_t k = 0; k < s.layers; ++k)
+            total += gbytes + (uint64_t)(s.log_n - (k + 1) * s.log_a - s.o.merkle.cap_height) * spec.digest *
+                                  spec.word_size;
+        exact(opening_size, total, "opening_size");
+        if (index >= n) fail(GP_ERR_INVALID_ARGUMENT, "index = ", index, " is past the end of the codeword (", n, ")");
+        check_canonical(f, betas, 0, (uint64_t)ext_degree * s.layers, "betas");
+        check_canonical(f, remainder, 0, (uint64_t)ext_degree << s.log_final, "remainder");
+        const auto *op = static_cast<const unsigned char *>(opening);
+        uint64_t off = 0;
+        fri_dispatch(f.id, ext_degree, [&](auto F, auto Dc) {
+            using Fd = decltype(F);
+            using T = typename Fd::T;
+            constexpr int D = decltype(Dc)::value;
+            auto ext_at = [&](const void *base, uint64_t i) {
+                Ext<Fd, D> e;
+                std::memcpy(e.c, static_cast<const unsigned char *>(base) + i * eb, eb);
+                return e;
+            };
+            for (uint32_t k = 0; k < s.layers; ++k) {
+                const uint32_t log_nk = s.log_n - k * s.log_a;
+                const uint64_t p = fri_position(s.log_n, s.log_a, s.bitrev, k, index);
+                uint64_t g;
+                uint32_t member;
+                fri_slot(log_nk, s.log_a, s.bitrev, p, g, member);
+                const uint64_t pb = (uint64_t)(log_nk - s.log_a - s.o.merkle.cap_height) * spec.digest * spec.word_size;
+                const gp_matrix_dims dims = {1ull << (log_nk - s.log_a), 1u << s.log_a, ext_degree};
+                const gp_status st = gp_merkle_verify(&s.o.merkle, field, &dims, 1,
+                                                      static_cast<const unsigned char *>(caps) + k * cap_bytes,
+                                                      cap_bytes, g, op + off, gbytes, op + off + gbytes, pb);
+                if (st == GP_ERR_VERIFY_FAILED)
+                    fail(GP_ERR_VERIFY_FAILED, "layer ", k, ": the group of position ", p,
+                         " does not hash to the layer's cap");
+                if (st != GP_OK) fail(st, "layer ", k, ": ", gp_last_error());
+                // Fold the group and compare with the next layer or the remainder.
+                Ext<Fd, D> v[8];
+                for (uint32_t m = 0; m < (1u << s.log_a); ++m) v[m] = ext_at(op + off, m);
+                uint64_t omega_inv, zeta_inv, shift_inv;
+                fri_roots(f, log_nk, s.log_a, s.shift, k, omega_inv, zeta_inv, shift_inv);
+                const uint64_t e = s.bitrev ? bit_reverse(g, log_nk - s.log_a) : g;
+                const T x0inv = Fd::mul((T)shift_inv, fpow<Fd>((T)omega_inv, e));
+                const Ext<Fd, D> beta = ext_at(betas, k);
+                const Ext<Fd, D> folded = fri_fold_values<Fd, D>(v, s.log_a, s.bitrev, x0inv, (T)zeta_inv, beta,
+                                                                 s.halve, finv<Fd>((T)(1u << s.log_a)));
+                off += gbytes + pb;
+                const uint64_t pn = fri_position(s.log_n, s.log_a, s.bitrev, k + 1, index);
+                Ext<Fd, D> want;
+                if (k + 1 == s.layers) {
+                    want = ext_at(remainder, pn);
+                } else {
+                    uint64_t g2;
+                    uint32_t m2;
+                    fri_slot(log_nk - s.log_a, s.log_a, s.bitrev, pn, g2, m2);
+                    want = ext_at(op + off, m2);
+                }
+                if (!(folded == want))
+                    fail(GP_ERR_VERIFY_FAILED, "layer ", k, ": folding the group of position ", p,
+                         " does not give the value at position ", pn, " of layer ", k + 1);
+            }
+        });
+    });
+}
+
+GP_EXPORT void gp_fri_destroy(gp_fri *fri) {
+    delete reinterpret_cast<FriState *>(fri);
 }

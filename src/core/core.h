@@ -130,6 +130,19 @@ struct MerkleTree {
     uint32_t path_len() const { return log_h - cap_height; }
 };
 
+// One FRI fold on the backend's memory (see core/fri_ops.h): `in` is a layer
+// of 2^log_n values in matrix form; `out` the next layer in matrix form, or
+// the final values (D base elements each) when final_out.
+struct FriFoldArgs {
+    FieldId field;
+    uint32_t ext = 1, log_n = 0, log_a = 1;
+    bool bitrev = true, halve = true, final_out = false;
+    uint64_t omega_inv = 0, shift_inv = 0, zeta_inv = 0;
+    uint64_t beta[4] = {0, 0, 0, 0};
+    const void *in = nullptr;
+    void *out = nullptr;
+};
+
 // One implementation per device kind. Methods throw gp::Error.
 class Backend {
 public:
@@ -155,6 +168,11 @@ public:
     // null.
     virtual void merkle_open(const MerkleTree &t, const uint64_t *indices, uint64_t count, void *rows,
                              void *paths) = 0;
+    virtual void fri_fold(const FriFoldArgs &a) = 0;
+    // Layer 0 of a FRI commitment: `ext` base columns of 2^log_n elements of
+    // `elem_size` bytes (a codeword buffer) to matrix form.
+    virtual void fri_to_matrix(uint32_t elem_size, uint32_t ext, uint32_t log_n, uint32_t log_a, bool bitrev,
+                               const void *in, void *out) = 0;
     virtual void trim() = 0;
     virtual uint64_t cache_bytes() const = 0;
     virtual uint64_t allocations() const = 0;

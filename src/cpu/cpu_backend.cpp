@@ -12,6 +12,7 @@
 #include "core/core.h"
 #include "core/tables.h"
 #include "core/thread_pool.h"
+#include "core/fri_ops.h"
 #include "core/merkle_ops.h"
 #include "hash/permutations.h"
 #include "math/field.h"
@@ -139,6 +140,29 @@ public:
                                      indices[q], static_cast<W *>(paths) + q * path_words);
             }
         });
+    }
+
+    void fri_fold(const FriFoldArgs &a) override {
+        fri_dispatch(a.field, a.ext, [&](auto F, auto Dc) {
+            using Fd = decltype(F);
+            constexpr int D = decltype(Dc)::value;
+            const FriFoldParams<Fd, D> p = fri_params<Fd, D>(a);
+            auto *in = static_cast<const typename Fd::T *>(a.in);
+            auto *out = static_cast<typename Fd::T *>(a.out);
+            pool_.parallel_ranges(1ull << (a.log_n - a.log_a), [&](uint64_t b, uint64_t e) {
+                for (uint64_t g = b; g < e; ++g) fri_fold_group<Fd, D>(p, in, g, out);
+            });
+        });
+    }
+    void fri_to_matrix(uint32_t elem_size, uint32_t ext, uint32_t log_n, uint32_t log_a, bool bitrev,
+                       const void *in, void *out) override {
+        auto run = [&](auto *typed_in, auto *typed_out) {
+            pool_.parallel_ranges(1ull << log_n, [&](uint64_t b, uint64_t e) {
+                for (uint64_t p = b; p < e; ++p) gp::fri_to_matrix(log_n, log_a, bitrev, ext, typed_in, p, typed_out);
+            });
+        };
+        if (elem_size == 8) run(static_cast<const uint64_t *>(in), static_cast<uint64_t *>(out));
+        else run(static_cast<const uint32_t *>(in), static_cast<uint32_t *>(out));
     }
 
     void trim() override { tables_.clear(); }

@@ -1,0 +1,84 @@
+// Extension fields of degree D over the base fields, written once for host
+// and device, as Plonky3 defines them:
+//   Goldilocks D = 2: X^2 = 7           (BinomialExtensionField, W = 7)
+//   Goldilocks D = 3: X^3 = X + 1       (cubic trinomial x^3 - x - 1)
+//   BabyBear   D = 4: X^4 = 11          (W = 11)
+//   KoalaBear  D = 4: X^4 = 3           (W = 3)
+//   D = 1: the base field itself.
+// An element is its D base coefficients, lowest degree first.
+#pragma once
+
+#include <cstdint>
+
+#include "math/field.h"
+
+namespace gp {
+
+template <class F, int D>
+struct Ext {
+    using T = typename F::T;
+    T c[D];
+
+    GP_HD static Ext zero() {
+        Ext r;
+        for (int i = 0; i < D; ++i) r.c[i] = 0;
+        return r;
+    }
+    GP_HD static Ext from_base(T x) {
+        Ext r = zero();
+        r.c[0] = x;
+        return r;
+    }
+    GP_HD Ext operator+(const Ext &b) const {
+        Ext r;
+        for (int i = 0; i < D; ++i) r.c[i] = F::add(c[i], b.c[i]);
+        return r;
+    }
+    GP_HD Ext operator-(const Ext &b) const {
+        Ext r;
+        for (int i = 0; i < D; ++i) r.c[i] = F::sub(c[i], b.c[i]);
+        return r;
+    }
+    // Times a base-field element.
+    GP_HD Ext scale(T s) const {
+        Ext r;
+        for (int i = 0; i < D; ++i) r.c[i] = F::mul(c[i], s);
+        return r;
+    }
+    GP_HD bool operator==(const Ext &b) const {
+        for (int i = 0; i < D; ++i)
+            if (c[i] != b.c[i]) return false;
+        return true;
+    }
+
+    GP_HD Ext operator*(const Ext &b) const {
+        if constexpr (D == 1) {
+            Ext r;
+            r.c[0] = F::mul(c[0], b.c[0]);
+            return r;
+        } else {
+            return mul_ext(b);
+        }
+    }
+
+private:
+    // Schoolbook product, then reduction (D > 1).
+    GP_HD Ext mul_ext(const Ext &b) const {
+        T p[2 * D - 1];
+        for (int k = 0; k < 2 * D - 1; ++k) p[k] = 0;
+        for (int i = 0; i < D; ++i)
+            for (int j = 0; j < D; ++j) p[i + j] = F::add(p[i + j], F::mul(c[i], b.c[j]));
+        Ext r;
+        if constexpr (D == 3) {  // Goldilocks cubic: X^3 = X + 1, X^4 = X^2 + X
+            r.c[0] = F::add(p[0], p[3]);
+            r.c[1] = F::add(F::add(p[1], p[3]), p[4]);
+            r.c[2] = F::add(p[2], p[4]);
+        } else {  // binomial X^D = W
+            const T w = (T)(F::P == 0xffffffff00000001ull ? 7 : F::P == 0x78000001u ? 11 : 3);
+            for (int k = 0; k < D; ++k) r.c[k] = k + D < 2 * D - 1 ? F::add(p[k], F::mul(w, p[k + D])) : p[k];
+        }
+        return r;
+    }
+};
+
+}  // namespace gp
