@@ -644,3 +644,110 @@ TEST_F(Gpu, LdeThenCommitMatchesCpu) {
     }
     EXPECT_EQ(roots[0], roots[1]);
 }
+
+namespace {
+struct FriRun {
+    std::vector<std::vector<unsigned char>> caps;
+    std::vector<unsigned char> remainder, openings;
+};
+
+/* The step-wise commit phase with deterministic challenges, then openings. */
+gp_status fri_run(gp_context *ctx, const FieldRef &F, uint32_t d, const ApiData &cw, uint64_t n,
+                  const gp_fri_options &o, const std::vector<uint64_t> &queries, FriRun *r) {
+    gp_fri *fri = nullptr;
+    std::vector<unsigned char> cap(4096);
+    gp_status st = gp_fri_begin_host(ctx, F.field, d, cw.data(), n, &o, cap.data(), cap.size(), &fri);
+    if (st != GP_OK) return st;
+    cap.resize(gp_fri_cap_size(fri));
+    r->caps.push_back(cap);
+    std::vector<unsigned char> beta(d * F.elem_size, 0);
+    for (uint32_t k = 0; k < gp_fri_layer_count(fri); ++k) {
+        for (uint32_t c = 0; c < d; ++c) beta[c * F.elem_size] = (unsigned char)(3 + 7 * k + c);
+        if ((st = gp_fri_fold(fri, beta.data(), beta.size(), cap.data(), cap.size())) != GP_OK) break;
+        if (k + 1 < gp_fri_layer_count(fri)) r->caps.push_back(cap);
+    }
+    if (st == GP_OK) {
+        r->remainder.resize(gp_fri_remainder_size(fri));
+        st = gp_fri_remainder(fri, r->remainder.data(), r->remainder.size());
+    }
+    if (st == GP_OK) {
+        r->openings.resize(queries.size() * gp_fri_opening_size(fri));
+        st = gp_fri_open(fri, queries.data(), queries.size(), r->openings.data(), r->openings.size());
+    }
+    gp_fri_destroy(fri);
+    return st;
+}
+}  // namespace
+
+/* FRI on the GPU equals the CPU: caps of every layer, remainder and openings,
+ * for 2^20-element codewords of every field and degree, every arity, both
+ * orders and two hash profiles. */
+TEST_F(Gpu, FriMatchesCpu) {
+    struct Case {
+        gp_field field;
+        uint32_t d, arity, log_final;
+        gp_order order;
+        bool keccak;
+    };
+    const Case cases[] = {
+        {GP_FIELD_GOLDILOCKS, 3, 2, 5, GP_ORDER_BIT_REVERSED, true},
+        {GP_FIELD_GOLDILOCKS, 3, 4, 4, GP_ORDER_NATURAL, false},
+        {GP_FIELD_GOLDILOCKS, 2, 8, 2, GP_ORDER_BIT_REVERSED, false},
+        {GP_FIELD_GOLDILOCKS, 1, 2, 0, GP_ORDER_NATURAL, true},
+        {GP_FIELD_BABYBEAR, 4, 2, 5, GP_ORDER_BIT_REVERSED, false},
+        {GP_FIELD_BABYBEAR, 4, 8, 2, GP_ORDER_NATURAL, true},
+        {GP_FIELD_KOALABEAR, 4, 4, 4, GP_ORDER_BIT_REVERSED, true},
+        {GP_FIELD_KOALABEAR, 1, 2, 3, GP_ORDER_BIT_REVERSED, false},
+    };
+    const uint32_t log_n = 20;
+    for (const Case &c : cases) {
+        SCOPED_TRACE(::testing::Message() << "field " << c.field << " d=" << c.d << " arity " << c.arity
+                                          << " order " << c.order << (c.keccak ? " keccak" : " poseidon2"));
+        const FieldRef &F = field_ref(c.field);
+        Rng rng(77 + c.d * 10 + c.arity);
+        const uint64_t n = 1ull << log_n;
+        const ApiData cw = random_api(F, n * c.d, rng);
+        gp_fri_options o;
+        gp_fri_options_init(&o);
+        o.arity = c.arity;
+        o.final_size = 1ull << c.log_final;
+        o.order = c.order;
+        o.shift = c.field == GP_FIELD_GOLDILOCKS ? 7 : 1;
+        o.merkle.cap_height = c.log_final > 2 ? 2 : 0;
+        if (c.keccak) {
+            o.merkle.kind = GP_MERKLE_KECCAK_PLONKY3;
+            o.merkle.perm = GP_PERM_KECCAK_F1600;
+        } else {
+            o.merkle.perm = c.field == GP_FIELD_GOLDILOCKS ? GP_PERM_POSEIDON2_GOLDILOCKS_12
+                            : c.field == GP_FIELD_BABYBEAR ? GP_PERM_POSEIDON2_BABYBEAR_16
+                                                           : GP_PERM_POSEIDON2_KOALABEAR_16;
+        }
+        const std::vector<uint64_t> queries = {0, n - 1, n / 3, rng.next() % n, rng.next() % n};
+        FriRun g, h;
+        const auto t0 = std::chrono::steady_clock::now();
+        ASSERT_GP_OK(fri_run(gpu(), F, c.d, cw, n, o, queries, &g));
+        const auto t1 = std::chrono::steady_clock::now();
+        ASSERT_GP_OK(fri_run(cpu(), F, c.d, cw, n, o, queries, &h));
+        const auto t2 = std::chrono::steady_clock::now();
+        std::printf("  [fri] %s d=%u arity %u: GPU %.3f s, CPU %.3f s (incl. upload)\n", F.name, c.d, c.arity,
+                    std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count());
+        EXPECT_EQ(g.caps, h.caps);
+        EXPECT_EQ(g.remainder, h.remainder);
+        EXPECT_TRUE(g.openings == h.openings);
+        // The openings verify against the caps and challenges.
+        std::vector<unsigned char> caps, betas;
+        for (const auto &cp : g.caps) caps.insert(caps.end(), cp.begin(), cp.end());
+        std::vector<unsigned char> beta(c.d * F.elem_size, 0);
+        for (uint32_t k = 0; k < g.caps.size(); ++k) {
+            for (uint32_t j = 0; j < c.d; ++j) beta[j * F.elem_size] = (unsigned char)(3 + 7 * k + j);
+            betas.insert(betas.end(), beta.begin(), beta.end());
+        }
+        const uint64_t each = g.openings.size() / queries.size();
+        for (size_t q = 0; q < queries.size(); ++q)
+            EXPECT_EQ(gp_fri_verify(&o, c.field, c.d, n, caps.data(), caps.size(), betas.data(), betas.size(),
+                                    g.remainder.data(), g.remainder.size(), queries[q], g.openings.data() + q * each,
+                                    each),
+                      GP_OK)
+                << "query " << queries[q] << ": " << gp_last_error();
+    }
+}

@@ -62,6 +62,7 @@ inline const char *gpt_status_str(int s) {
         "GP_ERR_NON_CANONICAL",
         "GP_ERR_CUDA",
         "GP_ERR_INTERNAL",
+        "GP_ERR_VERIFY_FAILED",
     };
     if (s >= 0 && s < (int)(sizeof(names) / sizeof(names[0]))) return names[s];
     return "GP_ERR_UNKNOWN";

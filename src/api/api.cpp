@@ -1053,14 +1053,13 @@ FriShape fri_shape(const gp_fri_options *options, const FieldDesc &f, uint32_t e
 }
 
 // Commits layer k (already in matrix form in fri->bufs[k]) and writes its cap.
-void fri_commit_layer(FriState &fri, uint32_t k, void *cap, uint64_t cap_size, const char *what) {
+void fri_commit_layer(FriState &fri, uint32_t k, void *cap, uint64_t cap_size) {
     MerkleTree *t = commit_matrices(fri.ctx, {fri.bufs[k]}, fri.mo);
     fri.trees.push_back(t);
     if (cap) {
         const uint64_t need = gp_merkle_cap_size(reinterpret_cast<gp_merkle_tree *>(t));
         if (cap_size < need)
-            fail(GP_ERR_INVALID_ARGUMENT, what, ": cap_size = ", cap_size, " is smaller than the cap (", need,
-                 " bytes)");
+            fail(GP_ERR_INVALID_ARGUMENT, "cap_size = ", cap_size, " is smaller than the cap (", need, " bytes)");
         fri.ctx->backend->read_tree(*t, merkle_layer_offset(t->log_h, t->log_h - t->cap_height) * t->digest_bytes(),
                                     cap, need);
     }
@@ -1112,7 +1111,7 @@ GP_EXPORT gp_status gp_fri_begin(gp_context *ctx, const gp_buffer *codeword, con
         fri->bufs.push_back(new_buffer(c, *cw->field, cw->ext, cw->rows >> s.log_a, 1ull << s.log_a));
         c->backend->fri_to_matrix(cw->field->elem_size, cw->ext, s.log_n, s.log_a, s.bitrev, cw->data,
                                   fri->bufs[0]->data);
-        fri_commit_layer(*fri, 0, cap, cap_size, "gp_fri_begin");
+        fri_commit_layer(*fri, 0, cap, cap_size);
         *out = reinterpret_cast<gp_fri *>(fri.release());
     });
 }
@@ -1181,7 +1180,7 @@ GP_EXPORT gp_status gp_fri_fold(gp_fri *fri, const void *beta, uint64_t beta_siz
                 s.rem = out;
             } else {
                 s.bufs.push_back(out);
-                fri_commit_layer(s, k + 1, cap, cap_size, "gp_fri_fold");
+                fri_commit_layer(s, k + 1, cap, cap_size);
             }
         } catch (...) {
             if (!a.final_out && s.bufs.size() > k + 1) s.bufs.pop_back();
@@ -1223,11 +1222,13 @@ GP_EXPORT gp_status gp_fri_commit(gp_context *ctx, const gp_buffer *codeword, co
     if (out) *out = nullptr;
     if (!challenge) return set_error(GP_ERR_NULL_POINTER, "gp_fri_commit: argument `challenge` is NULL");
     gp_fri *fri = nullptr;
-    std::vector<unsigned char> cap(1 << 16);
-    gp_status st = gp_fri_begin(ctx, codeword, options, cap.data(), cap.size(), &fri);
+    gp_status st = gp_fri_begin(ctx, codeword, options, nullptr, 0, &fri);
     if (st != GP_OK) return st;
     auto *s = reinterpret_cast<FriState *>(fri);
-    cap.resize(gp_fri_cap_size(fri));
+    std::vector<unsigned char> cap(gp_fri_cap_size(fri));
+    const MerkleTree *t0 = s->trees[0];
+    s->ctx->backend->read_tree(*t0, merkle_layer_offset(t0->log_h, t0->log_h - t0->cap_height) * t0->digest_bytes(),
+                               cap.data(), cap.size());
     std::vector<unsigned char> beta(s->elem_bytes());
     for (uint32_t k = 0; k < s->layers; ++k) {
         st = challenge(user, k, cap.data(), cap.size(), beta.data(), beta.size());
@@ -1264,8 +1265,11 @@ uint64_t fri_position(uint32_t log_n, uint32_t log_a, bool bitrev, uint32_t k, u
 GP_EXPORT uint64_t gp_fri_opening_size(const gp_fri *fri) {
     if (!fri) return 0;
     auto &s = *reinterpret_cast<const FriState *>(fri);
+    const MerkleTree *t0 = s.trees[0];
     uint64_t total = 0;
-    for (uint32_t k = 0; k < s.trees.size(); ++k) total += (s.elem_bytes() << s.log_a) + fri_path_bytes(s, k);
+    for (uint32_t k = 0; k < s.layers; ++k)  // every layer, committed yet or not
+        total += (s.elem_bytes() << s.log_a) +
+                 (uint64_t)(s.log_layer(k) - s.log_a - t0->cap_height) * t0->digest_bytes();
     return total;
 }
 
