@@ -680,6 +680,57 @@ GP_API gp_status gp_fri_verify(const gp_fri_options *options, gp_field field,
 /** Destroys a FRI commitment. NULL is a no-op. */
 GP_API void gp_fri_destroy(gp_fri *fri);
 
+/* ------------------------------------------------------------------------ */
+/* Out-of-domain evaluation and DEEP composition                            */
+/* ------------------------------------------------------------------------ */
+
+/** Where committed columns live and which extension the points come from. */
+typedef struct gp_ood_options {
+    uint32_t struct_size;
+    /** The columns' rows are evaluations on shift * <omega_M>, M = rows
+     *  (omega_M = gp_field_two_adic_generator). Default: the field's
+     *  generator, gp_lde_batch's default output coset. */
+    uint64_t shift;
+    /** Row order of the columns. Default GP_ORDER_NATURAL (gp_lde_batch's
+     *  default); GP_ORDER_BIT_REVERSED for Plonky3's committed LDEs. */
+    gp_order order;
+    /** Degree bound N of the columns' polynomials (a power of two <= M); 0
+     *  (default) means M. gp_evaluate_ood reads the N rows of the sub-coset
+     *  shift * <omega_N> only (the trace domain of an LDE). */
+    uint64_t degree_bound;
+    /** Degree E of the extension the points z, the values and the
+     *  coefficients live in: Goldilocks 1, 2 or 3, BabyBear and KoalaBear 1
+     *  or 4. 0 (default) means 3 for Goldilocks, 4 for BabyBear and
+     *  KoalaBear. Columns are base columns or columns of degree E. */
+    uint32_t challenge_degree;
+} gp_ood_options;
+
+GP_API void gp_ood_options_init(gp_ood_options *options);
+
+/** Evaluates every column of `count` buffers (one field, one number of rows
+ *  M; base or degree-E columns) at `num_points` points z (degree-E elements,
+ *  E canonical coefficients each, none in the evaluation coset) by
+ *  barycentric evaluation over the degree-bound sub-coset, on the device for
+ *  the CUDA backend. Writes to `out` (`size_bytes` long) for each point, for
+ *  each buffer in order, for each column: f(z) as E coefficients. The result
+ *  equals evaluating, at z, the polynomial of degree < degree_bound that the
+ *  rows interpolate. */
+GP_API gp_status gp_evaluate_ood(gp_context *ctx, const gp_buffer *const *columns, uint32_t count,
+                                 const gp_ood_options *options, const void *points,
+                                 uint32_t num_points, void *out, uint64_t size_bytes);
+
+/** DEEP composition: writes into `out` (a buffer of this context with M rows
+ *  and one column of degree E) the codeword
+ *      Q(x) = sum_j sum_k alpha[j][k] (f_k(x) - v[j][k]) / (x - z_j)
+ *  over all M rows of the columns' coset (same order), where k runs over the
+ *  columns of the buffers in order, z_j are the points, v the values as
+ *  gp_evaluate_ood writes them and alpha the caller's coefficients in the
+ *  same layout. The output is ready for gp_fri_begin. */
+GP_API gp_status gp_deep_composition(gp_context *ctx, const gp_buffer *const *columns, uint32_t count,
+                                     const gp_ood_options *options, const void *points,
+                                     uint32_t num_points, const void *values, const void *alphas,
+                                     gp_buffer *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 
 #include "core/core.h"
 #include "gpuprover.h"
+#include "core/deep_ops.h"
 #include "core/fri_ops.h"
 #include "core/merkle_ops.h"
 #include "hash/permutations.h"
@@ -1405,4 +1406,199 @@ GP_EXPORT gp_status gp_fri_verify(const gp_fri_options *options, gp_field field,
 
 GP_EXPORT void gp_fri_destroy(gp_fri *fri) {
     delete reinterpret_cast<FriState *>(fri);
+}
+
+/* ------------------------------------------------------------------------ */
+/* OOD and DEEP                                                             */
+/* ------------------------------------------------------------------------ */
+
+GP_EXPORT void gp_ood_options_init(gp_ood_options *o) {
+    if (!o) return;
+    std::memset(o, 0, sizeof(*o));
+    o->struct_size = sizeof(*o);
+    o->order = GP_ORDER_NATURAL;
+}
+
+namespace gp {
+namespace {
+
+// A validated OOD/DEEP request: field, E, shape, points.
+struct OodShape {
+    const FieldDesc *f;
+    uint32_t E, log_m, log_nb;
+    bool bitrev;
+    uint64_t shift, ncols = 0;
+    std::vector<const Buffer *> bufs;
+    std::vector<uint64_t> z;  // num_points * E words
+};
+
+OodShape ood_shape(gp_context *ctx, const gp_buffer *const *columns, uint32_t count, const gp_ood_options *options,
+                   const void *points, uint32_t num_points) {
+    OodShape s;
+    s.bufs = checked_matrices(ctx, columns, count);
+    const FieldDesc &f = *s.bufs[0]->field;
+    s.f = &f;
+    gp_ood_options o = read_options(options, gp_ood_options_init, "gp_ood_options");
+    s.E = o.challenge_degree ? o.challenge_degree : (f.id == FieldId::Goldilocks ? 3 : 4);
+    check_ext_degree(f, s.E, "options->challenge_degree");
+    const uint64_t m = s.bufs[0]->rows;
+    for (size_t i = 0; i < s.bufs.size(); ++i) {
+        if (s.bufs[i]->rows != m)
+            fail(GP_ERR_SHAPE_MISMATCH, "columns[", i, "] has ", s.bufs[i]->rows, " rows but columns[0] has ", m);
+        if (s.bufs[i]->ext != 1 && s.bufs[i]->ext != s.E)
+            fail(GP_ERR_SHAPE_MISMATCH, "columns[", i, "] has extension degree ", s.bufs[i]->ext,
+                 "; columns must be base columns or of the challenge degree ", s.E);
+        s.ncols += s.bufs[i]->cols;
+    }
+    s.log_m = check_log_size(f, m, "rows");
+    const uint64_t nb = o.degree_bound ? o.degree_bound : m;
+    if (!is_pow2(nb) || nb > m)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->degree_bound = ", o.degree_bound, " is not a power of two <= ", m);
+    s.log_nb = log2_exact(nb);
+    const int order = raw(o.order);
+    if (order != GP_ORDER_NATURAL && order != GP_ORDER_BIT_REVERSED)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->order = ", order, " is not a gp_order");
+    s.bitrev = order == GP_ORDER_BIT_REVERSED;
+    s.shift = o.shift ? o.shift : f.generator;
+    check_shift(f, s.shift, "options->shift");
+    if (num_points == 0) fail(GP_ERR_INVALID_ARGUMENT, "num_points = 0");
+    GP_REQUIRE_PTR(points);
+    check_canonical(f, points, 0, (uint64_t)num_points * s.E, "points");
+    s.z.resize((uint64_t)num_points * s.E);
+    for (size_t i = 0; i < s.z.size(); ++i)
+        s.z[i] = f.elem_size == 8 ? static_cast<const uint64_t *>(points)[i] : static_cast<const uint32_t *>(points)[i];
+    // No point may lie in the coset the formulas divide by: z^N != s^N with
+    // N = degree bound (OOD) or M (DEEP; a superset of the former).
+    ood_dispatch(f.id, s.E, [&](auto F, auto Ec) {
+        using Fd = decltype(F);
+        constexpr int E = decltype(Ec)::value;
+        const auto zs = ext_from_words<Fd, E>(s.z);
+        for (size_t j = 0; j < zs.size(); ++j) {
+            const auto sm = Ext<Fd, E>::from_base((typename Fd::T)s.shift).pow(m);
+            if (zs[j].pow(m) == sm)
+                fail(GP_ERR_INVALID_ARGUMENT, "points[", j, "] lies in the evaluation coset (z^", m, " = shift^", m, ")");
+        }
+    });
+    return s;
+}
+
+void words_out(const FieldDesc &f, const std::vector<uint64_t> &w, void *out) {
+    for (size_t i = 0; i < w.size(); ++i) {
+        if (f.elem_size == 8) static_cast<uint64_t *>(out)[i] = w[i];
+        else static_cast<uint32_t *>(out)[i] = (uint32_t)w[i];
+    }
+}
+std::vector<uint64_t> words_in(const FieldDesc &f, const void *in, uint64_t count) {
+    std::vector<uint64_t> w(count);
+    for (uint64_t i = 0; i < count; ++i)
+        w[i] = f.elem_size == 8 ? static_cast<const uint64_t *>(in)[i] : static_cast<const uint32_t *>(in)[i];
+    return w;
+}
+
+}  // namespace
+}  // namespace gp
+
+GP_EXPORT gp_status gp_evaluate_ood(gp_context *ctx, const gp_buffer *const *columns, uint32_t count,
+                                    const gp_ood_options *options, const void *points, uint32_t num_points, void *out,
+                                    uint64_t size_bytes) {
+    return guard("gp_evaluate_ood", [&] {
+        GP_REQUIRE_PTR(ctx);
+        OodShape s = ood_shape(ctx, columns, count, options, points, num_points);
+        GP_REQUIRE_PTR(out);
+        const uint64_t need = (uint64_t)num_points * s.ncols * s.E * s.f->elem_size;
+        if (size_bytes < need)
+            fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes, " is smaller than ", num_points, " points x ",
+                 s.ncols, " columns x ", s.E, " coefficients (", need, " bytes)");
+        auto *c = reinterpret_cast<Context *>(ctx);
+        uint64_t base_cols = 0;
+        for (const Buffer *b : s.bufs) base_cols += b->base_cols();
+        std::vector<uint64_t> result((uint64_t)num_points * s.ncols * s.E);
+        ood_dispatch(s.f->id, s.E, [&](auto F, auto Ec) {
+            using Fd = decltype(F);
+            using T = typename Fd::T;
+            constexpr int E = decltype(Ec)::value;
+            const T omega_n = two_adic_generator<Fd>(s.log_nb);
+            const T sn = fpow<Fd>((T)s.shift, 1ull << s.log_nb);
+            const T scale = finv<Fd>(Fd::mul(sn, (T)((1ull << s.log_nb) % Fd::P)));
+            const auto zs = ext_from_words<Fd, E>(s.z);
+            std::vector<uint64_t> sums(base_cols * E);
+            for (uint32_t j = 0; j < num_points; ++j) {
+                OodArgs a;
+                a.field = s.f->id;
+                a.E = E;
+                a.log_m = s.log_m;
+                a.log_nb = s.log_nb;
+                a.bitrev = s.bitrev;
+                a.shift = s.shift;
+                a.omega_n = omega_n;
+                for (int e = 0; e < E; ++e) a.z[e] = zs[j].c[e];
+                a.bufs = s.bufs;
+                c->backend->ood_sums(a, sums.data());
+                // (z^N - s^N) / (N s^N), then recombine extension columns.
+                const Ext<Fd, E> factor = (zs[j].pow(1ull << s.log_nb) - Ext<Fd, E>::from_base(sn)).scale(scale);
+                uint64_t bc = 0, k = 0;
+                for (const Buffer *b : s.bufs)
+                    for (uint64_t col = 0; col < b->cols; ++col, ++k) {
+                        Ext<Fd, E> v = Ext<Fd, E>::zero(), xpow = Ext<Fd, E>::from_base(1), xgen = Ext<Fd, E>::zero();
+                        if constexpr (E > 1) xgen.c[1] = 1;
+                        for (uint32_t comp = 0; comp < b->ext; ++comp, ++bc) {
+                            Ext<Fd, E> part;
+                            for (int e = 0; e < E; ++e) part.c[e] = (T)sums[bc * E + e];
+                            v = v + part * xpow;
+                            xpow = xpow * xgen;
+                        }
+                        v = v * factor;
+                        for (int e = 0; e < E; ++e) result[((uint64_t)j * s.ncols + k) * E + e] = v.c[e];
+                    }
+            }
+        });
+        words_out(*s.f, result, out);
+    });
+}
+
+GP_EXPORT gp_status gp_deep_composition(gp_context *ctx, const gp_buffer *const *columns, uint32_t count,
+                                        const gp_ood_options *options, const void *points, uint32_t num_points,
+                                        const void *values, const void *alphas, gp_buffer *out) {
+    return guard("gp_deep_composition", [&] {
+        GP_REQUIRE_PTR(ctx);
+        OodShape s = ood_shape(ctx, columns, count, options, points, num_points);
+        GP_REQUIRE_PTR(values);
+        GP_REQUIRE_PTR(alphas);
+        GP_REQUIRE_PTR(out);
+        check_buffer(ctx, out, "out");
+        auto *ob = reinterpret_cast<Buffer *>(out);
+        if (ob->field != s.f || ob->ext != s.E || ob->cols != 1 || ob->rows != (1ull << s.log_m))
+            fail(GP_ERR_SHAPE_MISMATCH, "out must be one ", s.f->name, " column of degree ", s.E, " with ",
+                 1ull << s.log_m, " rows; it has ", ob->cols, " column(s) of degree ", ob->ext, " over ",
+                 ob->field->name, " with ", ob->rows, " rows");
+        for (const Buffer *b : s.bufs)
+            if (b == ob) fail(GP_ERR_INVALID_ARGUMENT, "out is also one of the input columns");
+        const uint64_t nwords = (uint64_t)num_points * s.ncols * s.E;
+        check_canonical(*s.f, values, 0, nwords, "values");
+        check_canonical(*s.f, alphas, 0, nwords, "alphas");
+        DeepArgs a;
+        a.field = s.f->id;
+        a.E = s.E;
+        a.log_m = s.log_m;
+        a.npoints = num_points;
+        a.bitrev = s.bitrev;
+        a.shift = s.shift;
+        a.ncols = s.ncols;
+        a.bufs = s.bufs;
+        a.z = s.z;
+        a.alpha = words_in(*s.f, alphas, nwords);
+        a.out = ob;
+        ood_dispatch(s.f->id, s.E, [&](auto F, auto Ec) {
+            using Fd = decltype(F);
+            constexpr int E = decltype(Ec)::value;
+            a.omega_m = two_adic_generator<Fd>(s.log_m);
+            const auto al = ext_from_words<Fd, E>(a.alpha), vs = ext_from_words<Fd, E>(words_in(*s.f, values, nwords));
+            for (uint32_t j = 0; j < num_points; ++j) {
+                Ext<Fd, E> corr = Ext<Fd, E>::zero();
+                for (uint64_t k = 0; k < s.ncols; ++k) corr = corr + al[j * s.ncols + k] * vs[j * s.ncols + k];
+                for (int e = 0; e < E; ++e) a.corr.push_back(corr.c[e]);
+            }
+        });
+        reinterpret_cast<Context *>(ctx)->backend->deep(a);
+    });
 }

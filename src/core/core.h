@@ -143,6 +143,30 @@ struct FriFoldArgs {
     void *out = nullptr;
 };
 
+// Out-of-domain sums (core/deep_ops.h): for every base column of `bufs` (in
+// order), sum_p F(row_p) * x_p / (z - x_p) over the 2^log_nb positions of the
+// degree-bound sub-coset; E words per column.
+struct OodArgs {
+    FieldId field;
+    uint32_t E = 1, log_m = 0, log_nb = 0;
+    bool bitrev = false;
+    uint64_t shift = 1, omega_n = 1;
+    uint64_t z[4] = {0, 0, 0, 0};
+    std::vector<const Buffer *> bufs;
+};
+
+// DEEP composition into `out` (2^log_m rows, one column of degree E):
+// alpha and corr as in deep_row, all as words.
+struct DeepArgs {
+    FieldId field;
+    uint32_t E = 1, log_m = 0, npoints = 0;
+    bool bitrev = false;
+    uint64_t shift = 1, omega_m = 1, ncols = 0;
+    std::vector<const Buffer *> bufs;
+    std::vector<uint64_t> z, alpha, corr;
+    Buffer *out = nullptr;
+};
+
 // One implementation per device kind. Methods throw gp::Error.
 class Backend {
 public:
@@ -173,6 +197,8 @@ public:
     // `elem_size` bytes (a codeword buffer) to matrix form.
     virtual void fri_to_matrix(uint32_t elem_size, uint32_t ext, uint32_t log_n, uint32_t log_a, bool bitrev,
                                const void *in, void *out) = 0;
+    virtual void ood_sums(const OodArgs &a, uint64_t *out) = 0;
+    virtual void deep(const DeepArgs &a) = 0;
     virtual void trim() = 0;
     virtual uint64_t cache_bytes() const = 0;
     virtual uint64_t allocations() const = 0;

@@ -12,6 +12,7 @@
 #include "core/core.h"
 #include "core/tables.h"
 #include "core/thread_pool.h"
+#include "core/deep_ops.h"
 #include "core/fri_ops.h"
 #include "core/merkle_ops.h"
 #include "hash/permutations.h"
@@ -163,6 +164,57 @@ public:
         };
         if (elem_size == 8) run(static_cast<const uint64_t *>(in), static_cast<uint64_t *>(out));
         else run(static_cast<const uint32_t *>(in), static_cast<uint32_t *>(out));
+    }
+
+    void ood_sums(const OodArgs &a, uint64_t *out) override {
+        ood_dispatch(a.field, a.E, [&](auto F, auto Ec) {
+            using Fd = decltype(F);
+            using T = typename Fd::T;
+            constexpr int E = decltype(Ec)::value;
+            Ext<Fd, E> z;
+            for (int e = 0; e < E; ++e) z.c[e] = (T)a.z[e];
+            const uint64_t nb = 1ull << a.log_nb;
+            std::vector<Ext<Fd, E>> w(nb);
+            std::vector<uint64_t> rows(nb);
+            pool_.parallel_ranges(nb, [&](uint64_t b, uint64_t e) {
+                for (uint64_t p = b; p < e; ++p) {
+                    T x;
+                    ood_point<Fd>(a.log_m, a.log_nb, a.bitrev, (T)a.shift, (T)a.omega_n, p, rows[p], x);
+                    w[p] = ood_weight<Fd, E>(x, z);
+                }
+            });
+            std::vector<const T *> cols;
+            for (const Buffer *b : a.bufs)
+                for (uint64_t j = 0; j < b->base_cols(); ++j) cols.push_back(static_cast<const T *>(b->data) + j * b->rows);
+            pool_.parallel_ranges(cols.size(), [&](uint64_t b, uint64_t e) {
+                for (uint64_t c = b; c < e; ++c) {
+                    Ext<Fd, E> acc = Ext<Fd, E>::zero();
+                    for (uint64_t p = 0; p < nb; ++p) acc = acc + w[p].scale(cols[c][rows[p]]);
+                    for (int k = 0; k < E; ++k) out[c * E + k] = acc.c[k];
+                }
+            });
+        });
+    }
+    void deep(const DeepArgs &a) override {
+        ood_dispatch(a.field, a.E, [&](auto F, auto Ec) {
+            using Fd = decltype(F);
+            using T = typename Fd::T;
+            constexpr int E = decltype(Ec)::value;
+            const auto z = ext_from_words<Fd, E>(a.z), alpha = ext_from_words<Fd, E>(a.alpha),
+                       corr = ext_from_words<Fd, E>(a.corr);
+            const auto sets = make_col_sets<T>(a.bufs);
+            const uint64_t m = 1ull << a.log_m;
+            T *out = static_cast<T *>(a.out->data);
+            pool_.parallel_ranges(m, [&](uint64_t b, uint64_t e) {
+                for (uint64_t r = b; r < e; ++r) {
+                    const uint64_t nat = a.bitrev ? bit_reverse(r, a.log_m) : r;
+                    const T x = Fd::mul((T)a.shift, fpow<Fd>((T)a.omega_m, nat));
+                    const Ext<Fd, E> q = deep_row<Fd, E>(sets.data(), (uint32_t)sets.size(), m, r, x, z.data(),
+                                                         a.npoints, alpha.data(), a.ncols, corr.data());
+                    for (int k = 0; k < E; ++k) out[(uint64_t)k * m + r] = q.c[k];
+                }
+            });
+        });
     }
 
     void trim() override { tables_.clear(); }

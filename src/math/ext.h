@@ -61,6 +61,51 @@ struct Ext {
         }
     }
 
+    // Multiplicative inverse (0 for 0): solves a * b = 1 as the linear
+    // system of a's multiplication matrix (columns a * X^j) by Gauss-Jordan.
+    GP_HD Ext inv() const {
+        T m[D][D + 1];
+        Ext xj = from_base(1);
+        Ext xgen = zero();
+        if constexpr (D > 1) xgen.c[1] = 1;
+        for (int j = 0; j < D; ++j) {
+            const Ext col = *this * xj;
+            for (int r = 0; r < D; ++r) m[r][j] = col.c[r];
+            xj = xj * xgen;
+        }
+        for (int r = 0; r < D; ++r) m[r][D] = r == 0 ? 1 : 0;
+        for (int c = 0; c < D; ++c) {
+            int piv = c;
+            while (piv < D && m[piv][c] == 0) ++piv;
+            if (piv == D) return zero();  // a = 0
+            if (piv != c)
+                for (int k = 0; k <= D; ++k) {
+                    T t = m[c][k];
+                    m[c][k] = m[piv][k];
+                    m[piv][k] = t;
+                }
+            const T pinv = finv<F>(m[c][c]);
+            for (int k = 0; k <= D; ++k) m[c][k] = F::mul(m[c][k], pinv);
+            for (int r = 0; r < D; ++r) {
+                if (r == c || m[r][c] == 0) continue;
+                const T f = m[r][c];
+                for (int k = 0; k <= D; ++k) m[r][k] = F::sub(m[r][k], F::mul(f, m[c][k]));
+            }
+        }
+        Ext b;
+        for (int r = 0; r < D; ++r) b.c[r] = m[r][D];
+        return b;
+    }
+    GP_HD Ext pow(uint64_t e) const {
+        Ext r = from_base(1), b = *this;
+        while (e) {
+            if (e & 1) r = r * b;
+            b = b * b;
+            e >>= 1;
+        }
+        return r;
+    }
+
 private:
     // Schoolbook product, then reduction (D > 1).
     GP_HD Ext mul_ext(const Ext &b) const {

@@ -1,0 +1,195 @@
+// gp_evaluate_ood and gp_deep_composition against direct evaluation.
+//
+// The columns are LDEs (gp_lde_batch, default coset) of polynomials whose
+// coefficients the test draws; OOD values must equal Horner evaluation of
+// those coefficients at z, and the DEEP codeword must equal the formula
+// sum_j sum_k alpha_jk (f_k(x) - f_k(z_j)) / (x - z_j) evaluated row by row
+// with the coset points computed here. Extension arithmetic is the library's
+// header (src/math/ext.h), which the FRI tests pin against an independent
+// implementation.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "math/ext.h"
+#include "test_util.h"
+
+using namespace gpt;
+
+namespace {
+
+template <class F, int E>
+using X = gp::Ext<F, E>;
+
+template <class F, int E>
+X<F, E> ext_of(const std::vector<uint64_t> &w, size_t i) {
+    X<F, E> e;
+    for (int k = 0; k < E; ++k) e.c[k] = (typename F::T)w[i * E + k];
+    return e;
+}
+
+class DeepTest : public BackendTest {
+   protected:
+    // Columns: `cols` columns of degree d (1 or E) holding polynomials of
+    // degree < n, extended by `blowup` on the default coset, in `order`.
+    template <class F, int E>
+    void run(gp_field field, uint32_t d, uint64_t n, uint64_t cols, uint32_t blowup, gp_order order,
+             uint64_t degree_bound, uint64_t seed) {
+        SCOPED_TRACE(::testing::Message() << "field " << field << " d=" << d << " E=" << E << " n=" << n << " cols="
+                                          << cols << " B=" << blowup << " order " << order << " bound "
+                                          << degree_bound);
+        using T = typename F::T;
+        const FieldRef &FR = field_ref(field);
+        Rng rng(seed);
+        const uint64_t m = n * blowup;
+        // Coefficients and the trace evaluations on <omega_n> (natural order).
+        HostMat coeff = random_mat(FR, n, cols, d, rng), trace(n, cols, d);
+        const T wn = gp::two_adic_generator<F>((uint32_t)__builtin_ctzll(n));
+        for (uint64_t c = 0; c < cols; ++c)
+            for (uint32_t k = 0; k < d; ++k)
+                for (uint64_t r = 0; r < n; ++r) {
+                    const T x = gp::fpow<F>(wn, r);
+                    T acc = 0;
+                    for (uint64_t i = n; i-- > 0;) acc = F::add(F::mul(acc, x), (T)coeff.at(i, c, k));
+                    trace.at(r, c, k) = acc;
+                }
+        BufPtr in, lde;
+        ASSERT_GP_OK(upload(ctx(), FR, trace, GP_LAYOUT_COL_MAJOR, &in));
+        gp_buffer *raw = nullptr;
+        ASSERT_GP_OK(gp_buffer_create(ctx(), field, d, m, cols, &raw));
+        lde.reset(raw);
+        gp_lde_options lo;
+        gp_lde_options_init(&lo);
+        lo.blowup = blowup;
+        lo.output_order = order;
+        ASSERT_GP_OK(gp_lde_batch(ctx(), in.get(), &lo, lde.get()));
+
+        gp_ood_options o;
+        gp_ood_options_init(&o);
+        o.order = order;
+        o.degree_bound = degree_bound;
+        o.challenge_degree = E;
+        const uint32_t np = 2;
+        std::vector<uint64_t> zw(np * E);
+        for (auto &v : zw) v = rng.elem(FR.p);
+        std::vector<unsigned char> zb(zw.size() * FR.elem_size), out(np * cols * E * FR.elem_size);
+        for (size_t i = 0; i < zw.size(); ++i) std::memcpy(&zb[i * FR.elem_size], &zw[i], FR.elem_size);
+        const gp_buffer *cb = lde.get();
+        ASSERT_GP_OK(gp_evaluate_ood(ctx(), &cb, 1, &o, zb.data(), np, out.data(), out.size()));
+        std::vector<uint64_t> got(np * cols * E);
+        for (size_t i = 0; i < got.size(); ++i) {
+            got[i] = 0;
+            std::memcpy(&got[i], &out[i * FR.elem_size], FR.elem_size);
+        }
+        // Horner at z with extension coefficients.
+        X<F, E> xgen = X<F, E>::zero();
+        if constexpr (E > 1) xgen.c[1] = 1;
+        std::vector<X<F, E>> want(np * cols);
+        for (uint32_t j = 0; j < np; ++j) {
+            const X<F, E> z = ext_of<F, E>(zw, j);
+            for (uint64_t c = 0; c < cols; ++c) {
+                X<F, E> acc = X<F, E>::zero();
+                for (uint64_t i = n; i-- > 0;) {
+                    X<F, E> ci = X<F, E>::zero(), xp = X<F, E>::from_base(1);
+                    for (uint32_t k = 0; k < d; ++k, xp = xp * xgen) ci = ci + xp.scale((T)coeff.at(i, c, k));
+                    acc = acc * z + ci;
+                }
+                want[j * cols + c] = acc;
+                EXPECT_TRUE((ext_of<F, E>(got, j * cols + c) == acc)) << "point " << j << " column " << c;
+            }
+        }
+
+        // DEEP with random alphas, against the formula row by row.
+        std::vector<uint64_t> aw(np * cols * E);
+        for (auto &v : aw) v = rng.elem(FR.p);
+        std::vector<unsigned char> ab(aw.size() * FR.elem_size);
+        for (size_t i = 0; i < aw.size(); ++i) std::memcpy(&ab[i * FR.elem_size], &aw[i], FR.elem_size);
+        ASSERT_GP_OK(gp_buffer_create(ctx(), field, E, m, 1, &raw));
+        BufPtr q(raw);
+        ASSERT_GP_OK(gp_deep_composition(ctx(), &cb, 1, &o, zb.data(), np, out.data(), ab.data(), q.get()));
+        HostMat qh, lh;
+        ASSERT_GP_OK(download(q.get(), FR, GP_LAYOUT_COL_MAJOR, &qh));
+        ASSERT_GP_OK(download(lde.get(), FR, GP_LAYOUT_COL_MAJOR, &lh));
+        const uint32_t log_m = (uint32_t)__builtin_ctzll(m);
+        const T wm = gp::two_adic_generator<F>(log_m);
+        size_t bad = 0;
+        for (uint64_t r = 0; r < m; ++r) {
+            const uint64_t nat = order == GP_ORDER_BIT_REVERSED ? gp::bit_reverse(r, log_m) : r;
+            const T x = F::mul((T)F::GENERATOR, gp::fpow<F>(wm, nat));
+            X<F, E> acc = X<F, E>::zero();
+            for (uint32_t j = 0; j < np; ++j) {
+                const X<F, E> inv = (X<F, E>::from_base(x) - ext_of<F, E>(zw, j)).inv();
+                for (uint64_t c = 0; c < cols; ++c) {
+                    X<F, E> f = X<F, E>::zero(), xp = X<F, E>::from_base(1);
+                    for (uint32_t k = 0; k < d; ++k, xp = xp * xgen) f = f + xp.scale((T)lh.at(r, c, k));
+                    acc = acc + ext_of<F, E>(aw, j * cols + c) * (f - want[j * cols + c]) * inv;
+                }
+            }
+            X<F, E> g;
+            for (int k = 0; k < E; ++k) g.c[k] = (T)qh.at(r, 0, k);
+            if (!(g == acc)) ++bad;
+        }
+        EXPECT_EQ(bad, 0u) << "DEEP rows differ";
+    }
+};
+
+}  // namespace
+
+TEST_P(DeepTest, OodAndDeepMatchDirectEvaluation) {
+    for (gp_order order : {GP_ORDER_NATURAL, GP_ORDER_BIT_REVERSED}) {
+        run<gp::Goldilocks, 3>(GP_FIELD_GOLDILOCKS, 1, 64, 5, 4, order, 64, 1);
+        run<gp::Goldilocks, 3>(GP_FIELD_GOLDILOCKS, 3, 32, 3, 2, order, 0, 2);  // full domain
+        run<gp::Goldilocks, 2>(GP_FIELD_GOLDILOCKS, 2, 16, 2, 8, order, 16, 3);
+        run<gp::BabyBear, 4>(GP_FIELD_BABYBEAR, 1, 64, 4, 4, order, 64, 4);
+        run<gp::BabyBear, 4>(GP_FIELD_BABYBEAR, 4, 32, 2, 2, order, 32, 5);
+        run<gp::KoalaBear, 4>(GP_FIELD_KOALABEAR, 4, 16, 3, 4, order, 0, 6);
+    }
+}
+
+TEST_P(DeepTest, BadInput) {
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    Rng rng(9);
+    BufPtr a, b, e;
+    ASSERT_GP_OK(upload(ctx(), F, random_mat(F, 16, 2, 1, rng), GP_LAYOUT_COL_MAJOR, &a));
+    ASSERT_GP_OK(upload(ctx(), F, random_mat(F, 8, 2, 1, rng), GP_LAYOUT_COL_MAJOR, &b));
+    ASSERT_GP_OK(upload(ctx(), F, random_mat(F, 16, 1, 2, rng), GP_LAYOUT_COL_MAJOR, &e));
+    gp_ood_options o;
+    gp_ood_options_init(&o);
+    uint64_t z[3] = {12345, 678, 9}, out[64];
+    const gp_buffer *ab[2] = {a.get(), b.get()}, *one = a.get(), *ext2 = e.get();
+    EXPECT_EQ(gp_evaluate_ood(ctx(), ab, 2, &o, z, 1, out, sizeof out), GP_ERR_SHAPE_MISMATCH);
+    EXPECT_STRNE(gp_last_error(), "");
+    EXPECT_EQ(gp_evaluate_ood(ctx(), &ext2, 1, &o, z, 1, out, sizeof out), GP_ERR_SHAPE_MISMATCH);  // degree 2 vs E 3
+    // z in the evaluation coset: the generator times a 16th root of unity.
+    uint64_t w = 0;
+    ASSERT_GP_OK(gp_field_two_adic_generator(GP_FIELD_GOLDILOCKS, 4, &w));
+    uint64_t zin[3] = {(uint64_t)((unsigned __int128)7 * w % F.p), 0, 0};
+    EXPECT_EQ(gp_evaluate_ood(ctx(), &one, 1, &o, zin, 1, out, sizeof out), GP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(gp_last_error()).find("coset"), std::string::npos) << gp_last_error();
+    o.degree_bound = 3;
+    EXPECT_EQ(gp_evaluate_ood(ctx(), &one, 1, &o, z, 1, out, sizeof out), GP_ERR_INVALID_ARGUMENT);
+    o.degree_bound = 32;
+    EXPECT_EQ(gp_evaluate_ood(ctx(), &one, 1, &o, z, 1, out, sizeof out), GP_ERR_INVALID_ARGUMENT);
+    o.degree_bound = 0;
+    EXPECT_EQ(gp_evaluate_ood(ctx(), &one, 1, &o, z, 1, out, 8), GP_ERR_INVALID_ARGUMENT);  // out too small
+    uint64_t zbad[3] = {F.p, 0, 0};
+    EXPECT_EQ(gp_evaluate_ood(ctx(), &one, 1, &o, zbad, 1, out, sizeof out), GP_ERR_NON_CANONICAL);
+    o.challenge_degree = 4;
+    EXPECT_EQ(gp_evaluate_ood(ctx(), &one, 1, &o, z, 1, out, sizeof out), GP_ERR_UNSUPPORTED);
+    o.challenge_degree = 3;
+    // DEEP output of the wrong shape.
+    uint64_t vals[6] = {0}, alph[6] = {1, 0, 0, 1, 0, 0};
+    EXPECT_EQ(gp_deep_composition(ctx(), &one, 1, &o, z, 1, vals, alph, b.get()), GP_ERR_SHAPE_MISMATCH);
+    gp_buffer *raw = nullptr;
+    ASSERT_GP_OK(gp_buffer_create(ctx(), GP_FIELD_GOLDILOCKS, 3, 16, 1, &raw));
+    BufPtr q(raw);
+    EXPECT_EQ(gp_deep_composition(ctx(), &one, 1, &o, z, 1, vals, alph, q.get()), GP_OK) << gp_last_error();
+    EXPECT_EQ(gp_deep_composition(ctx(), &one, 1, &o, zin, 1, vals, alph, q.get()), GP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(gp_deep_composition(ctx(), &one, 1, &o, z, 1, nullptr, alph, q.get()), GP_ERR_NULL_POINTER);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, DeepTest, ::testing::Values(GP_BACKEND_CPU, GP_BACKEND_CUDA),
+                         [](const ::testing::TestParamInfo<gp_backend> &info) {
+                             return std::string(backend_name(info.param));
+                         });
