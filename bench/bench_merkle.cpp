@@ -292,6 +292,70 @@ void run_fri(benchmark::State &st, gp_backend backend) {
 void BM_FRI_CUDA(benchmark::State &st) { run_fri(st, GP_BACKEND_CUDA); }
 void BM_FRI_CPU(benchmark::State &st) { run_fri(st, GP_BACKEND_CPU); }
 
+// OOD at 2 points and DEEP over `cols` Goldilocks base columns of an LDE of
+// 2^log_n rows at blowup B (bit-reversed), challenges in the cubic extension.
+// args: log_n, cols, blowup, which (0 OOD, 1 DEEP)
+void run_ood_deep(benchmark::State &st, gp_backend backend) {
+    gp_context *ctx = context(backend);
+    if (!ctx) {
+        st.SkipWithError("backend unavailable");
+        return;
+    }
+    const uint64_t n = 1ull << st.range(0), cols = (uint64_t)st.range(1), B = (uint64_t)st.range(2);
+    const bool deep = st.range(3) != 0;
+    std::vector<uint64_t> host(n * B * cols);
+    fill_trace(host.data(), GP_FIELD_GOLDILOCKS, host.size(), 3);
+    gp_buffer *lde = nullptr, *q = nullptr;
+    if (gp_buffer_from_host(ctx, GP_FIELD_GOLDILOCKS, 1, n * B, cols, GP_LAYOUT_COL_MAJOR, host.data(), &lde) !=
+            GP_OK ||
+        gp_buffer_create(ctx, GP_FIELD_GOLDILOCKS, 3, n * B, 1, &q) != GP_OK) {
+        st.SkipWithError(gp_last_error());
+        gp_buffer_destroy(lde);
+        return;
+    }
+    host.clear();
+    host.shrink_to_fit();
+    gp_ood_options o;
+    gp_ood_options_init(&o);
+    o.order = GP_ORDER_BIT_REVERSED;
+    o.degree_bound = n;
+    const uint64_t z[6] = {11, 22, 33, 44, 55, 66};
+    std::vector<uint64_t> vals(2 * cols * 3), alphas(2 * cols * 3, 5);
+    const gp_buffer *cb = lde;
+    auto once = [&]() {
+        return deep ? gp_deep_composition(ctx, &cb, 1, &o, z, 2, vals.data(), alphas.data(), q) == GP_OK
+                    : gp_evaluate_ood(ctx, &cb, 1, &o, z, 2, vals.data(), vals.size() * 8) == GP_OK;
+    };
+    if (!once()) st.SkipWithError(gp_last_error());
+    for (auto _ : st)
+        if (!once()) {
+            st.SkipWithError(gp_last_error());
+            break;
+        }
+    // Floors: bytes read once (OOD: the N-row sub-coset; DEEP: all rows,
+    // plus the cubic output written) over the device bandwidth, and the
+    // multiplications (base x cubic = 3 per column per point and row).
+    const double rows = deep ? (double)(n * B) : (double)n;
+    const double bytes = rows * cols * 8 + (deep ? rows * 24 : 0);
+    const double muls = rows * cols * 2 * 3;
+    st.counters["GBps"] = benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
+#ifdef GP_HAVE_CUDA
+    if (backend == GP_BACKEND_CUDA) {
+        const double mem_s = bytes / d2d_bandwidth();  // bytes read + written, as the copy rate counts
+        const double mul_s = muls / modmul_rate(GP_FIELD_GOLDILOCKS);
+        st.counters["mem_floor_ms"] = mem_s * 1e3;
+        st.counters["mul_floor_ms"] = mul_s * 1e3;
+        st.counters["x_floor"] = benchmark::Counter(mem_s > mul_s ? mem_s : mul_s,
+                                                    benchmark::Counter::kIsIterationInvariantRate |
+                                                        benchmark::Counter::kInvert);
+    }
+#endif
+    gp_buffer_destroy(lde);
+    gp_buffer_destroy(q);
+}
+void BM_OodDeep_CUDA(benchmark::State &st) { run_ood_deep(st, GP_BACKEND_CUDA); }
+void BM_OodDeep_CPU(benchmark::State &st) { run_ood_deep(st, GP_BACKEND_CPU); }
+
 const int64_t kAllProfiles[] = {P2_GL8, P2_GL12, P2_GL16, P2_GL_HL8, P2_BB16, P2_BB24, P2_KB16,
                                 P2_KB24, RPO,    RPX,     TIP5,    PLONKY2, KECCAK};
 
@@ -352,6 +416,14 @@ BENCHMARK(BM_FRI_CPU)
     ->Args({KECCAK, GL, 3, 18, 2, 5})
     ->Args({P2_GL12, GL, 3, 18, 2, 5})
     ->Args({P2_BB16, BB, 4, 18, 2, 5})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
+// Issue shape: 2^20 rows x 256 columns at blowup 4, Goldilocks, cubic points.
+BENCHMARK(BM_OodDeep_CUDA)->Args({20, 256, 4, 0})->Args({20, 256, 4, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_OodDeep_CPU)
+    ->Args({14, 256, 4, 0})
+    ->Args({14, 256, 4, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(1);

@@ -751,3 +751,53 @@ TEST_F(Gpu, FriMatchesCpu) {
                 << "query " << queries[q] << ": " << gp_last_error();
     }
 }
+
+/* OOD values and the DEEP codeword of the GPU equal the CPU's on an LDE of
+ * 2^20 rows (Goldilocks base and cubic columns, BabyBear quartic). */
+TEST_F(Gpu, OodAndDeepMatchCpu) {
+    struct Case {
+        gp_field field;
+        uint32_t d, E;
+        gp_order order;
+    };
+    const Case cases[] = {{GP_FIELD_GOLDILOCKS, 1, 3, GP_ORDER_BIT_REVERSED},
+                          {GP_FIELD_GOLDILOCKS, 3, 3, GP_ORDER_NATURAL},
+                          {GP_FIELD_BABYBEAR, 4, 4, GP_ORDER_BIT_REVERSED}};
+    for (const Case &c : cases) {
+        SCOPED_TRACE(::testing::Message() << "field " << c.field << " d=" << c.d);
+        const FieldRef &F = field_ref(c.field);
+        Rng rng(500 + c.d);
+        const uint64_t m = 1u << 20, cols = 6;
+        const ApiData data = random_api(F, m * cols * c.d, rng);
+        std::vector<unsigned char> z(2 * c.E * F.elem_size), alpha(2 * cols * c.E * F.elem_size);
+        for (size_t i = 0; i < z.size() / F.elem_size; ++i) {
+            const uint64_t v = rng.elem(F.p);
+            std::memcpy(&z[i * F.elem_size], &v, F.elem_size);
+        }
+        for (size_t i = 0; i < alpha.size() / F.elem_size; ++i) {
+            const uint64_t v = rng.elem(F.p);
+            std::memcpy(&alpha[i * F.elem_size], &v, F.elem_size);
+        }
+        gp_ood_options o;
+        gp_ood_options_init(&o);
+        o.order = c.order;
+        o.degree_bound = m / 4;
+        std::vector<unsigned char> ood[2], deep[2];
+        gp_context *ctxs[2] = {gpu(), cpu()};
+        for (int k = 0; k < 2; ++k) {
+            gp_buffer *raw = nullptr;
+            ASSERT_GP_OK(gp_buffer_from_host(ctxs[k], c.field, c.d, m, cols, GP_LAYOUT_COL_MAJOR, data.data(), &raw));
+            BufPtr b(raw);
+            ASSERT_GP_OK(gp_buffer_create(ctxs[k], c.field, c.E, m, 1, &raw));
+            BufPtr q(raw);
+            const gp_buffer *cb = b.get();
+            ood[k].resize(2 * cols * c.E * F.elem_size);
+            ASSERT_GP_OK(gp_evaluate_ood(ctxs[k], &cb, 1, &o, z.data(), 2, ood[k].data(), ood[k].size()));
+            ASSERT_GP_OK(gp_deep_composition(ctxs[k], &cb, 1, &o, z.data(), 2, ood[k].data(), alpha.data(), q.get()));
+            deep[k].resize(m * c.E * F.elem_size);
+            ASSERT_GP_OK(gp_buffer_to_host(q.get(), GP_LAYOUT_COL_MAJOR, deep[k].data(), deep[k].size()));
+        }
+        EXPECT_TRUE(ood[0] == ood[1]);
+        EXPECT_TRUE(deep[0] == deep[1]);
+    }
+}
