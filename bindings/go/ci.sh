@@ -16,7 +16,9 @@ if [ $# -ne 1 ] || [ -z "$1" ]; then
 fi
 prefix="$(cd "$1" && pwd)"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-expected='lde checksum: 0x40445ea8c51c1e87' # examples/c/lde_checksum.c prints this
+# What examples/c/lde_checksum.c prints.
+expected='lde checksum: 0x40445ea8c51c1e87
+merkle root: 0x1b2845fdf79a57eb43cfdb86c67607b10c03817fe2d482098171bfd73b594adc'
 
 if ! command -v go >/dev/null 2>&1 || ! command -v pkg-config >/dev/null 2>&1; then
   SUDO=""

@@ -1,7 +1,7 @@
 // Package gpuprover is the Go binding of gpuprover, a C library that computes
 // the data-parallel parts of a STARK commitment (batched coset low-degree
-// extensions, NTTs and hash permutations) on a CUDA GPU or on the CPU, with
-// bit-identical results on both backends.
+// extensions, NTTs, hash permutations, Merkle trees and the FRI commit phase)
+// on a CUDA GPU or on the CPU, with bit-identical results on both backends.
 //
 // The package links the installed C library through cgo and pkg-config
 // ("#cgo pkg-config: gpuprover"), so PKG_CONFIG_PATH must name the directory
@@ -23,6 +23,17 @@
 //	if err := ctx.LDEHost(gpuprover.Goldilocks, 1, trace, rows, cols, out, opts); err != nil { ... }
 //	values, err := out.Uint64s(gpuprover.ColMajor)
 //
+//	tree, err := ctx.MerkleCommit(nil, out) // Plonky3's Poseidon2 MMCS for the field
+//	if err != nil { ... }
+//	defer tree.Close()
+//	root, err := tree.Root()
+//	openings, err := tree.Open(0, 5)
+//	err = tree.Verify(openings[0]) // errors.Is(err, gpuprover.ErrVerifyFailed) when invalid
+//
+// FRI commitments (FRIBegin, Fold, Remainder, Open, Verify, or FRICommit with
+// a ChallengeFunc) and the host verifiers MerkleVerify and FRIVerify follow
+// the same pattern.
+//
 // # Data
 //
 // Field elements cross the API in canonical form: Goldilocks elements (and
@@ -33,11 +44,12 @@
 //
 // # Resources and errors
 //
-// Contexts and buffers own library memory (device memory on the CUDA
-// backend). Close releases it; a finalizer releases what was not closed, but
-// only when the garbage collector runs, which it does not do because device
-// memory runs short. Closing a context also releases the buffers it created
-// that are still open; they then report ErrClosed.
+// Contexts, buffers, trees and FRI commitments own library memory (device
+// memory on the CUDA backend). Close releases it; a finalizer releases what
+// was not closed, but only when the garbage collector runs, which it does not
+// do because device memory runs short. Closing a context also releases the
+// FRIs, trees and buffers it created that are still open; they then report
+// ErrClosed.
 //
 // Every failing call returns an *Error carrying the library's status and its
 // message (gp_last_error). Errors can be matched by status:

@@ -68,3 +68,64 @@ func ExampleError() {
 	// true
 	// GP_ERR_NON_CANONICAL
 }
+
+func ExampleContext_MerkleCommit() {
+	ctx, err := gp.NewContext(nil)
+	if err != nil {
+		panic(err)
+	}
+	defer ctx.Close()
+	// An 8 x 2 Goldilocks matrix, row-major.
+	rows := []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+	m, err := ctx.BufferFromHost(gp.Goldilocks, 1, 8, 2, gp.RowMajor, rows)
+	if err != nil {
+		panic(err)
+	}
+	defer m.Close()
+	// nil options: Plonky3's Poseidon2 MerkleTreeMmcs (width 8, digest 4).
+	tree, err := ctx.MerkleCommit(nil, m)
+	if err != nil {
+		panic(err)
+	}
+	defer tree.Close()
+	root, _ := tree.Root()
+	openings, _ := tree.Open(5)
+	fmt.Println(len(root), openings[0].Rows, len(openings[0].Path))
+	fmt.Println(tree.Verify(openings[0]))
+	openings[0].Path[0] ^= 1
+	fmt.Println(errors.Is(tree.Verify(openings[0]), gp.ErrVerifyFailed))
+	// Output:
+	// 32 [11 12] 96
+	// <nil>
+	// true
+}
+
+func ExampleContext_FRICommit() {
+	ctx, err := gp.NewContext(nil)
+	if err != nil {
+		panic(err)
+	}
+	defer ctx.Close()
+	// A constant codeword of 16 Goldilocks elements folds to that constant.
+	codeword := make([]uint64, 16)
+	for i := range codeword {
+		codeword[i] = 42
+	}
+	cw, err := ctx.BufferFromHost(gp.Goldilocks, 1, 16, 1, gp.ColMajor, codeword)
+	if err != nil {
+		panic(err)
+	}
+	defer cw.Close()
+	fri, err := ctx.FRICommit(cw, &gp.FRIOptions{Arity: 4}, func(layer uint32, cap []byte, beta interface{}) error {
+		beta.([]uint64)[0] = uint64(cap[0]) + 1 // a toy transcript
+		return nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer fri.Close()
+	rem, _ := fri.Remainder()
+	openings, _ := fri.Open(11)
+	fmt.Println(fri.LayerCount(), rem, fri.Verify(11, openings[0]))
+	// Output: 2 [42] <nil>
+}

@@ -49,6 +49,10 @@ const (
 	ErrNonCanonical      Status = C.GP_ERR_NON_CANONICAL
 	ErrCUDA              Status = C.GP_ERR_CUDA
 	ErrInternal          Status = C.GP_ERR_INTERNAL
+	// ErrVerifyFailed: a Merkle opening or FRI query did not verify
+	// (MerkleVerify, FRIVerify). Other statuses from the verifiers mean
+	// malformed arguments.
+	ErrVerifyFailed Status = C.GP_ERR_VERIFY_FAILED
 )
 
 // String returns the status' symbolic name, e.g. "GP_ERR_SHAPE_MISMATCH".
@@ -81,9 +85,10 @@ func (e *Error) Is(target error) bool {
 	return ok && s == e.Status
 }
 
-// ErrClosed is returned when a closed Context or Buffer (or a Buffer whose
-// Context was closed) is used.
-var ErrClosed = errors.New("gpuprover: use of closed context or buffer")
+// ErrClosed is returned when a closed Context, Buffer, MerkleTree or FRI (or
+// one whose Context was closed) is used, or a MerkleTree whose matrices were
+// closed is opened.
+var ErrClosed = errors.New("gpuprover: use of closed context, buffer, tree or FRI")
 
 // check turns a status into an error, reading the thread-local message.
 // The caller must hold the OS thread (runtime.LockOSThread) across the C call
@@ -334,9 +339,11 @@ type ContextOptions struct {
 // Calls on one Context are serialized by a mutex, so it may be shared between
 // goroutines.
 type Context struct {
-	mu   sync.Mutex
-	h    *C.gp_context
-	bufs map[*C.gp_buffer]struct{}
+	mu    sync.Mutex
+	h     *C.gp_context
+	bufs  map[*C.gp_buffer]struct{}
+	trees map[*C.gp_merkle_tree]struct{}
+	fris  map[*C.gp_fri]struct{}
 }
 
 // NewContext creates a context. opts may be nil for the defaults.
@@ -365,19 +372,34 @@ func NewContext(opts *ContextOptions) (*Context, error) {
 	if err := call("gp_context_create", func() C.gp_status { return C.gp_context_create(&o, &h) }); err != nil {
 		return nil, err
 	}
-	c := &Context{h: h, bufs: make(map[*C.gp_buffer]struct{})}
+	c := &Context{
+		h:     h,
+		bufs:  make(map[*C.gp_buffer]struct{}),
+		trees: make(map[*C.gp_merkle_tree]struct{}),
+		fris:  make(map[*C.gp_fri]struct{}),
+	}
 	runtime.SetFinalizer(c, (*Context).Close)
 	return c, nil
 }
 
-// Close destroys the context and every buffer of it that is still open.
-// Closing a closed context does nothing. It always returns nil.
+// Close destroys the context and every FRI, tree and buffer of it that is
+// still open. Closing a closed context does nothing. It always returns nil.
 func (c *Context) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.h == nil {
 		return nil
 	}
+	// FRI commitments own trees and buffers of the context: release them
+	// first, then the trees, then the buffers.
+	for f := range c.fris {
+		C.gp_fri_destroy(f)
+	}
+	c.fris = nil
+	for t := range c.trees {
+		C.gp_merkle_tree_destroy(t)
+	}
+	c.trees = nil
 	for b := range c.bufs {
 		C.gp_buffer_destroy(b)
 	}

@@ -15,9 +15,12 @@
 #      CARGO_HOME (your ~/.cargo is neither read for sources nor written) and
 #      runs everything --offline: crates.io is never contacted.
 #   3. cargo test for gpuprover-sys and gpuprover (found with pkg-config),
-#      cargo test for gpuprover-sys once more with GPUPROVER_DIR=PREFIX, and
-#      cargo run for examples/rust, whose output must be the line the C
-#      example prints: "lde checksum: 0x40445ea8c51c1e87".
+#      cargo test for gpuprover-sys once more with GPUPROVER_DIR=PREFIX,
+#      cargo test for examples/rust-dropin (the Plonky3 KoalaBear Poseidon2
+#      MerkleTreeMmcs drop-in), and cargo run for examples/rust, whose output
+#      must be the two lines the C example prints:
+#        lde checksum: 0x40445ea8c51c1e87
+#        merkle root: 0x1b2845fdf79a57eb43cfdb86c67607b10c03817fe2d482098171bfd73b594adc
 #
 # Environment (optional):
 #   CARGO              cargo to use (default: cargo in PATH, else ~/.cargo/bin/cargo)
@@ -45,7 +48,9 @@ prefix="$(cd "$1" && pwd)"
 rust_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$rust_dir/../.." && pwd)"
 registry="${GP_CARGO_REGISTRY:-/usr/share/cargo/registry}"
-expected='lde checksum: 0x40445ea8c51c1e87'
+# What examples/c/lde_checksum.c prints.
+expected='lde checksum: 0x40445ea8c51c1e87
+merkle root: 0x1b2845fdf79a57eb43cfdb86c67607b10c03817fe2d482098171bfd73b594adc'
 
 # --- 1. Tools ----------------------------------------------------------------
 
@@ -147,6 +152,7 @@ echo "gpuprover $(pkg-config --modversion gpuprover): headers $includedir, libra
 # registry with this cargo, whatever version wrote an old one.
 run "$cargo" generate-lockfile --offline --manifest-path "$rust_dir/Cargo.toml"
 run "$cargo" generate-lockfile --offline --manifest-path "$repo/examples/rust/Cargo.toml"
+run "$cargo" generate-lockfile --offline --manifest-path "$repo/examples/rust-dropin/Cargo.toml"
 
 # --- 4. Tests ----------------------------------------------------------------
 
@@ -158,6 +164,9 @@ if [ -z "${GPUPROVER_DIR:-}" ]; then
     "$cargo" test --offline --manifest-path "$rust_dir/Cargo.toml" -p gpuprover-sys
 fi
 
+# The drop-in (examples/rust-dropin) against the CPU backend and a naive tree.
+run "$cargo" test --offline --manifest-path "$repo/examples/rust-dropin/Cargo.toml"
+
 # --- 5. The example ----------------------------------------------------------
 
 echo "+ $cargo run --offline --manifest-path $repo/examples/rust/Cargo.toml" >&2
@@ -165,7 +174,7 @@ out="$("$cargo" run --offline --quiet --manifest-path "$repo/examples/rust/Cargo
 printf '%s\n' "$out"
 [ "$out" = "$expected" ] || die "example printed '$out', expected '$expected'"
 
-# Where a C compiler exists, the C example must print the same line.
+# Where a C compiler exists, the C example must print the same lines.
 if command -v cc >/dev/null 2>&1 && [ -f "$repo/examples/c/lde_checksum.c" ]; then
   run cc -std=c99 "$repo/examples/c/lde_checksum.c" -I"$includedir" -L"$libdir" -lgpuprover \
     -Wl,-rpath,"$libdir" -o "$tmp/lde_checksum_c"

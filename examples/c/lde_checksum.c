@@ -6,6 +6,10 @@
  *   LDE:      blowup 4, default coset shift (7), bit-reversed output
  *   checksum: FNV-1a 64 over the output downloaded column-major, each element
  *             as 8 little-endian bytes
+ *   root:     the LDE buffer committed as one matrix with Plonky3's Poseidon2
+ *             default for Goldilocks (GP_MERKLE_FIELD_SPONGE,
+ *             GP_PERM_POSEIDON2_GOLDILOCKS_8, default digest 4, rate 4, cap
+ *             height 0); gp_merkle_root's 32 bytes printed as hex, in order
  *
  * Build against an installed library:
  *   cc -std=c99 lde_checksum.c $(pkg-config --cflags --libs gpuprover) -o lde_checksum
@@ -34,7 +38,10 @@ int main(void) {
     const uint64_t p = 0xffffffff00000001ull;
     gp_context *ctx = NULL;
     gp_buffer *lde = NULL;
+    gp_merkle_tree *tree = NULL;
     gp_lde_options o;
+    gp_merkle_options mo;
+    unsigned char root[32];
     uint64_t h = 0xcbf29ce484222325ull;
     uint32_t r, c, i, b;
     int rc = 1;
@@ -59,8 +66,26 @@ int main(void) {
             h *= 0x100000001b3ull;
         }
     printf("lde checksum: 0x%016llx\n", (unsigned long long)h);
+
+    gp_merkle_options_init(&mo);
+    mo.kind = GP_MERKLE_FIELD_SPONGE;
+    mo.perm = GP_PERM_POSEIDON2_GOLDILOCKS_8;
+    {
+        const gp_buffer *mats[1];
+        mats[0] = lde;
+        if (check(gp_merkle_commit(ctx, mats, 1, &mo, &tree), "gp_merkle_commit")) goto done;
+    }
+    if (gp_merkle_digest_size(tree) != sizeof root) {
+        fprintf(stderr, "unexpected digest size %llu\n", (unsigned long long)gp_merkle_digest_size(tree));
+        goto done;
+    }
+    if (check(gp_merkle_root(tree, root, sizeof root), "gp_merkle_root")) goto done;
+    printf("merkle root: 0x");
+    for (i = 0; i < sizeof root; ++i) printf("%02x", root[i]);
+    printf("\n");
     rc = 0;
 done:
+    gp_merkle_tree_destroy(tree);
     gp_buffer_destroy(lde);
     gp_context_destroy(ctx);
     return rc;

@@ -6,6 +6,9 @@
 //	LDE:      blowup 4, default coset shift (7), bit-reversed output
 //	checksum: FNV-1a 64 over the output downloaded column-major, each element
 //	          as 8 little-endian bytes
+//	root:     the LDE buffer committed as one matrix with Plonky3's Poseidon2
+//	          default for Goldilocks (field sponge, Poseidon2 width 8, digest
+//	          4, rate 4, cap height 0); the root's 32 bytes as hex, in order
 //
 // Run against an installed library (see bindings/go/README.md):
 //
@@ -62,6 +65,17 @@ func run() error {
 		}
 	}
 	fmt.Printf("lde checksum: 0x%016x\n", h)
+
+	tree, err := ctx.MerkleCommit(&gp.MerkleOptions{Kind: gp.FieldSponge, Perm: gp.Poseidon2Goldilocks8}, lde)
+	if err != nil {
+		return err
+	}
+	defer tree.Close()
+	root, err := tree.Root()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("merkle root: 0x%x\n", root)
 	return nil
 }
 

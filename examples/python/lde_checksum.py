@@ -7,6 +7,9 @@ checksum that every binding's example must print identically.
   LDE:      blowup 4, default coset shift (7), bit-reversed output
   checksum: FNV-1a 64 over the output downloaded column-major, each element
             as 8 little-endian bytes
+  root:     the LDE buffer committed as one matrix with Plonky3's Poseidon2
+            default for Goldilocks (field sponge, Poseidon2 width 8, digest 4,
+            rate 4, cap height 0); the root's 32 bytes as hex, in order
 
 Run against an installed library (see bindings/python/README.md):
 
@@ -39,6 +42,9 @@ def main():
             ctx.lde_host(gp.Field.GOLDILOCKS, trace, ROWS, COLS, lde, blowup=BLOWUP,
                          output_order=gp.Order.BIT_REVERSED)
             out = lde.to_host(gp.Layout.COL_MAJOR)
+            with ctx.merkle_commit([lde], kind=gp.MerkleKind.FIELD_SPONGE,
+                                   perm=gp.Permutation.POSEIDON2_GOLDILOCKS_8) as tree:
+                root = tree.root()
     except gp.GpuproverError as e:
         print(e, file=sys.stderr)
         return 1
@@ -48,6 +54,7 @@ def main():
     for byte in out.tobytes():  # each element as 8 little-endian bytes
         h = ((h ^ byte) * FNV_PRIME) & MASK64
     print("lde checksum: 0x%016x" % h)
+    print("merkle root: 0x" + root.hex())
     return 0
 
 

@@ -1351,7 +1351,7 @@ GP_EXPORT gp_status gp_fri_verify(const gp_fri_options *options, gp_field field,
         check_canonical(f, remainder, 0, (uint64_t)ext_degree << s.log_final, "remainder");
         const auto *op = static_cast<const unsigned char *>(opening);
         uint64_t off = 0;
-        fri_dispatch(f.id, ext_degree, [&](auto F, auto Dc) {
+        ext_dispatch(f.id, ext_degree, [&](auto F, auto Dc) {
             using Fd = decltype(F);
             using T = typename Fd::T;
             constexpr int D = decltype(Dc)::value;
@@ -1469,7 +1469,7 @@ OodShape ood_shape(gp_context *ctx, const gp_buffer *const *columns, uint32_t co
         s.z[i] = f.elem_size == 8 ? static_cast<const uint64_t *>(points)[i] : static_cast<const uint32_t *>(points)[i];
     // No point may lie in the coset the formulas divide by: z^N != s^N with
     // N = degree bound (OOD) or M (DEEP; a superset of the former).
-    ood_dispatch(f.id, s.E, [&](auto F, auto Ec) {
+    ext_dispatch(f.id, s.E, [&](auto F, auto Ec) {
         using Fd = decltype(F);
         constexpr int E = decltype(Ec)::value;
         const auto zs = ext_from_words<Fd, E>(s.z);
@@ -1513,7 +1513,7 @@ GP_EXPORT gp_status gp_evaluate_ood(gp_context *ctx, const gp_buffer *const *col
         uint64_t base_cols = 0;
         for (const Buffer *b : s.bufs) base_cols += b->base_cols();
         std::vector<uint64_t> result((uint64_t)num_points * s.ncols * s.E);
-        ood_dispatch(s.f->id, s.E, [&](auto F, auto Ec) {
+        ext_dispatch(s.f->id, s.E, [&](auto F, auto Ec) {
             using Fd = decltype(F);
             using T = typename Fd::T;
             constexpr int E = decltype(Ec)::value;
@@ -1588,7 +1588,7 @@ GP_EXPORT gp_status gp_deep_composition(gp_context *ctx, const gp_buffer *const 
         a.z = s.z;
         a.alpha = words_in(*s.f, alphas, nwords);
         a.out = ob;
-        ood_dispatch(s.f->id, s.E, [&](auto F, auto Ec) {
+        ext_dispatch(s.f->id, s.E, [&](auto F, auto Ec) {
             using Fd = decltype(F);
             constexpr int E = decltype(Ec)::value;
             a.omega_m = two_adic_generator<Fd>(s.log_m);

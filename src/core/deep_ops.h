@@ -84,18 +84,13 @@ std::vector<Ext<F, E>> ext_from_words(const std::vector<uint64_t> &w) {
     return v;
 }
 
-template <class Fn>
-void ood_dispatch(FieldId id, uint32_t E, Fn &&fn) {
-    dispatch_field(id, [&](auto F) {
-        if constexpr (std::is_same<decltype(F), Goldilocks>::value) {
-            if (E == 3) fn(F, std::integral_constant<int, 3>{});
-            else if (E == 2) fn(F, std::integral_constant<int, 2>{});
-            else fn(F, std::integral_constant<int, 1>{});
-        } else {
-            if (E == 4) fn(F, std::integral_constant<int, 4>{});
-            else fn(F, std::integral_constant<int, 1>{});
-        }
-    });
+// Pointers to every base column of `bufs`, in order.
+template <class T, class Buf>
+std::vector<const T *> base_column_ptrs(const std::vector<const Buf *> &bufs) {
+    std::vector<const T *> cols;
+    for (const Buf *b : bufs)
+        for (uint64_t j = 0; j < b->base_cols(); ++j) cols.push_back(static_cast<const T *>(b->data) + j * b->rows);
+    return cols;
 }
 
 template <class T, class Buf>

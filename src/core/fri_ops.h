@@ -115,22 +115,6 @@ GP_HD void fri_to_matrix(uint32_t log_n, uint32_t log_a, bool bitrev, uint32_t D
     for (uint32_t c = 0; c < D; ++c) out[fri_matrix_index(log_n - log_a, D, row, k, c)] = in[((uint64_t)c << log_n) + p];
 }
 
-// Calls fn(F{}, std::integral_constant<int, D>{}) for a field and a
-// validated extension degree.
-template <class Fn>
-void fri_dispatch(FieldId id, uint32_t ext, Fn &&fn) {
-    dispatch_field(id, [&](auto F) {
-        if constexpr (std::is_same<decltype(F), Goldilocks>::value) {
-            if (ext == 2) fn(F, std::integral_constant<int, 2>{});
-            else if (ext == 3) fn(F, std::integral_constant<int, 3>{});
-            else fn(F, std::integral_constant<int, 1>{});
-        } else {
-            if (ext == 4) fn(F, std::integral_constant<int, 4>{});
-            else fn(F, std::integral_constant<int, 1>{});
-        }
-    });
-}
-
 // The kernel parameters of a validated fold request.
 template <class F, int D>
 FriFoldParams<F, D> fri_params(const FriFoldArgs &a) {

@@ -144,7 +144,7 @@ public:
     }
 
     void fri_fold(const FriFoldArgs &a) override {
-        fri_dispatch(a.field, a.ext, [&](auto F, auto Dc) {
+        ext_dispatch(a.field, a.ext, [&](auto F, auto Dc) {
             using Fd = decltype(F);
             constexpr int D = decltype(Dc)::value;
             const FriFoldParams<Fd, D> p = fri_params<Fd, D>(a);
@@ -167,7 +167,7 @@ public:
     }
 
     void ood_sums(const OodArgs &a, uint64_t *out) override {
-        ood_dispatch(a.field, a.E, [&](auto F, auto Ec) {
+        ext_dispatch(a.field, a.E, [&](auto F, auto Ec) {
             using Fd = decltype(F);
             using T = typename Fd::T;
             constexpr int E = decltype(Ec)::value;
@@ -183,9 +183,7 @@ public:
                     w[p] = ood_weight<Fd, E>(x, z);
                 }
             });
-            std::vector<const T *> cols;
-            for (const Buffer *b : a.bufs)
-                for (uint64_t j = 0; j < b->base_cols(); ++j) cols.push_back(static_cast<const T *>(b->data) + j * b->rows);
+            const std::vector<const T *> cols = base_column_ptrs<T>(a.bufs);
             pool_.parallel_ranges(cols.size(), [&](uint64_t b, uint64_t e) {
                 for (uint64_t c = b; c < e; ++c) {
                     Ext<Fd, E> acc = Ext<Fd, E>::zero();
@@ -196,7 +194,7 @@ public:
         });
     }
     void deep(const DeepArgs &a) override {
-        ood_dispatch(a.field, a.E, [&](auto F, auto Ec) {
+        ext_dispatch(a.field, a.E, [&](auto F, auto Ec) {
             using Fd = decltype(F);
             using T = typename Fd::T;
             constexpr int E = decltype(Ec)::value;

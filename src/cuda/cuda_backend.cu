@@ -237,7 +237,7 @@ public:
     }
     void fri_fold(const FriFoldArgs &a) override {
         GP_CUDA(cudaSetDevice(device_));
-        fri_dispatch(a.field, a.ext, [&](auto F, auto Dc) {
+        ext_dispatch(a.field, a.ext, [&](auto F, auto Dc) {
             using Fd = decltype(F);
             constexpr int D = decltype(Dc)::value;
             const uint64_t groups = 1ull << (a.log_n - a.log_a);
@@ -264,7 +264,7 @@ public:
     }
     void ood_sums(const OodArgs &a, uint64_t *out) override {
         GP_CUDA(cudaSetDevice(device_));
-        ood_dispatch(a.field, a.E, [&](auto F, auto Ec) {
+        ext_dispatch(a.field, a.E, [&](auto F, auto Ec) {
             using Fd = decltype(F);
             using T = typename Fd::T;
             constexpr int E = decltype(Ec)::value;
@@ -272,9 +272,7 @@ public:
             Ext<Fd, E> z;
             for (int e = 0; e < E; ++e) z.c[e] = (T)a.z[e];
             const uint64_t nb = 1ull << a.log_nb;
-            std::vector<const T *> cols;
-            for (const Buffer *b : a.bufs)
-                for (uint64_t j = 0; j < b->base_cols(); ++j) cols.push_back(static_cast<const T *>(b->data) + j * b->rows);
+            const std::vector<const T *> cols = base_column_ptrs<T>(a.bufs);
             const uint64_t chunks = nb < 64 * kBlock ? (nb + kBlock - 1) / kBlock : 64;
             const uint64_t per_block = (nb + chunks - 1) / chunks;
             // One scratch block: weights, rows, column pointers, partials.
@@ -308,7 +306,7 @@ public:
     }
     void deep(const DeepArgs &a) override {
         GP_CUDA(cudaSetDevice(device_));
-        ood_dispatch(a.field, a.E, [&](auto F, auto Ec) {
+        ext_dispatch(a.field, a.E, [&](auto F, auto Ec) {
             using Fd = decltype(F);
             using T = typename Fd::T;
             constexpr int E = decltype(Ec)::value;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "math/field.h"
 
@@ -125,5 +126,21 @@ private:
         return r;
     }
 };
+
+// Calls fn(F{}, std::integral_constant<int, D>{}) for a field and a
+// validated extension degree (Goldilocks 1, 2, 3; BabyBear, KoalaBear 1, 4).
+template <class Fn>
+void ext_dispatch(FieldId id, uint32_t degree, Fn &&fn) {
+    dispatch_field(id, [&](auto F) {
+        if constexpr (std::is_same<decltype(F), Goldilocks>::value) {
+            if (degree == 2) fn(F, std::integral_constant<int, 2>{});
+            else if (degree == 3) fn(F, std::integral_constant<int, 3>{});
+            else fn(F, std::integral_constant<int, 1>{});
+        } else {
+            if (degree == 4) fn(F, std::integral_constant<int, 4>{});
+            else fn(F, std::integral_constant<int, 1>{});
+        }
+    });
+}
 
 }  // namespace gp

@@ -1,8 +1,9 @@
 """Python binding of gpuprover (ctypes, standard library only).
 
 gpuprover computes the data-parallel parts of a STARK commitment (batched
-coset low-degree extensions, NTTs and hash permutations) on a CUDA GPU or on
-the CPU, with bit-identical results on both backends.
+coset low-degree extensions, NTTs, hash permutations, Merkle trees and the
+FRI commit phase) on a CUDA GPU or on the CPU, with bit-identical results on
+both backends.
 
 The shared library is found, in this order, through
 
@@ -24,9 +25,12 @@ ints. Example::
         with ctx.lde_host(gp.Field.GOLDILOCKS, trace, 1024, 8, blowup=4,
                           output_order=gp.Order.BIT_REVERSED) as lde:
             values = lde.to_host()                            # array.array('Q')
+            with ctx.merkle_commit([lde]) as tree:            # Plonky3's Poseidon2 MMCS
+                root = tree.root()                            # 32 bytes
 
 Every failing library call raises :class:`GpuproverError` with the status and
-the library's message. A :class:`Context` may be shared between threads (its
+the library's message; an opening or FRI query that does not verify raises
+:class:`VerifyError` (a GpuproverError with Status.VERIFY_FAILED). A :class:`Context` may be shared between threads (its
 calls are serialized by a lock); use one context per thread for parallelism.
 """
 
@@ -34,6 +38,7 @@ import array
 import collections
 import ctypes
 import ctypes.util
+import dataclasses
 import enum
 import glob
 import operator
@@ -49,14 +54,25 @@ __all__ = [
     "Direction",
     "Field",
     "FieldInfo",
+    "Fri",
+    "FriFold",
+    "FriOptions",
     "GpuproverError",
     "Layout",
+    "MatrixDims",
     "MemoryStats",
+    "MerkleKind",
+    "MerkleOpening",
+    "MerkleOptions",
+    "MerkleTree",
     "Order",
     "Permutation",
     "Status",
+    "VerifyError",
     "field_info",
+    "fri_verify",
     "library_path",
+    "merkle_verify",
     "permutation_info",
     "two_adic_generator",
     "version",
@@ -85,6 +101,7 @@ class Status(enum.IntEnum):
     NON_CANONICAL = 12
     CUDA = 13
     INTERNAL = 14
+    VERIFY_FAILED = 15
 
 
 class Field(enum.IntEnum):
@@ -134,7 +151,33 @@ class Permutation(enum.IntEnum):
     KECCAK_F1600 = 13
 
 
+class MerkleKind(enum.IntEnum):
+    """Merkle hash profiles (gp_merkle_kind); the header spells out the bytes
+    each one hashes."""
+
+    FIELD_SPONGE = 1  # Plonky3 MerkleTreeMmcs over a field hash (PaddingFreeSponge + TruncatedPermutation)
+    MIDEN = 2  # miden-crypto / winterfell, RPO256 or RPX256 (v0.21 and later); one height
+    MIDEN_V0_11 = 3  # miden-crypto's layout of v0.11 to v0.20
+    MIDEN_V0_10 = 4  # ... with the padding of v0.10 and before
+    KECCAK_PLONKY3 = 5  # Plonky3 MerkleTreeMmcs over Keccak-256 of the rows' bytes
+    KECCAK_BE = 6  # lambdaworks / Lambda VM Keccak-256 over big-endian Goldilocks
+
+
+class FriFold(enum.IntEnum):
+    """How FRI combines a group of siblings with the challenge."""
+
+    HALVED = 0  # Plonky3, winterfell: (f(x) + f(-x))/2 + beta (f(x) - f(-x))/(2x) for arity 2
+    UNHALVED = 1  # Lambda VM: the same without the 1/arity factor
+
+
 FieldInfo = collections.namedtuple("FieldInfo", "modulus generator two_adicity")
+MatrixDims = collections.namedtuple("MatrixDims", "rows cols ext_degree")
+MatrixDims.__doc__ = "The shape of one committed matrix, for merkle_verify (gp_matrix_dims)."
+MerkleOpening = collections.namedtuple("MerkleOpening", "index rows path")
+MerkleOpening.__doc__ = """One opened leaf (MerkleTree.open): the opened row of every matrix in commit
+order as an array.array of base elements ('Q' for Goldilocks, 'I' for
+BabyBear and KoalaBear), and the path (bytes): the sibling digests from the
+leaf layer up to the layer below the cap."""
 MemoryStats = collections.namedtuple("MemoryStats", "buffer_bytes cache_bytes allocations")
 
 
@@ -156,6 +199,12 @@ class GpuproverError(Exception):
         self.message = message
         self.function = function
         super().__init__("%s: %s" % (_status_name(status), message or function))
+
+
+class VerifyError(GpuproverError):
+    """An opening or FRI query that does not verify (Status.VERIFY_FAILED),
+    as merkle_verify, fri_verify and the verify methods raise it. Malformed
+    arguments raise a plain GpuproverError instead."""
 
 
 def _status_name(status):
@@ -251,6 +300,37 @@ class _LdeOptions(ctypes.Structure):
     ]
 
 
+class _MerkleOptions(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", _u32),
+        ("kind", _c_enum),
+        ("perm", _c_enum),
+        ("digest", _u32),
+        ("rate", _u32),
+        ("cap_height", _u32),
+    ]
+
+
+class _MatrixDims(ctypes.Structure):
+    _fields_ = [("rows", _u64), ("cols", _u32), ("ext_degree", _u32)]
+
+
+class _FriOptions(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", _u32),
+        ("arity", _u32),
+        ("final_size", _u64),
+        ("order", _c_enum),
+        ("shift", _u64),
+        ("fold", _c_enum),
+        ("merkle", _MerkleOptions),
+    ]
+
+
+# gp_status (*)(void *user, uint32_t layer, const void *cap, uint64_t cap_size, void *beta, uint64_t beta_size)
+_CHALLENGE_FN = ctypes.CFUNCTYPE(_c_status, _vp, _u32, _vp, _u64, _vp, _u64)
+
+
 def _proto(name, restype, *argtypes):
     f = getattr(_lib, name)
     f.restype = restype
@@ -287,15 +367,42 @@ _proto("gp_lde_batch", _c_status, _vp, _vp, ctypes.POINTER(_LdeOptions), _vp)
 _proto("gp_lde_batch_host", _c_status, _vp, _c_enum, _u32, _vp, _u64, _u64, ctypes.POINTER(_LdeOptions), _vp)
 _proto("gp_permutation_info", _c_status, _c_enum, ctypes.POINTER(_u32), ctypes.POINTER(_c_enum))
 _proto("gp_permute_batch", _c_status, _vp, _c_enum, _vp, _u64)
+_proto("gp_merkle_options_init", None, ctypes.POINTER(_MerkleOptions))
+_proto("gp_merkle_commit", _c_status, _vp, _pvp, _u32, ctypes.POINTER(_MerkleOptions), _pvp)
+_proto("gp_merkle_hash_rows", _c_status, _vp, _pvp, _u32, ctypes.POINTER(_MerkleOptions), _vp, _u64)
+_proto("gp_merkle_digest_size", _u64, _vp)
+_proto("gp_merkle_root", _c_status, _vp, _vp, _u64)
+_proto("gp_merkle_cap", _c_status, _vp, _vp, _u64)
+_proto("gp_merkle_cap_size", _u64, _vp)
+_proto("gp_merkle_opening_size", _c_status, _vp, ctypes.POINTER(_u64), ctypes.POINTER(_u64))
+_proto("gp_merkle_open", _c_status, _vp, ctypes.POINTER(_u64), _u64, _vp, _u64, _vp, _u64)
+_proto("gp_merkle_verify", _c_status, ctypes.POINTER(_MerkleOptions), _c_enum, ctypes.POINTER(_MatrixDims), _u32,
+       _vp, _u64, _u64, _vp, _u64, _vp, _u64)
+_proto("gp_merkle_tree_destroy", None, _vp)
+_proto("gp_fri_options_init", None, ctypes.POINTER(_FriOptions))
+_proto("gp_fri_begin", _c_status, _vp, _vp, ctypes.POINTER(_FriOptions), _vp, _u64, _pvp)
+_proto("gp_fri_begin_host", _c_status, _vp, _c_enum, _u32, _vp, _u64, ctypes.POINTER(_FriOptions), _vp, _u64, _pvp)
+_proto("gp_fri_layer_count", _u32, _vp)
+_proto("gp_fri_cap_size", _u64, _vp)
+_proto("gp_fri_fold", _c_status, _vp, _vp, _u64, _vp, _u64)
+_proto("gp_fri_remainder_size", _u64, _vp)
+_proto("gp_fri_remainder", _c_status, _vp, _vp, _u64)
+_proto("gp_fri_commit", _c_status, _vp, _vp, ctypes.POINTER(_FriOptions), _CHALLENGE_FN, _vp, _pvp)
+_proto("gp_fri_opening_size", _u64, _vp)
+_proto("gp_fri_open", _c_status, _vp, ctypes.POINTER(_u64), _u64, _vp, _u64)
+_proto("gp_fri_verify", _c_status, ctypes.POINTER(_FriOptions), _c_enum, _u32, _u64, _vp, _u64, _vp, _u64, _vp, _u64,
+       _u64, _vp, _u64)
+_proto("gp_fri_destroy", None, _vp)
 
 
 def _check(function, status):
-    """Raises GpuproverError for a failed call. Must run on the thread that
-    made the call (the message is thread-local): it always does, since a
-    Python thread is one OS thread."""
+    """Raises GpuproverError (VerifyError for Status.VERIFY_FAILED) for a
+    failed call. Must run on the thread that made the call (the message is
+    thread-local): it always does, since a Python thread is one OS thread."""
     if status != 0:
         msg = (_lib.gp_last_error() or b"").decode("utf-8", "replace")
-        raise GpuproverError(status, msg, function)
+        cls = VerifyError if status == Status.VERIFY_FAILED else GpuproverError
+        raise cls(status, msg, function)
 
 
 def _error(function, status, fmt, *args):
@@ -430,6 +537,153 @@ def _check_len(function, what, host, rows, cols, ext):
 
 
 # ---------------------------------------------------------------------------
+# Merkle and FRI options, bytes <-> elements
+
+
+def _elements_from_bytes(field, data):
+    """Little-endian base elements as an array.array ('Q' or 'I')."""
+    esize = _element_size(field)
+    out = array.array(_TYPECODE[esize])
+    out.frombytes(bytes(data[:len(data) - len(data) % esize]))
+    if not _NATIVE_LITTLE:
+        out.byteswap()
+    return out
+
+
+def _host_bytes(host, esize):
+    """The little-endian bytes of a _Host's elements."""
+    raw = ctypes.string_at(host.ptr, host.count * esize) if host.count else b""
+    if _NATIVE_LITTLE or not raw:
+        return raw
+    a = array.array(_TYPECODE[esize], raw)
+    a.byteswap()
+    return a.tobytes()
+
+
+def _bytes_arg(function, what, data):
+    """(pointer, size) of a bytes-like argument (copied), never NULL."""
+    try:
+        b = bytes(memoryview(data).cast("B"))
+    except TypeError:
+        raise TypeError("%s: %s must be bytes-like, not %s" % (function, what, type(data).__name__)) from None
+    buf = ctypes.create_string_buffer(b, max(1, len(b)))
+    return buf, len(b)
+
+
+def _default_permutation(kind, field):
+    kind = int(kind)
+    if kind in (MerkleKind.MIDEN, MerkleKind.MIDEN_V0_11, MerkleKind.MIDEN_V0_10):
+        return Permutation.RPO256
+    if kind in (MerkleKind.KECCAK_PLONKY3, MerkleKind.KECCAK_BE):
+        return Permutation.KECCAK_F1600
+    return {Field.BABYBEAR: Permutation.POSEIDON2_BABYBEAR_16,
+            Field.KOALABEAR: Permutation.POSEIDON2_KOALABEAR_16}.get(field, Permutation.POSEIDON2_GOLDILOCKS_8)
+
+
+@dataclasses.dataclass(frozen=True)
+class MerkleOptions:
+    """A Merkle profile (gp_merkle_options). The defaults are Plonky3's
+    Poseidon2 MerkleTreeMmcs for the matrices' field with the root as cap.
+
+    kind: MerkleKind; perm: Permutation, or None for the kind's permutation
+    for the matrices' field (see permutation_for); digest, rate
+    (FIELD_SPONGE only): 0 for the defaults (digest 4 for Goldilocks, 8 for
+    BabyBear and KoalaBear; rate width - digest); cap_height: the cap is the
+    layer of 2**cap_height nodes (0: the root).
+    """
+
+    kind: int = MerkleKind.FIELD_SPONGE
+    perm: object = None
+    digest: int = 0
+    rate: int = 0
+    cap_height: int = 0
+
+    def permutation_for(self, field):
+        """perm if set, else Poseidon2 (Goldilocks width 8, BabyBear and
+        KoalaBear width 16) for FIELD_SPONGE, RPO256 for the Miden kinds and
+        KECCAK_F1600 for the Keccak kinds."""
+        if self.perm is not None:
+            return _opt_enum(Permutation, self.perm)
+        return _default_permutation(self.kind, _opt_enum(Field, field))
+
+    def resolved(self, field):
+        """These options with perm filled in for `field`."""
+        return dataclasses.replace(self, kind=_opt_enum(MerkleKind, self.kind), perm=self.permutation_for(field))
+
+    def _c(self, field):
+        o = _MerkleOptions()
+        _lib.gp_merkle_options_init(ctypes.byref(o))
+        o.kind = _enum(MerkleKind, "kind", self.kind)
+        o.perm = _enum(Permutation, "perm", self.permutation_for(field))
+        o.digest = _uint("digest", self.digest, _U32_MAX)
+        o.rate = _uint("rate", self.rate, _U32_MAX)
+        o.cap_height = _uint("cap_height", self.cap_height, _U32_MAX)
+        return o
+
+    def _digest_bytes(self, field):
+        if int(self.kind) != MerkleKind.FIELD_SPONGE:
+            return 32
+        _, pf = permutation_info(self.permutation_for(field))
+        esize = _element_size(pf) if pf else 8
+        return (self.digest or (4 if esize == 8 else 8)) * esize
+
+
+@dataclasses.dataclass(frozen=True)
+class FriOptions:
+    """Options of a FRI commitment (gp_fri_options), with the C defaults.
+
+    arity: 2, 4 or 8; final_size: the remainder's size (a power of two below
+    the codeword size, reached by folds of `arity`); order: of the codeword
+    and every layer (Plonky3: BIT_REVERSED); shift: the domain is
+    shift * <omega> (1: the subgroup, as Plonky3 folds); fold: FriFold;
+    merkle: the MerkleOptions of every layer (cap_height <= log2(final_size)).
+    """
+
+    arity: int = 2
+    final_size: int = 1
+    order: int = Order.BIT_REVERSED
+    shift: int = 1
+    fold: int = FriFold.HALVED
+    merkle: MerkleOptions = dataclasses.field(default_factory=MerkleOptions)
+
+    def resolved(self, field):
+        """These options with merkle.perm filled in for `field`."""
+        return dataclasses.replace(self, merkle=self.merkle.resolved(field))
+
+    def _c(self, field):
+        if not isinstance(self.merkle, MerkleOptions):
+            raise TypeError("FriOptions.merkle must be a MerkleOptions, not %s" % type(self.merkle).__name__)
+        o = _FriOptions()
+        _lib.gp_fri_options_init(ctypes.byref(o))
+        o.arity = _uint("arity", self.arity, _U32_MAX)
+        o.final_size = _uint("final_size", self.final_size)
+        o.order = _enum(Order, "order", self.order)
+        o.shift = _uint("shift", self.shift)
+        o.fold = _enum(FriFold, "fold", self.fold)
+        size = o.merkle.struct_size
+        o.merkle = self.merkle._c(field)
+        o.merkle.struct_size = size
+        return o
+
+    def _cap_bytes(self, function, field):
+        # As the library requires, checked before the cap buffer is allocated.
+        ch = _uint("cap_height", self.merkle.cap_height, _U32_MAX)
+        if ch >= 64 or (1 << ch) > self.final_size:
+            raise _error(function, Status.INVALID_ARGUMENT,
+                         "options.merkle.cap_height = %d exceeds log2(final_size = %d), the height of the last "
+                         "committed layer's tree", ch, self.final_size)
+        return self.merkle._digest_bytes(field) << ch
+
+
+def _options(cls, options, kwargs):
+    if options is None:
+        return cls(**kwargs)
+    if not isinstance(options, cls):
+        raise TypeError("options must be a %s, not %s" % (cls.__name__, type(options).__name__))
+    return dataclasses.replace(options, **kwargs) if kwargs else options
+
+
+# ---------------------------------------------------------------------------
 # Module functions
 
 
@@ -486,7 +740,7 @@ class Context:
     ``Context(backend=Backend.AUTO, devices=None, cpu_threads=0)``; AUTO
     falls back to the CPU without a usable GPU, CUDA raises GpuproverError
     (Status.NO_DEVICE). Use it as a context manager or call close(); closing
-    it also closes its open buffers.
+    it also closes its open buffers, trees and FRI commitments.
     """
 
     def __init__(self, backend=Backend.AUTO, devices=None, cpu_threads=0):
@@ -494,6 +748,9 @@ class Context:
         self._handle = None
         self._lock = threading.RLock()
         self._buffers = weakref.WeakSet()
+        self._trees = weakref.WeakSet()
+        self._fris = weakref.WeakSet()
+        self._busy = None  # the call the context is in while it runs a Python callback
         opts = _ContextOptions()
         _lib.gp_context_options_init(ctypes.byref(opts))
         opts.backend = _enum(Backend, "backend", backend)
@@ -510,10 +767,17 @@ class Context:
     # -- lifetime
 
     def close(self):
-        """Destroys the context and its open buffers. Idempotent."""
+        """Destroys the context and its open FRI commitments, trees and
+        buffers. Idempotent."""
         with self._lock:
             if self._handle is None:
                 return
+            self._check_idle()
+            # FRI commitments own trees and buffers of the context: first.
+            for f in list(self._fris):
+                f._release()
+            for t in list(self._trees):
+                t._release()
             for b in list(self._buffers):
                 b._release()
             self._lib.gp_context_destroy(self._handle)
@@ -543,7 +807,13 @@ class Context:
     def _h(self):
         if self._handle is None:
             raise ValueError("operation on a closed gpuprover.Context")
+        self._check_idle()
         return self._handle
+
+    def _check_idle(self):
+        if self._busy:
+            raise RuntimeError("the gpuprover.Context is busy in %s: its challenge callback must not use it "
+                               "(derive challenges on the host or with another context)" % self._busy)
 
     def _own(self, function, buf, what):
         if not isinstance(buf, Buffer):
@@ -722,6 +992,155 @@ class Context:
         return states
 
 
+    # -- Merkle trees
+
+    def _matrices(self, function, matrices):
+        if isinstance(matrices, Buffer):
+            matrices = [matrices]
+        matrices = list(matrices)
+        if not matrices:
+            raise _error(function, Status.INVALID_ARGUMENT, "no matrices (a tree needs at least one)")
+        handles = (ctypes.c_void_p * len(matrices))(
+            *[self._own(function, m, "matrices[%d]" % i) for i, m in enumerate(matrices)])
+        return matrices, handles
+
+    def merkle_commit(self, matrices, options=None, **kwargs):
+        """Commits `matrices` (a Buffer or a list of Buffers of this context,
+        over one field, heights powers of two) as one tree
+        (gp_merkle_commit). Options: a MerkleOptions and/or its fields as
+        keywords (kind, perm, digest, rate, cap_height); the defaults are
+        Plonky3's Poseidon2 MerkleTreeMmcs for the matrices' field. The
+        matrices are hashed where they are; the tree keeps them and
+        MerkleTree.open() needs them open. Returns a MerkleTree."""
+        fn = "gp_merkle_commit"
+        opts = _options(MerkleOptions, options, kwargs)
+        with self._lock:
+            mats, handles = self._matrices(fn, matrices)
+            field = mats[0].field
+            copts = opts._c(field)
+            h = ctypes.c_void_p()
+            _check(fn, self._lib.gp_merkle_commit(self._h(), handles, len(mats), ctypes.byref(copts),
+                                                  ctypes.byref(h)))
+            t = MerkleTree.__new__(MerkleTree)
+            t._init(self, h.value, mats, opts.resolved(field))
+            self._trees.add(t)
+            return t
+
+    def merkle_hash_rows(self, matrices, options=None, **kwargs):
+        """The leaf hash of every row of `matrices` (all of one height),
+        digest i hashing row i of all matrices concatenated
+        (gp_merkle_hash_rows; cap_height is ignored), as bytes: one digest per
+        row, back to back, laid out as MerkleTree.root()."""
+        fn = "gp_merkle_hash_rows"
+        opts = _options(MerkleOptions, options, kwargs)
+        with self._lock:
+            mats, handles = self._matrices(fn, matrices)
+            field = mats[0].field
+            copts = opts._c(field)
+            out = ctypes.create_string_buffer(max(1, mats[0].rows * opts._digest_bytes(field)))
+            size = mats[0].rows * opts._digest_bytes(field)
+            _check(fn, self._lib.gp_merkle_hash_rows(self._h(), handles, len(mats), ctypes.byref(copts), out, size))
+            return out.raw[:size]
+
+    # -- FRI
+
+    def _new_fri(self, handle, field, ext, n, opts, caps):
+        f = Fri.__new__(Fri)
+        f._init(self, handle, field, ext, n, opts.resolved(field), caps)
+        self._fris.add(f)
+        return f
+
+    def fri_begin(self, codeword, options=None, **kwargs):
+        """Starts a FRI commitment of the Buffer `codeword` (one column of any
+        supported extension degree, a power-of-two number of rows) and
+        commits layer 0 (gp_fri_begin). Options: a FriOptions and/or its
+        fields as keywords. The codeword is copied. Returns a Fri."""
+        fn = "gp_fri_begin"
+        opts = _options(FriOptions, options, kwargs)
+        with self._lock:
+            h_cw = self._own(fn, codeword, "codeword")
+            field = codeword.field
+            cap = ctypes.create_string_buffer(max(1, opts._cap_bytes(fn, field)))
+            size = opts._cap_bytes(fn, field)
+            copts = opts._c(field)
+            h = ctypes.c_void_p()
+            _check(fn, self._lib.gp_fri_begin(self._h(), h_cw, ctypes.byref(copts), cap, size, ctypes.byref(h)))
+            return self._new_fri(h.value, field, codeword.ext_degree, codeword.rows, opts, cap.raw[:size])
+
+    def fri_begin_host(self, field, codeword, ext_degree=1, options=None, **kwargs):
+        """Like fri_begin(), with the codeword in host memory: n * ext_degree
+        canonical values, each element as its ext_degree coefficients, lowest
+        first (gp_fri_begin_host)."""
+        fn = "gp_fri_begin_host"
+        field, ext = _enum(Field, "field", field), _uint("ext_degree", ext_degree, _U32_MAX)
+        opts = _options(FriOptions, options, kwargs)
+        host = _host(fn, "codeword", codeword, _element_size(field))
+        if ext == 0 or host.count % ext:
+            raise _error(fn, Status.SHAPE_MISMATCH, "codeword has %d values, not a multiple of ext_degree = %d",
+                         host.count, ext)
+        size = opts._cap_bytes(fn, field)
+        cap = ctypes.create_string_buffer(max(1, size))
+        copts = opts._c(field)
+        with self._lock:
+            h = ctypes.c_void_p()
+            _check(fn, self._lib.gp_fri_begin_host(self._h(), field, ext, host.ptr, host.count // ext,
+                                                   ctypes.byref(copts), cap, size, ctypes.byref(h)))
+            return self._new_fri(h.value, _opt_enum(Field, field), ext, host.count // ext, opts, cap.raw[:size])
+
+    def fri_commit(self, codeword, challenge, options=None, **kwargs):
+        """The whole commit phase in one call (gp_fri_commit): commits layer
+        0, then for every layer k calls challenge(k, cap_k) and folds with
+        the challenge it returns (ext_degree canonical coefficients: a list
+        of ints or a buffer of the field's element width).
+
+        An exception raised by `challenge` stops the commitment and is
+        re-raised here. `challenge` runs while the context is busy: it must
+        not use this context (that raises RuntimeError); derive challenges on
+        the host or with another context. Returns a Fri."""
+        fn = "gp_fri_commit"
+        if not callable(challenge):
+            raise TypeError("%s: challenge must be callable, not %s" % (fn, type(challenge).__name__))
+        opts = _options(FriOptions, options, kwargs)
+        with self._lock:
+            h_cw = self._own(fn, codeword, "codeword")
+            field, ext = codeword.field, codeword.ext_degree
+            esize = _element_size(field)
+            copts = opts._c(field)
+            caps, betas, raised = bytearray(), bytearray(), []
+
+            def trampoline(user, layer, cap, cap_size, beta, beta_size):
+                try:
+                    cap_bytes = ctypes.string_at(cap, cap_size) if cap_size else b""
+                    host = _host(fn, "the challenge", challenge(layer, cap_bytes), esize)
+                    if host.count != ext or beta_size != ext * esize:
+                        raise _error(fn, Status.SHAPE_MISMATCH,
+                                     "the challenge has %d values; one degree-%d element has %d", host.count, ext, ext)
+                    ctypes.memmove(beta, host.ptr, beta_size)
+                    caps.extend(cap_bytes)
+                    betas.extend(_host_bytes(host, esize))
+                    return 0
+                except BaseException as e:  # never let it unwind into C
+                    raised.append(e)
+                    st = getattr(e, "status", None)
+                    return int(st) if isinstance(st, int) and st != 0 else int(Status.INVALID_ARGUMENT)
+
+            callback = _CHALLENGE_FN(trampoline)
+            handle = self._h()
+            h = ctypes.c_void_p()
+            self._busy = fn
+            try:
+                st = self._lib.gp_fri_commit(handle, h_cw, ctypes.byref(copts), callback, None, ctypes.byref(h))
+            finally:
+                self._busy = None
+            if raised:
+                raise raised[0]
+            _check(fn, st)
+            f = self._new_fri(h.value, field, ext, codeword.rows, opts, bytes(caps))
+            f.folded = f.layer_count
+            f._betas = bytearray(betas)
+            return f
+
+
 class Buffer:
     """A rows x cols matrix of field elements owned by the library (device
     memory on the CUDA backend). Created by Context.buffer(),
@@ -758,6 +1177,7 @@ class Buffer:
     def _h(self):
         if self.closed:
             raise ValueError("operation on a closed gpuprover.Buffer")
+        self._ctx._h()  # not while the context is busy in a callback
         return self._handle
 
     def _release(self):
@@ -770,6 +1190,7 @@ class Buffer:
     def close(self):
         """Destroys the buffer. Idempotent; a no-op after its context closed."""
         with self._ctx._lock:
+            self._ctx._check_idle()
             self._release()
 
     def __enter__(self):
@@ -813,3 +1234,358 @@ class Buffer:
     def tolist(self, layout=Layout.COL_MAJOR):
         """The buffer's values as a list of ints, in `layout`."""
         return self.to_host(layout).tolist()
+
+
+# ---------------------------------------------------------------------------
+# Merkle trees
+
+
+class MerkleTree:
+    """A committed Merkle tree (gp_merkle_tree): every layer up to the root,
+    on the device for the CUDA backend. Created by Context.merkle_commit().
+    It refers to its matrices: open() raises ValueError once one of them was
+    closed. Use it as a context manager or call close()."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("create trees with Context.merkle_commit()")
+
+    def _init(self, ctx, handle, matrices, options):
+        self._ctx = ctx
+        self._lib = ctx._lib
+        self._handle = handle
+        self._matrices = list(matrices)
+        self.field = _opt_enum(Field, matrices[0].field)
+        self.options = options
+        self.dims = [MatrixDims(m.rows, m.cols, m.ext_degree) for m in matrices]
+        self.digest_size = int(self._lib.gp_merkle_digest_size(handle))
+        self.cap_size = int(self._lib.gp_merkle_cap_size(handle))
+
+    @property
+    def context(self):
+        return self._ctx
+
+    @property
+    def closed(self):
+        return self._handle is None or self._ctx._handle is None
+
+    def _h(self):
+        if self.closed:
+            raise ValueError("operation on a closed gpuprover.MerkleTree")
+        self._ctx._h()
+        return self._handle
+
+    def _release(self):
+        # Context lock held.
+        if self._handle is not None and self._ctx._handle is not None:
+            self._lib.gp_merkle_tree_destroy(self._handle)
+            self._ctx._trees.discard(self)
+        self._handle = None
+
+    def close(self):
+        """Destroys the tree. Idempotent; a no-op after its context closed."""
+        with self._ctx._lock:
+            self._ctx._check_idle()
+            self._release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            if getattr(self, "_handle", None) is not None:
+                self.close()
+        except Exception:
+            pass
+
+    def __repr__(self):
+        return "<gpuprover.MerkleTree %s %s %d matrices%s>" % (
+            getattr(self.field, "name", self.field), getattr(self.options.kind, "name", self.options.kind),
+            len(self.dims), " closed" if self.closed else "")
+
+    def _read(self, fn, size):
+        with self._ctx._lock:
+            out = ctypes.create_string_buffer(max(1, size))
+            _check(fn, getattr(self._lib, fn)(self._h(), out, size))
+            return out.raw[:size]
+
+    def root(self):
+        """The root digest as bytes (gp_merkle_root): field digests element by
+        element, canonical, little-endian; Keccak digests as the 32 hash
+        bytes."""
+        return self._read("gp_merkle_root", self.digest_size)
+
+    def cap(self):
+        """The cap, 2**cap_height digests left to right (gp_merkle_cap): what
+        openings verify against."""
+        return self._read("gp_merkle_cap", self.cap_size)
+
+    def opening_size(self):
+        """(row_bytes, path_bytes) per opened index (gp_merkle_opening_size)."""
+        with self._ctx._lock:
+            r, p = _u64(), _u64()
+            _check("gp_merkle_opening_size",
+                   self._lib.gp_merkle_opening_size(self._h(), ctypes.byref(r), ctypes.byref(p)))
+            return r.value, p.value
+
+    def open(self, indices):
+        """Opens the leaves at `indices` (an int or a sequence of rows of the
+        tallest matrices; gp_merkle_open). Returns a list of MerkleOpening."""
+        fn = "gp_merkle_open"
+        if isinstance(indices, int):
+            indices = [indices]
+        idx = [_uint("indices[%d]" % i, x) for i, x in enumerate(indices)]
+        with self._ctx._lock:
+            h = self._h()
+            for m in self._matrices:
+                if m.closed:
+                    raise ValueError("%s: a committed matrix was closed; the opening would read it" % fn)
+            if not idx:
+                return []
+            rb, pb = self.opening_size()
+            n = len(idx)
+            rows = ctypes.create_string_buffer(max(1, n * rb))
+            paths = ctypes.create_string_buffer(max(1, n * pb))
+            _check(fn, self._lib.gp_merkle_open(h, (_u64 * n)(*idx), n, rows if rb else None, n * rb,
+                                                paths if pb else None, n * pb))
+            rows, paths = rows.raw, paths.raw
+            return [MerkleOpening(i, _elements_from_bytes(self.field, rows[j * rb:(j + 1) * rb]),
+                                  paths[j * pb:(j + 1) * pb]) for j, i in enumerate(idx)]
+
+    def verify(self, opening):
+        """Checks a MerkleOpening against the tree's cap with merkle_verify:
+        returns None when it is valid, raises VerifyError when not."""
+        return merkle_verify(self.options, self.field, self.dims, self.cap(), opening.index, opening.rows,
+                             opening.path)
+
+
+def merkle_verify(options, field, dims, cap, index, rows, path):
+    """Checks one opening on the host, without a context (gp_merkle_verify):
+    recomputes the leaf from `rows` (the opened rows of matrices of shapes
+    `dims` — MatrixDims or (rows, cols, ext_degree) tuples — in commit order,
+    over `field`), walks `path` (bytes) up to the cap (bytes) and compares
+    with the cap's digest. `options` (a MerkleOptions, or None for the
+    defaults) must be those of the commitment.
+
+    Returns None for a valid opening and raises VerifyError for an invalid
+    one; malformed arguments (sizes that do not fit the shapes, an index past
+    the end, non-canonical row elements) raise another GpuproverError."""
+    fn = "gp_merkle_verify"
+    opts = _options(MerkleOptions, options, {})
+    field = _enum(Field, "field", field)
+    esize = _element_size(field)
+    dims = [MatrixDims(*d) for d in dims]
+    if not dims:
+        raise _error(fn, Status.INVALID_ARGUMENT, "no matrix shapes (a tree has at least one matrix)")
+    cdims = (_MatrixDims * len(dims))(*[
+        _MatrixDims(_uint("rows", d.rows), _uint("cols", d.cols, _U32_MAX), _uint("ext_degree", d.ext_degree, _U32_MAX))
+        for d in dims])
+    host = _host(fn, "rows", rows, esize)
+    want = sum(d.cols * d.ext_degree for d in dims)
+    if host.count != want:
+        raise _error(fn, Status.SHAPE_MISMATCH, "rows has %d elements; the shapes give %d per opening", host.count,
+                     want)
+    cap_buf, cap_size = _bytes_arg(fn, "cap", cap)
+    path_buf, path_size = _bytes_arg(fn, "path", path)
+    copts = opts._c(field)
+    _check(fn, _lib.gp_merkle_verify(ctypes.byref(copts), field, cdims, len(dims), cap_buf, cap_size,
+                                     _uint("index", index), host.ptr, host.count * esize, path_buf, path_size))
+
+
+# ---------------------------------------------------------------------------
+# FRI
+
+
+class Fri:
+    """A FRI commitment in progress or done (gp_fri): every layer and its
+    tree, on the device for the CUDA backend. Created by Context.fri_begin(),
+    fri_begin_host() and fri_commit(). It keeps the caps the library wrote
+    and the challenges it was folded with, for verify(). Use it as a context
+    manager or call close()."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("create FRI commitments with Context.fri_begin() or Context.fri_commit()")
+
+    def _init(self, ctx, handle, field, ext_degree, n, options, first_cap):
+        self._ctx = ctx
+        self._lib = ctx._lib
+        self._handle = handle
+        self.field = _opt_enum(Field, field)
+        self.ext_degree = ext_degree
+        self.n = n
+        self.options = options
+        self.layer_count = int(self._lib.gp_fri_layer_count(handle))
+        self.cap_size = int(self._lib.gp_fri_cap_size(handle))
+        self.folded = 0
+        self._caps = bytearray(first_cap)
+        self._betas = bytearray()
+
+    @property
+    def context(self):
+        return self._ctx
+
+    @property
+    def closed(self):
+        return self._handle is None or self._ctx._handle is None
+
+    def _h(self):
+        if self.closed:
+            raise ValueError("operation on a closed gpuprover.Fri")
+        self._ctx._h()
+        return self._handle
+
+    def _release(self):
+        # Context lock held.
+        if self._handle is not None and self._ctx._handle is not None:
+            self._lib.gp_fri_destroy(self._handle)
+            self._ctx._fris.discard(self)
+        self._handle = None
+
+    def close(self):
+        """Destroys the commitment. Idempotent; a no-op after its context
+        closed."""
+        with self._ctx._lock:
+            self._ctx._check_idle()
+            self._release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            if getattr(self, "_handle", None) is not None:
+                self.close()
+        except Exception:
+            pass
+
+    def __repr__(self):
+        return "<gpuprover.Fri %s^%d n=%d %d/%d folded%s>" % (
+            getattr(self.field, "name", self.field), self.ext_degree, self.n, self.folded, self.layer_count,
+            " closed" if self.closed else "")
+
+    def cap(self, layer):
+        """The cap of committed layer `layer` (bytes), or None if it is not
+        committed (yet)."""
+        start = layer * self.cap_size
+        if layer < 0 or start + self.cap_size > len(self._caps):
+            return None
+        return bytes(self._caps[start:start + self.cap_size])
+
+    @property
+    def caps(self):
+        """The caps of the layers committed so far, back to back (after the
+        last fold: layer_count caps, as fri_verify takes them)."""
+        return bytes(self._caps)
+
+    @property
+    def betas(self):
+        """The challenges folded with so far, ext_degree values each, as an
+        array.array."""
+        return _elements_from_bytes(self.field, self._betas)
+
+    def fold(self, beta):
+        """Folds the last committed layer with `beta` (ext_degree canonical
+        coefficients; gp_fri_fold). Unless it is the last fold, the folded
+        layer is committed and its cap kept (cap()). Raises once every layer
+        has been folded."""
+        fn = "gp_fri_fold"
+        esize = _element_size(self.field)
+        host = _host(fn, "beta", beta, esize)
+        if host.count != self.ext_degree:
+            raise _error(fn, Status.SHAPE_MISMATCH, "beta has %d values; a challenge is one degree-%d element",
+                         host.count, self.ext_degree)
+        with self._ctx._lock:
+            cap = ctypes.create_string_buffer(max(1, self.cap_size))
+            _check(fn, self._lib.gp_fri_fold(self._h(), host.ptr, host.count * esize, cap, self.cap_size))
+            self.folded += 1
+            if self.folded < self.layer_count:
+                self._caps.extend(cap.raw[:self.cap_size])
+            self._betas.extend(_host_bytes(host, esize))
+
+    @property
+    def remainder_size(self):
+        """Bytes of the remainder: final_size * ext_degree * element size."""
+        with self._ctx._lock:
+            return int(self._lib.gp_fri_remainder_size(self._h()))
+
+    def _remainder_bytes(self):
+        size = int(self._lib.gp_fri_remainder_size(self._handle))
+        out = ctypes.create_string_buffer(max(1, size))
+        _check("gp_fri_remainder", self._lib.gp_fri_remainder(self._h(), out, size))
+        return out.raw[:size]
+
+    def remainder(self):
+        """The remainder once every layer has been folded (gp_fri_remainder):
+        final_size extension elements in the codeword's order, as an
+        array.array."""
+        with self._ctx._lock:
+            self._h()
+            return _elements_from_bytes(self.field, self._remainder_bytes())
+
+    @property
+    def opening_size(self):
+        """Bytes of one query's opening: per layer its group (arity extension
+        elements) and the group's Merkle path (gp_fri_opening_size)."""
+        with self._ctx._lock:
+            return int(self._lib.gp_fri_opening_size(self._h()))
+
+    def open(self, indices):
+        """Opens the queries at `indices` (an int or a sequence of positions
+        < n in the codeword's order) after the last fold (gp_fri_open).
+        Returns a list of bytes, one opening per index."""
+        fn = "gp_fri_open"
+        if isinstance(indices, int):
+            indices = [indices]
+        idx = [_uint("indices[%d]" % i, x) for i, x in enumerate(indices)]
+        with self._ctx._lock:
+            h = self._h()
+            each = int(self._lib.gp_fri_opening_size(h))
+            n = len(idx)
+            out = ctypes.create_string_buffer(max(1, n * each))
+            _check(fn, self._lib.gp_fri_open(h, (_u64 * max(1, n))(*idx), n, out, n * each))
+            raw = out.raw
+            return [raw[j * each:(j + 1) * each] for j in range(n)]
+
+    def verify(self, index, opening):
+        """Checks one query's opening against this commitment's caps,
+        challenges and remainder with fri_verify: returns None when it is
+        valid, raises VerifyError when not."""
+        with self._ctx._lock:
+            self._h()
+            remainder = self._remainder_bytes()
+        _fri_verify(self.options, self.field, self.ext_degree, self.n, bytes(self._caps), bytes(self._betas),
+                    remainder, index, opening)
+
+
+def _fri_verify(options, field, ext_degree, n, caps, betas, remainder, index, opening):
+    fn = "gp_fri_verify"
+    field = _enum(Field, "field", field)
+    copts = options._c(field)
+    bufs = [_bytes_arg(fn, what, v) for what, v in
+            (("caps", caps), ("betas", betas), ("remainder", remainder), ("opening", opening))]
+    _check(fn, _lib.gp_fri_verify(ctypes.byref(copts), field, _uint("ext_degree", ext_degree, _U32_MAX), _uint("n", n),
+                                  bufs[0][0], bufs[0][1], bufs[1][0], bufs[1][1], bufs[2][0], bufs[2][1],
+                                  _uint("index", index), bufs[3][0], bufs[3][1]))
+
+
+def fri_verify(options, field, ext_degree, n, caps, betas, remainder, index, opening):
+    """Checks one FRI query on the host, without a context (gp_fri_verify):
+    every layer's group against that layer's cap (`caps`: bytes, one cap per
+    layer back to back), and every fold (`betas`: ext_degree values per layer)
+    against the next layer's group or the `remainder` (values). `n` is the
+    codeword size, `options` (a FriOptions, or None for the defaults) those
+    of the commitment, `opening` the bytes Fri.open() gave for `index`.
+
+    Returns None for a valid opening and raises VerifyError for an invalid
+    one; malformed arguments raise another GpuproverError."""
+    fn = "gp_fri_verify"
+    opts = _options(FriOptions, options, {})
+    esize = _element_size(_enum(Field, "field", field))
+    betas = _host_bytes(_host(fn, "betas", betas, esize), esize)
+    remainder = _host_bytes(_host(fn, "remainder", remainder, esize), esize)
+    _fri_verify(opts, field, ext_degree, n, caps, betas, remainder, index, opening)

@@ -6,9 +6,20 @@
 //!   LDE:      blowup 4, default coset shift (7), bit-reversed output
 //!   checksum: FNV-1a 64 over the output downloaded column-major, each element
 //!             as 8 little-endian bytes
+//!   root:     the LDE buffer committed as one matrix with Plonky3's Poseidon2
+//!             default for Goldilocks (field sponge, Poseidon2 width 8, digest
+//!             4, rate 4, cap height 0); the root's 32 bytes as hex, in order
 //!
-//! Prints `lde checksum: 0x40445ea8c51c1e87`.
-use gpuprover::{Buffer, Context, Error, Field, Layout, LdeOptions, Order};
+//! Prints
+//!
+//! ```text
+//! lde checksum: 0x40445ea8c51c1e87
+//! merkle root: 0x1b2845fdf79a57eb43cfdb86c67607b10c03817fe2d482098171bfd73b594adc
+//! ```
+use gpuprover::{
+    Buffer, Context, Error, Field, Layout, LdeOptions, MerkleKind, MerkleOptions, Order,
+    Permutation,
+};
 use std::process::ExitCode;
 
 const ROWS: usize = 1024;
@@ -59,6 +70,16 @@ fn run() -> Result<(), ExitCode> {
         }
     }
     println!("lde checksum: 0x{:016x}", h);
+
+    let merkle = MerkleOptions {
+        kind: MerkleKind::FieldSponge,
+        perm: Some(Permutation::Poseidon2Goldilocks8),
+        ..MerkleOptions::default()
+    };
+    let tree = check(ctx.merkle_commit(&[&lde], &merkle), "gp_merkle_commit")?;
+    let root = check(tree.root(), "gp_merkle_root")?;
+    let hex: String = root.iter().map(|b| format!("{:02x}", b)).collect();
+    println!("merkle root: 0x{}", hex);
     Ok(())
 }
 

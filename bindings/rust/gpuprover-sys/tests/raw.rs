@@ -37,6 +37,21 @@ fn options_structs_have_the_c_size() {
         gp_context_options_init(&mut o);
         assert_eq!(o.struct_size as usize, size_of::<gp_context_options>());
         assert_eq!(o.backend, gp_backend::GP_BACKEND_AUTO);
+
+        let mut o: gp_merkle_options = std::mem::zeroed();
+        gp_merkle_options_init(&mut o);
+        assert_eq!(o.struct_size as usize, size_of::<gp_merkle_options>());
+        assert_eq!(o.kind, gp_merkle_kind::GP_MERKLE_FIELD_SPONGE);
+        assert_eq!(o.perm, gp_permutation::GP_PERM_POSEIDON2_GOLDILOCKS_8);
+
+        let mut o: gp_fri_options = std::mem::zeroed();
+        gp_fri_options_init(&mut o);
+        assert_eq!(o.struct_size as usize, size_of::<gp_fri_options>());
+        assert_eq!((o.arity, o.final_size, o.shift), (2, 1, 1));
+        assert_eq!(o.order, gp_order::GP_ORDER_BIT_REVERSED);
+        assert_eq!(o.merkle.struct_size as usize, size_of::<gp_merkle_options>());
+
+        assert_eq!(size_of::<gp_matrix_dims>(), 16);
     }
 }
 

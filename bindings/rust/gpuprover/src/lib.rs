@@ -1,6 +1,8 @@
-//! Safe Rust API of gpuprover: batched coset low-degree extensions, NTTs and
-//! hash permutations for STARK provers, on a CUDA GPU or on the CPU, with
-//! bit-identical results on both.
+//! Safe Rust API of gpuprover: batched coset low-degree extensions, NTTs,
+//! hash permutations, Merkle trees ([`Context::merkle_commit`],
+//! [`merkle_verify`]) and the FRI commit phase ([`Context::fri_begin`],
+//! [`Context::fri_commit`], [`fri_verify`]) for STARK provers, on a CUDA GPU
+//! or on the CPU, with bit-identical results on both.
 //!
 //! ```no_run
 //! // (no_run: doctests do not get the library's rpath with older cargo; the
@@ -36,7 +38,11 @@
 //!   every object usable.
 //! - A [`Context`] is used from one thread at a time: it is `Send` but not
 //!   `Sync`. [`Buffer`]s borrow their context, so they cannot outlive it and
-//!   stay on its thread.
+//!   stay on its thread. A [`MerkleTree`] borrows the buffers it commits (the
+//!   library reads them again to open rows), a [`Fri`] its context.
+//! - Digests, caps, paths and openings are bytes as the library lays them
+//!   out; a proof that does not verify is an [`Error`] with
+//!   [`Status::VerifyFailed`].
 //!
 //! ```compile_fail
 //! fn shared_between_threads<T: Sync>() {}
@@ -58,6 +64,12 @@ use std::ptr::{self, NonNull};
 
 /// The raw FFI bindings this crate is built on.
 pub use gpuprover_sys as sys;
+
+mod fri;
+mod merkle;
+
+pub use fri::{fri_verify, Fri, FriFold, FriOptions};
+pub use merkle::{merkle_verify, MatrixDims, MerkleKind, MerkleOpening, MerkleOptions, MerkleTree};
 
 /// `Result` with [`Error`] as the error type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -104,6 +116,8 @@ pub enum Status {
     Cuda,
     /// An internal invariant failed.
     Internal,
+    /// A proof or opening did not verify ([`merkle_verify`], [`fri_verify`]).
+    VerifyFailed,
     /// A status this version of the bindings does not know.
     Unknown(u32),
 }
@@ -128,6 +142,7 @@ impl Status {
             S::GP_ERR_NON_CANONICAL => Status::NonCanonical,
             S::GP_ERR_CUDA => Status::Cuda,
             S::GP_ERR_INTERNAL => Status::Internal,
+            S::GP_ERR_VERIFY_FAILED => Status::VerifyFailed,
             // `as`: the C enum's integer type is platform-dependent.
             #[allow(clippy::unnecessary_cast)]
             other => Status::Unknown(other.0 as u32),
@@ -152,6 +167,7 @@ impl Status {
             Status::NonCanonical => S::GP_ERR_NON_CANONICAL,
             Status::Cuda => S::GP_ERR_CUDA,
             Status::Internal => S::GP_ERR_INTERNAL,
+            Status::VerifyFailed => S::GP_ERR_VERIFY_FAILED,
             Status::Unknown(raw) => sys::gp_status(raw as _),
         }
     }
@@ -174,6 +190,7 @@ impl Status {
             Status::NonCanonical => "GP_ERR_NON_CANONICAL",
             Status::Cuda => "GP_ERR_CUDA",
             Status::Internal => "GP_ERR_INTERNAL",
+            Status::VerifyFailed => "GP_ERR_VERIFY_FAILED",
             Status::Unknown(_) => "GP_ERR_UNKNOWN",
         }
     }
@@ -464,7 +481,7 @@ pub enum Permutation {
     PoseidonGoldilocks12,
     /// Triton VM's Tip5, width 16.
     Tip5,
-    /// Keccak-f[1600] on 25 raw 64-bit lanes (lane (x, y) at index x + 5y).
+    /// Keccak-f\[1600\] on 25 raw 64-bit lanes (lane (x, y) at index x + 5y).
     KeccakF1600,
 }
 
@@ -516,9 +533,30 @@ impl Permutation {
 // ---------------------------------------------------------------------------
 
 mod private {
-    pub trait Sealed {}
-    impl Sealed for u64 {}
-    impl Sealed for u32 {}
+    pub trait Sealed {
+        fn read_le(bytes: &[u8]) -> Self;
+        fn write_le(self, out: &mut Vec<u8>);
+    }
+    impl Sealed for u64 {
+        fn read_le(bytes: &[u8]) -> u64 {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(bytes);
+            u64::from_le_bytes(b)
+        }
+        fn write_le(self, out: &mut Vec<u8>) {
+            out.extend_from_slice(&self.to_le_bytes());
+        }
+    }
+    impl Sealed for u32 {
+        fn read_le(bytes: &[u8]) -> u32 {
+            let mut b = [0u8; 4];
+            b.copy_from_slice(bytes);
+            u32::from_le_bytes(b)
+        }
+        fn write_le(self, out: &mut Vec<u8>) {
+            out.extend_from_slice(&self.to_le_bytes());
+        }
+    }
 }
 
 /// The host representations of base-field elements: `u64` (Goldilocks,
@@ -526,6 +564,27 @@ mod private {
 pub trait Element: Copy + Default + Send + Sync + fmt::Debug + 'static + private::Sealed {}
 impl Element for u64 {}
 impl Element for u32 {}
+
+/// Decodes little-endian elements, as the library writes digests, caps,
+/// opened rows and FRI openings: `bytes.len() / size_of::<T>()` values (a
+/// trailing partial element is ignored). For example a Goldilocks root
+/// `tree.root()?` as `elements_from_le_bytes::<u64>(&root)`.
+pub fn elements_from_le_bytes<T: Element>(bytes: &[u8]) -> Vec<T> {
+    bytes
+        .chunks_exact(size_of::<T>())
+        .map(<T as private::Sealed>::read_le)
+        .collect()
+}
+
+/// Encodes elements little-endian, element after element (the inverse of
+/// [`elements_from_le_bytes`]).
+pub fn elements_to_le_bytes<T: Element>(values: &[T]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(std::mem::size_of_val(values));
+    for &v in values {
+        <T as private::Sealed>::write_le(v, &mut out);
+    }
+    out
+}
 
 fn type_name_of<T: Element>() -> &'static str {
     if size_of::<T>() == 8 {

@@ -199,6 +199,7 @@ fn status_round_trips() {
         Status::NonCanonical,
         Status::Cuda,
         Status::Internal,
+        Status::VerifyFailed,
         Status::Unknown(99),
     ] {
         assert_eq!(Status::from_raw(status.to_raw()), Some(status));

@@ -1,0 +1,505 @@
+package gpuprover
+
+/*
+#include <stdint.h>
+#include <stdlib.h>
+#include <gpuprover.h>
+
+// Implemented in Go (fri_callback.go).
+extern gp_status gpGoFRIChallenge(uintptr_t user, uint32_t layer, void *cap, uint64_t cap_size,
+                                  void *beta, uint64_t beta_size);
+
+static gp_status gp_go_fri_challenge(void *user, uint32_t layer, const void *cap, uint64_t cap_size,
+                                     void *beta, uint64_t beta_size) {
+    return gpGoFRIChallenge((uintptr_t)user, layer, (void *)cap, cap_size, beta, beta_size);
+}
+
+// gp_fri_commit with the Go trampoline; `user` is a runtime/cgo.Handle.
+static gp_status gp_go_fri_commit(gp_context *ctx, const gp_buffer *codeword,
+                                  const gp_fri_options *options, uintptr_t user, gp_fri **out) {
+    return gp_fri_commit(ctx, codeword, options, gp_go_fri_challenge, (void *)user, out);
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/cgo"
+)
+
+// FRIFold is how a group of sibling values is combined with the challenge
+// (gp_fri_fold_kind).
+type FRIFold int
+
+const (
+	// FoldHalved (the default): Plonky3 and winterfell, the value at beta of
+	// the polynomial of degree < arity through the group; for arity 2,
+	// (f(x) + f(-x))/2 + beta (f(x) - f(-x))/(2x).
+	FoldHalved FRIFold = C.GP_FRI_FOLD_HALVED
+	// FoldUnhalved: Lambda VM, the same without the 1/arity factor.
+	FoldUnhalved FRIFold = C.GP_FRI_FOLD_UNHALVED
+)
+
+// FRIOptions are the options of a FRI commitment (gp_fri_options). A nil
+// *FRIOptions and every zero field mean the C defaults.
+type FRIOptions struct {
+	// Arity is 2, 4 or 8; 0 means 2.
+	Arity uint32
+	// FinalSize: folding stops at this layer size (a power of two below the
+	// codeword size, reached by folds of Arity), the remainder; 0 means 1.
+	FinalSize uint64
+	// NaturalOrder: the codeword's evaluations (and every layer's) are in
+	// natural order. The default (false) is bit-reversed, as Plonky3 commits.
+	NaturalOrder bool
+	// Shift: the evaluation domain is Shift * <omega>; 0 means 1 (Plonky3
+	// folds as if on the subgroup).
+	Shift uint64
+	// Fold: FoldHalved (the zero value) or FoldUnhalved.
+	Fold FRIFold
+	// Merkle is the profile of every layer's commitment (the zero value:
+	// Plonky3's Poseidon2 for the codeword's field); its CapHeight may not
+	// exceed log2(FinalSize).
+	Merkle MerkleOptions
+}
+
+func (o *FRIOptions) resolved(field Field) FRIOptions {
+	var r FRIOptions
+	if o != nil {
+		r = *o
+	}
+	if r.Arity == 0 {
+		r.Arity = 2
+	}
+	if r.FinalSize == 0 {
+		r.FinalSize = 1
+	}
+	if r.Shift == 0 {
+		r.Shift = 1
+	}
+	r.Merkle = r.Merkle.resolved(field)
+	return r
+}
+
+func (o *FRIOptions) c(field Field) C.gp_fri_options {
+	var co C.gp_fri_options
+	C.gp_fri_options_init(&co)
+	r := o.resolved(field)
+	co.arity = C.uint32_t(r.Arity)
+	co.final_size = C.uint64_t(r.FinalSize)
+	if r.NaturalOrder {
+		co.order = C.GP_ORDER_NATURAL
+	} else {
+		co.order = C.GP_ORDER_BIT_REVERSED
+	}
+	co.shift = C.uint64_t(r.Shift)
+	co.fold = C.gp_fri_fold_kind(r.Fold)
+	size := co.merkle.struct_size
+	co.merkle = r.Merkle.c(field)
+	co.merkle.struct_size = size
+	return co
+}
+
+// capBytes returns the bytes of one layer's cap, checking (as the library
+// does, but before the cap buffer is allocated) 2^CapHeight <= FinalSize.
+func (o *FRIOptions) capBytes(op string, field Field) (int, error) {
+	r := o.resolved(field)
+	if r.Merkle.CapHeight >= 63 || uint64(1)<<r.Merkle.CapHeight > r.FinalSize {
+		return 0, argError(op, ErrInvalidArgument,
+			"options.Merkle.CapHeight = %d exceeds log2(FinalSize = %d), the height of the last committed layer's tree",
+			r.Merkle.CapHeight, r.FinalSize)
+	}
+	db, err := r.Merkle.digestBytes(field)
+	if err != nil {
+		return 0, err
+	}
+	return db << r.Merkle.CapHeight, nil
+}
+
+// FRI is a FRI commitment in progress or done (gp_fri): every layer and its
+// tree, on the device for the CUDA backend. It keeps the caps the library
+// wrote and the challenges it was folded with, for Verify. It belongs to its
+// Context; Close releases it, a finalizer does so for commitments not
+// closed.
+type FRI struct {
+	ctx     *Context
+	h       *C.gp_fri // nil once closed
+	field   Field
+	ext     uint32
+	n       uint64
+	opts    FRIOptions
+	layers  uint32
+	folded  uint32
+	capSize int
+	caps    []byte
+	betas   []byte
+}
+
+// newFRI registers a handle; c.mu is held.
+func (c *Context) newFRI(h *C.gp_fri, field Field, ext uint32, n uint64, opts *FRIOptions) *FRI {
+	f := &FRI{
+		ctx:     c,
+		h:       h,
+		field:   field,
+		ext:     ext,
+		n:       n,
+		opts:    opts.resolved(field),
+		layers:  uint32(C.gp_fri_layer_count(h)),
+		capSize: int(C.gp_fri_cap_size(h)),
+	}
+	c.fris[h] = struct{}{}
+	runtime.SetFinalizer(f, (*FRI).Close)
+	return f
+}
+
+// FRIBegin starts a FRI commitment of codeword (one column of any supported
+// extension degree, a power-of-two number of rows) and commits layer 0
+// (gp_fri_begin). The codeword is copied. opts may be nil for the defaults.
+func (c *Context) FRIBegin(codeword *Buffer, opts *FRIOptions) (*FRI, error) {
+	const op = "gp_fri_begin"
+	if err := c.lock(); err != nil {
+		return nil, err
+	}
+	defer c.mu.Unlock()
+	if err := c.sameContext(op, codeword, "codeword"); err != nil {
+		return nil, err
+	}
+	cb, err := opts.capBytes(op, codeword.field)
+	if err != nil {
+		return nil, err
+	}
+	capb := make([]byte, cb)
+	co := opts.c(codeword.field)
+	var h *C.gp_fri
+	err = call(op, func() C.gp_status {
+		return C.gp_fri_begin(c.h, codeword.h, &co, bytesPtr(capb), C.uint64_t(len(capb)), &h)
+	})
+	if err != nil {
+		return nil, err
+	}
+	f := c.newFRI(h, codeword.field, codeword.ext, codeword.rows, opts)
+	f.caps = capb
+	return f, nil
+}
+
+// FRIBeginHost is FRIBegin with the codeword in host memory: a []uint64
+// (Goldilocks) or []uint32 (BabyBear, KoalaBear) of n*extDegree values, each
+// element as its extDegree canonical coefficients, lowest first
+// (gp_fri_begin_host).
+func (c *Context) FRIBeginHost(field Field, extDegree uint32, codeword interface{}, opts *FRIOptions) (*FRI, error) {
+	const op = "gp_fri_begin_host"
+	p, n, err := hostSlice(op, codeword, field.ElementSize())
+	if err != nil {
+		return nil, err
+	}
+	if extDegree == 0 || n%int(extDegree) != 0 {
+		return nil, argError(op, ErrShapeMismatch, "codeword has %d values, not a multiple of ext_degree = %d", n, extDegree)
+	}
+	cb, err := opts.capBytes(op, field)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.lock(); err != nil {
+		return nil, err
+	}
+	defer c.mu.Unlock()
+	capb := make([]byte, cb)
+	co := opts.c(field)
+	rows := uint64(n / int(extDegree))
+	var h *C.gp_fri
+	err = call(op, func() C.gp_status {
+		return C.gp_fri_begin_host(c.h, C.gp_field(field), C.uint32_t(extDegree), p, C.uint64_t(rows), &co,
+			bytesPtr(capb), C.uint64_t(len(capb)), &h)
+	})
+	runtime.KeepAlive(codeword)
+	if err != nil {
+		return nil, err
+	}
+	f := c.newFRI(h, field, extDegree, rows, opts)
+	f.caps = capb
+	return f, nil
+}
+
+// ChallengeFunc derives the challenge for folding layer `layer`, whose cap
+// is cap, and writes it into beta: a []uint64 (Goldilocks) or []uint32
+// (BabyBear, KoalaBear) of extDegree canonical coefficients.
+type ChallengeFunc func(layer uint32, cap []byte, beta interface{}) error
+
+// friChallenge is the state of one FRICommit, reached from the C callback
+// through a cgo.Handle.
+type friChallenge struct {
+	fn       ChallengeFunc
+	field    Field
+	ext      int
+	caps     []byte
+	betas    []byte
+	err      error
+	panicked bool
+	panicVal interface{}
+}
+
+// FRICommit runs the whole commit phase in one call (gp_fri_commit): it
+// commits layer 0, then for every layer k calls challenge(k, cap_k, beta)
+// and folds with the challenge it wrote.
+//
+// An error returned by challenge stops the commitment and is returned as it
+// is; a panic in challenge stops it and is re-raised once the library has
+// returned. challenge runs while the context is busy with the commitment:
+// it must not call methods of this Context or its buffers (that would
+// deadlock); derive challenges on the host or with another context.
+func (c *Context) FRICommit(codeword *Buffer, opts *FRIOptions, challenge ChallengeFunc) (*FRI, error) {
+	const op = "gp_fri_commit"
+	if challenge == nil {
+		return nil, argError(op, ErrNullPointer, "challenge is nil")
+	}
+	if err := c.lock(); err != nil {
+		return nil, err
+	}
+	defer c.mu.Unlock()
+	if err := c.sameContext(op, codeword, "codeword"); err != nil {
+		return nil, err
+	}
+	state := &friChallenge{fn: challenge, field: codeword.field, ext: int(codeword.ext)}
+	handle := cgo.NewHandle(state)
+	defer handle.Delete()
+	co := opts.c(codeword.field)
+	var h *C.gp_fri
+	err := call(op, func() C.gp_status {
+		return C.gp_go_fri_commit(c.h, codeword.h, &co, C.uintptr_t(handle), &h)
+	})
+	if state.panicked {
+		panic(state.panicVal)
+	}
+	if state.err != nil {
+		return nil, state.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	f := c.newFRI(h, codeword.field, codeword.ext, codeword.rows, opts)
+	f.folded = f.layers
+	f.caps = state.caps
+	f.betas = state.betas
+	return f, nil
+}
+
+// Close destroys the commitment. Closing a closed FRI, or one whose context
+// was closed, does nothing. It always returns nil.
+func (f *FRI) Close() error {
+	c := f.ctx
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f.h != nil && c.h != nil {
+		delete(c.fris, f.h)
+		C.gp_fri_destroy(f.h)
+	}
+	f.h = nil
+	runtime.SetFinalizer(f, nil)
+	return nil
+}
+
+func (f *FRI) lock() error {
+	if err := f.ctx.lock(); err != nil {
+		return err
+	}
+	if f.h == nil {
+		f.ctx.mu.Unlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+// Context returns the context the commitment belongs to.
+func (f *FRI) Context() *Context { return f.ctx }
+
+// Field returns the codeword's field.
+func (f *FRI) Field() Field { return f.field }
+
+// ExtDegree returns the codeword's extension degree.
+func (f *FRI) ExtDegree() uint32 { return f.ext }
+
+// Len returns the codeword size n.
+func (f *FRI) Len() uint64 { return f.n }
+
+// Options returns the options of the commitment with the defaults filled in.
+func (f *FRI) Options() FRIOptions { return f.opts }
+
+// LayerCount returns the number of committed layers, i.e. of folds the
+// commitment takes (gp_fri_layer_count).
+func (f *FRI) LayerCount() uint32 { return f.layers }
+
+// Folded returns the number of folds done so far.
+func (f *FRI) Folded() uint32 { return f.folded }
+
+// CapSize returns the bytes of one layer's cap (gp_fri_cap_size).
+func (f *FRI) CapSize() int { return f.capSize }
+
+// Cap returns the cap of committed layer k, or nil if it is not committed.
+func (f *FRI) Cap(k uint32) []byte {
+	start := int(k) * f.capSize
+	if start+f.capSize > len(f.caps) {
+		return nil
+	}
+	return append([]byte(nil), f.caps[start:start+f.capSize]...)
+}
+
+// Caps returns the caps of the layers committed so far, back to back (after
+// the last fold: LayerCount caps, as FRIVerify takes them).
+func (f *FRI) Caps() []byte { return append([]byte(nil), f.caps...) }
+
+// Betas returns the challenges folded with so far, back to back: a []uint64
+// or []uint32 of ExtDegree values per fold.
+func (f *FRI) Betas() interface{} { return elementsFromBytes(f.field, f.betas) }
+
+// Fold folds the last committed layer with beta, a []uint64 or []uint32 of
+// ExtDegree canonical coefficients (gp_fri_fold). Unless it is the last fold
+// the folded layer is committed and its cap kept (Cap). It fails once every
+// layer has been folded.
+func (f *FRI) Fold(beta interface{}) error {
+	const op = "gp_fri_fold"
+	p, n, err := hostSlice(op, beta, f.field.ElementSize())
+	if err != nil {
+		return err
+	}
+	if n != int(f.ext) {
+		return argError(op, ErrShapeMismatch, "beta has %d values; a challenge is one degree-%d element", n, f.ext)
+	}
+	if err := f.lock(); err != nil {
+		return err
+	}
+	defer f.ctx.mu.Unlock()
+	capb := make([]byte, f.capSize)
+	err = call(op, func() C.gp_status {
+		return C.gp_fri_fold(f.h, p, C.uint64_t(n*f.field.ElementSize()), bytesPtr(capb), C.uint64_t(len(capb)))
+	})
+	runtime.KeepAlive(beta)
+	if err != nil {
+		return err
+	}
+	f.folded++
+	if f.folded < f.layers {
+		f.caps = append(f.caps, capb...)
+	}
+	f.betas = append(f.betas, elementsToBytes(beta)...)
+	return nil
+}
+
+// RemainderSize returns the bytes of the remainder: FinalSize x ExtDegree x
+// element size (gp_fri_remainder_size).
+func (f *FRI) RemainderSize() int {
+	if f.lock() != nil {
+		return 0
+	}
+	defer f.ctx.mu.Unlock()
+	return int(C.gp_fri_remainder_size(f.h))
+}
+
+func (f *FRI) remainderBytes() ([]byte, error) {
+	out := make([]byte, int(C.gp_fri_remainder_size(f.h)))
+	err := call("gp_fri_remainder", func() C.gp_status {
+		return C.gp_fri_remainder(f.h, bytesPtr(out), C.uint64_t(len(out)))
+	})
+	return out, err
+}
+
+// Remainder returns the remainder once every layer has been folded
+// (gp_fri_remainder): FinalSize extension elements in the codeword's order,
+// as a []uint64 or []uint32.
+func (f *FRI) Remainder() (interface{}, error) {
+	if err := f.lock(); err != nil {
+		return nil, err
+	}
+	defer f.ctx.mu.Unlock()
+	b, err := f.remainderBytes()
+	if err != nil {
+		return nil, err
+	}
+	return elementsFromBytes(f.field, b), nil
+}
+
+// OpeningSize returns the bytes of one query's opening: for every layer its
+// group (Arity extension elements) and the group's Merkle path
+// (gp_fri_opening_size).
+func (f *FRI) OpeningSize() int {
+	if f.lock() != nil {
+		return 0
+	}
+	defer f.ctx.mu.Unlock()
+	return int(C.gp_fri_opening_size(f.h))
+}
+
+// Open opens the queries at indices (positions < n in the codeword's order)
+// after the last fold (gp_fri_open): one opening per index, as FRIVerify
+// takes it.
+func (f *FRI) Open(indices ...uint64) ([][]byte, error) {
+	const op = "gp_fri_open"
+	if err := f.lock(); err != nil {
+		return nil, err
+	}
+	defer f.ctx.mu.Unlock()
+	each := int(C.gp_fri_opening_size(f.h))
+	out := make([]byte, each*len(indices))
+	err := call(op, func() C.gp_status {
+		return C.gp_fri_open(f.h, indexPtr(indices), C.uint64_t(len(indices)), bytesPtr(out), C.uint64_t(len(out)))
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := make([][]byte, len(indices))
+	for i := range res {
+		res[i] = out[i*each : (i+1)*each : (i+1)*each]
+	}
+	return res, nil
+}
+
+// Verify checks one query's opening against this commitment's caps,
+// challenges and remainder with FRIVerify.
+func (f *FRI) Verify(index uint64, opening []byte) error {
+	if err := f.lock(); err != nil {
+		return err
+	}
+	rem, err := f.remainderBytes()
+	caps, betas := f.caps, f.betas
+	f.ctx.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return friVerify(&f.opts, f.field, f.ext, f.n, caps, betas, rem, index, opening)
+}
+
+// FRIVerify checks one FRI query on the host, without a context
+// (gp_fri_verify): every layer's group against that layer's cap (caps: one
+// per layer, back to back), and every fold (betas: ExtDegree values per
+// layer, a []uint64 or []uint32) against the next layer's group or the
+// remainder (a []uint64 or []uint32). n is the codeword size, opts those of
+// the commitment.
+//
+// It returns nil for a valid opening and an *Error with ErrVerifyFailed for
+// an invalid one; other statuses mean malformed arguments.
+func FRIVerify(opts *FRIOptions, field Field, extDegree uint32, n uint64, caps []byte, betas, remainder interface{},
+	index uint64, opening []byte) error {
+	const op = "gp_fri_verify"
+	esz := field.ElementSize()
+	if _, _, err := hostSlice(op, betas, esz); err != nil {
+		return err
+	}
+	if _, _, err := hostSlice(op, remainder, esz); err != nil {
+		return err
+	}
+	return friVerify(opts, field, extDegree, n, caps, elementsToBytes(betas), elementsToBytes(remainder), index, opening)
+}
+
+func friVerify(opts *FRIOptions, field Field, ext uint32, n uint64, caps, betas, remainder []byte, index uint64,
+	opening []byte) error {
+	co := opts.c(field)
+	return call("gp_fri_verify", func() C.gp_status {
+		return C.gp_fri_verify(&co, C.gp_field(field), C.uint32_t(ext), C.uint64_t(n),
+			bytesPtr(caps), C.uint64_t(len(caps)), bytesPtr(betas), C.uint64_t(len(betas)),
+			bytesPtr(remainder), C.uint64_t(len(remainder)), C.uint64_t(index),
+			bytesPtr(opening), C.uint64_t(len(opening)))
+	})
+}
+
+func (f *FRI) String() string {
+	return fmt.Sprintf("FRI(%v^%d, n=%d, %d/%d folded)", f.field, f.ext, f.n, f.folded, f.layers)
+}

@@ -1,0 +1,556 @@
+//! Merkle commitments (`gp_merkle_*`): trees over one or more matrices of a
+//! context, their roots, caps and openings, and the host verifier.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::ptr::{self, NonNull};
+
+use crate::{
+    check, check_element, elements_from_le_bytes, sys, to_u64, to_usize, type_name_of, Buffer,
+    Context, Element, Error, Field, Permutation, Result, Status,
+};
+
+/// How leaves and nodes are hashed (`gp_merkle_kind`); the header spells out
+/// the bytes each profile hashes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MerkleKind {
+    /// Plonky3's `MerkleTreeMmcs` over a field hash: `PaddingFreeSponge`
+    /// leaves, `TruncatedPermutation` nodes, shorter matrices injected at
+    /// their height. Any permutation but Keccak-f\[1600\].
+    #[default]
+    FieldSponge,
+    /// miden-crypto / winterfell with RPO256 or RPX256 (miden-crypto v0.21
+    /// and later). One height; Goldilocks.
+    Miden,
+    /// As `Miden` in miden-crypto's layout of v0.11 to v0.20.
+    MidenV0_11,
+    /// As `MidenV0_11` with the padding of v0.10 and before.
+    MidenV0_10,
+    /// Plonky3's `MerkleTreeMmcs` over Keccak-256 of the rows' bytes.
+    KeccakPlonky3,
+    /// lambdaworks / Lambda VM Keccak-256 tree over big-endian Goldilocks.
+    KeccakBe,
+}
+
+impl MerkleKind {
+    /// The raw `gp_merkle_kind` value.
+    pub fn to_raw(self) -> sys::gp_merkle_kind {
+        use sys::gp_merkle_kind as K;
+        match self {
+            MerkleKind::FieldSponge => K::GP_MERKLE_FIELD_SPONGE,
+            MerkleKind::Miden => K::GP_MERKLE_MIDEN,
+            MerkleKind::MidenV0_11 => K::GP_MERKLE_MIDEN_V0_11,
+            MerkleKind::MidenV0_10 => K::GP_MERKLE_MIDEN_V0_10,
+            MerkleKind::KeccakPlonky3 => K::GP_MERKLE_KECCAK_PLONKY3,
+            MerkleKind::KeccakBe => K::GP_MERKLE_KECCAK_BE,
+        }
+    }
+}
+
+/// A Merkle profile (`gp_merkle_options`). Build it with struct-update
+/// syntax: `MerkleOptions { cap_height: 2, ..MerkleOptions::default() }`.
+/// The default is Plonky3's Poseidon2 `MerkleTreeMmcs` for the matrices'
+/// field with the root as the cap.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct MerkleOptions {
+    /// Default [`MerkleKind::FieldSponge`].
+    pub kind: MerkleKind,
+    /// The permutation of the sponge and of the compression. `None`
+    /// (default): the kind's permutation for the matrices' field, see
+    /// [`MerkleOptions::permutation_for`].
+    pub perm: Option<Permutation>,
+    /// `FieldSponge` only (0 otherwise): digest elements; 0 (default) means
+    /// 4 for Goldilocks, 8 for BabyBear and KoalaBear.
+    pub digest: u32,
+    /// `FieldSponge` only (0 otherwise): the sponge rate; 0 (default) means
+    /// width - digest.
+    pub rate: u32,
+    /// The cap is the layer `2^cap_height` nodes wide; 0 (default) is the
+    /// root. At most log2 of the least matrix height.
+    pub cap_height: u32,
+}
+
+impl MerkleOptions {
+    /// Plonky3's Poseidon2 `MerkleTreeMmcs` for `field`: width 8, rate 4,
+    /// digest 4 for Goldilocks; width 16, rate 8, digest 8 for BabyBear and
+    /// KoalaBear; cap height 0.
+    pub fn plonky3_poseidon2(field: Field) -> MerkleOptions {
+        MerkleOptions {
+            perm: Some(MerkleKind::FieldSponge.default_permutation(field)),
+            ..MerkleOptions::default()
+        }
+    }
+
+    /// The permutation used for matrices over `field`: `perm` if set, else
+    /// Poseidon2 (Goldilocks width 8, BabyBear and KoalaBear width 16) for
+    /// `FieldSponge`, RPO256 for the Miden kinds and Keccak-f\[1600\] for the
+    /// Keccak kinds.
+    pub fn permutation_for(&self, field: Field) -> Permutation {
+        self.perm
+            .unwrap_or_else(|| self.kind.default_permutation(field))
+    }
+
+    pub(crate) fn to_raw(self, field: Field) -> sys::gp_merkle_options {
+        // SAFETY: plain data, filled by gp_merkle_options_init.
+        let mut raw: sys::gp_merkle_options = unsafe { std::mem::zeroed() };
+        unsafe { sys::gp_merkle_options_init(&mut raw) };
+        raw.kind = self.kind.to_raw();
+        raw.perm = self.permutation_for(field).to_raw();
+        raw.digest = self.digest;
+        raw.rate = self.rate;
+        raw.cap_height = self.cap_height;
+        raw
+    }
+
+    /// Bytes of one digest for matrices over `field`, as the library lays
+    /// digests out (elements x element size, or 32 for Keccak).
+    pub(crate) fn digest_bytes(&self, field: Field) -> Result<usize> {
+        match self.kind {
+            MerkleKind::FieldSponge => {
+                let info = self.permutation_for(field).info()?;
+                let elem = info.field.map_or(8, Field::element_size);
+                let digest = if self.digest != 0 {
+                    self.digest as usize
+                } else if elem == 8 {
+                    4
+                } else {
+                    8
+                };
+                Ok(digest * elem)
+            }
+            _ => Ok(32),
+        }
+    }
+}
+
+impl MerkleKind {
+    fn default_permutation(self, field: Field) -> Permutation {
+        match self {
+            MerkleKind::FieldSponge => match field {
+                Field::Goldilocks => Permutation::Poseidon2Goldilocks8,
+                Field::BabyBear => Permutation::Poseidon2BabyBear16,
+                Field::KoalaBear => Permutation::Poseidon2KoalaBear16,
+            },
+            MerkleKind::Miden | MerkleKind::MidenV0_11 | MerkleKind::MidenV0_10 => {
+                Permutation::Rpo256
+            }
+            MerkleKind::KeccakPlonky3 | MerkleKind::KeccakBe => Permutation::KeccakF1600,
+        }
+    }
+}
+
+/// The shape of one committed matrix, for [`merkle_verify`]
+/// (`gp_matrix_dims`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MatrixDims {
+    /// Rows (a power of two).
+    pub rows: usize,
+    /// Columns, each of `ext_degree` base elements.
+    pub cols: usize,
+    /// Extension degree (1 for the base field).
+    pub ext_degree: u32,
+}
+
+impl MatrixDims {
+    /// The shape of a buffer.
+    pub fn of(buffer: &Buffer<'_>) -> MatrixDims {
+        MatrixDims {
+            rows: buffer.rows(),
+            cols: buffer.cols(),
+            ext_degree: buffer.ext_degree(),
+        }
+    }
+
+    fn to_raw(self) -> Result<sys::gp_matrix_dims> {
+        let cols = u32::try_from(self.cols).map_err(|_| {
+            Error::new(
+                Status::InvalidArgument,
+                format!(
+                    "cols = {} does not fit the 32 bits of gp_matrix_dims",
+                    self.cols
+                ),
+            )
+        })?;
+        Ok(sys::gp_matrix_dims {
+            rows: to_u64(self.rows),
+            cols,
+            ext_degree: self.ext_degree,
+        })
+    }
+
+    /// Base elements of one row: `cols * ext_degree`.
+    fn row_len(&self) -> usize {
+        self.cols * self.ext_degree as usize
+    }
+}
+
+/// One opened leaf ([`MerkleTree::open`]): the row of every matrix in
+/// commit order (base elements, canonical) and the sibling digests from the
+/// leaf layer up to the layer below the cap, back to back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MerkleOpening<T> {
+    /// The opened index (a row of the tallest matrices).
+    pub index: usize,
+    /// The opened rows, matrix after matrix in commit order. A matrix of
+    /// height h is read at row `index >> log2(greatest height / h)`.
+    pub rows: Vec<T>,
+    /// The authentication path (`digest_size` bytes per layer).
+    pub path: Vec<u8>,
+}
+
+/// A committed Merkle tree (`gp_merkle_tree`). It keeps every layer up to the
+/// root (on the device for the CUDA backend) and refers to its matrices: it
+/// borrows them, so they can neither be dropped nor modified while the tree
+/// exists. Destroyed on drop.
+///
+/// ```compile_fail,E0597
+/// use gpuprover::{Buffer, Context, Field, MerkleOptions};
+/// let ctx = Context::new().unwrap();
+/// let tree = {
+///     let matrix = Buffer::new(&ctx, Field::Goldilocks, 1, 8, 2).unwrap();
+///     ctx.merkle_commit(&[&matrix], &MerkleOptions::default()).unwrap()
+/// }; // error: `matrix` dropped while the tree still borrows it
+/// let _ = tree.root();
+/// ```
+///
+/// ```compile_fail,E0502
+/// use gpuprover::{Buffer, Context, Field, MerkleOptions, NttOptions};
+/// let ctx = Context::new().unwrap();
+/// let mut matrix = Buffer::new(&ctx, Field::Goldilocks, 1, 8, 2).unwrap();
+/// let tree = ctx.merkle_commit(&[&matrix], &MerkleOptions::default()).unwrap();
+/// ctx.ntt(&mut matrix, &NttOptions::forward()).unwrap(); // error: committed matrices are borrowed
+/// let _ = tree.root();
+/// ```
+pub struct MerkleTree<'a> {
+    raw: NonNull<sys::gp_merkle_tree>,
+    ctx: &'a Context,
+    field: Field,
+    options: MerkleOptions,
+    dims: Vec<MatrixDims>,
+    // The library reads the matrices again in gp_merkle_open.
+    _matrices: PhantomData<&'a Buffer<'a>>,
+}
+
+impl fmt::Debug for MerkleTree<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MerkleTree")
+            .field("field", &self.field)
+            .field("options", &self.options)
+            .field("dims", &self.dims)
+            .finish()
+    }
+}
+
+fn raw_matrices(matrices: &[&Buffer<'_>]) -> Result<(Vec<*const sys::gp_buffer>, u32)> {
+    if matrices.is_empty() {
+        return Err(Error::new(
+            Status::InvalidArgument,
+            "no matrices (a tree needs at least one)",
+        ));
+    }
+    let count = u32::try_from(matrices.len())
+        .map_err(|_| Error::new(Status::InvalidArgument, "too many matrices"))?;
+    let raw = matrices
+        .iter()
+        .map(|b| b.as_raw() as *const sys::gp_buffer)
+        .collect();
+    Ok((raw, count))
+}
+
+impl Context {
+    /// Commits `matrices` (buffers of this context over one field, heights
+    /// powers of two) as one tree (`gp_merkle_commit`). The matrices are
+    /// hashed where they are (on the device for the CUDA backend, without a
+    /// copy); the tree borrows them.
+    pub fn merkle_commit<'a>(
+        &'a self,
+        matrices: &[&'a Buffer<'a>],
+        options: &MerkleOptions,
+    ) -> Result<MerkleTree<'a>> {
+        let (raw_mats, count) = raw_matrices(matrices)?;
+        let field = matrices[0].field();
+        let raw_options = options.to_raw(field);
+        let mut raw = ptr::null_mut();
+        // SAFETY: the handles are valid and outlive the call; the library
+        // checks that they belong to this context.
+        check(unsafe {
+            sys::gp_merkle_commit(
+                self.raw.as_ptr(),
+                raw_mats.as_ptr(),
+                count,
+                &raw_options,
+                &mut raw,
+            )
+        })?;
+        let raw = NonNull::new(raw).ok_or_else(|| {
+            Error::new(Status::Internal, "gp_merkle_commit returned GP_OK and NULL")
+        })?;
+        Ok(MerkleTree {
+            raw,
+            ctx: self,
+            field,
+            options: MerkleOptions {
+                perm: Some(options.permutation_for(field)),
+                ..*options
+            },
+            dims: matrices.iter().map(|b| MatrixDims::of(b)).collect(),
+            _matrices: PhantomData,
+        })
+    }
+
+    /// The leaf hash of every row of `matrices` (all of one height):
+    /// digest i hashes row i of all matrices concatenated
+    /// (`gp_merkle_hash_rows`; `cap_height` is ignored). Returns one digest
+    /// per row, back to back, laid out as [`MerkleTree::root`] is.
+    pub fn merkle_hash_rows(
+        &self,
+        matrices: &[&Buffer<'_>],
+        options: &MerkleOptions,
+    ) -> Result<Vec<u8>> {
+        let (raw_mats, count) = raw_matrices(matrices)?;
+        let field = matrices[0].field();
+        let raw_options = options.to_raw(field);
+        let size = matrices[0]
+            .rows()
+            .checked_mul(options.digest_bytes(field)?)
+            .ok_or_else(|| Error::new(Status::SizeOverflow, "rows x digest bytes overflows"))?;
+        let mut out = vec![0u8; size];
+        // SAFETY: `out` is valid for `size` bytes; the handles are valid.
+        check(unsafe {
+            sys::gp_merkle_hash_rows(
+                self.raw.as_ptr(),
+                raw_mats.as_ptr(),
+                count,
+                &raw_options,
+                out.as_mut_ptr().cast(),
+                to_u64(out.len()),
+            )
+        })?;
+        Ok(out)
+    }
+}
+
+impl<'a> MerkleTree<'a> {
+    /// The raw handle, for calling `gpuprover_sys` functions directly. It
+    /// stays owned by `self`.
+    pub fn as_raw(&self) -> *mut sys::gp_merkle_tree {
+        self.raw.as_ptr()
+    }
+
+    /// The context the tree belongs to.
+    pub fn context(&self) -> &'a Context {
+        self.ctx
+    }
+
+    /// The field of the committed matrices.
+    pub fn field(&self) -> Field {
+        self.field
+    }
+
+    /// The profile the tree was committed with (`perm` resolved).
+    pub fn options(&self) -> &MerkleOptions {
+        &self.options
+    }
+
+    /// The shapes of the committed matrices, in commit order.
+    pub fn dims(&self) -> &[MatrixDims] {
+        &self.dims
+    }
+
+    /// Bytes of one digest: digest elements x element size (8 for
+    /// Goldilocks, 4 for BabyBear and KoalaBear), or 32 for Keccak
+    /// (`gp_merkle_digest_size`).
+    pub fn digest_size(&self) -> usize {
+        // SAFETY: the handle is valid.
+        to_usize(
+            unsafe { sys::gp_merkle_digest_size(self.raw.as_ptr()) },
+            "digest size",
+        )
+    }
+
+    /// Bytes of the cap: `2^cap_height` digests (`gp_merkle_cap_size`).
+    pub fn cap_size(&self) -> usize {
+        // SAFETY: the handle is valid.
+        to_usize(
+            unsafe { sys::gp_merkle_cap_size(self.raw.as_ptr()) },
+            "cap size",
+        )
+    }
+
+    /// The root digest (`gp_merkle_root`): field digests element by element,
+    /// canonical, little-endian (see [`crate::elements_from_le_bytes`]);
+    /// Keccak digests as the 32 hash bytes.
+    pub fn root(&self) -> Result<Vec<u8>> {
+        let mut out = vec![0u8; self.digest_size()];
+        // SAFETY: `out` is valid for its length.
+        check(unsafe {
+            sys::gp_merkle_root(
+                self.raw.as_ptr(),
+                out.as_mut_ptr().cast(),
+                to_u64(out.len()),
+            )
+        })?;
+        Ok(out)
+    }
+
+    /// The cap, `2^cap_height` digests left to right (`gp_merkle_cap`):
+    /// what openings verify against.
+    pub fn cap(&self) -> Result<Vec<u8>> {
+        let mut out = vec![0u8; self.cap_size()];
+        // SAFETY: `out` is valid for its length.
+        check(unsafe {
+            sys::gp_merkle_cap(
+                self.raw.as_ptr(),
+                out.as_mut_ptr().cast(),
+                to_u64(out.len()),
+            )
+        })?;
+        Ok(out)
+    }
+
+    /// Bytes per opened index: of its rows and of its path
+    /// (`gp_merkle_opening_size`).
+    pub fn opening_size(&self) -> Result<(usize, usize)> {
+        let (mut rows, mut path) = (0u64, 0u64);
+        // SAFETY: both pointers are valid for writes.
+        check(unsafe { sys::gp_merkle_opening_size(self.raw.as_ptr(), &mut rows, &mut path) })?;
+        Ok((to_usize(rows, "row bytes"), to_usize(path, "path bytes")))
+    }
+
+    /// Opens the leaves at `indices` (rows of the tallest matrices;
+    /// `gp_merkle_open`). `T` is the field's element type.
+    pub fn open<T: Element>(&self, indices: &[usize]) -> Result<Vec<MerkleOpening<T>>> {
+        check_element::<T>(self.field)?;
+        if indices.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (row_bytes, path_bytes) = self.opening_size()?;
+        let count = indices.len();
+        let raw_indices: Vec<u64> = indices.iter().map(|&i| to_u64(i)).collect();
+        let mut rows = vec![0u8; count * row_bytes];
+        let mut paths = vec![0u8; count * path_bytes];
+        // SAFETY: `rows` and `paths` are valid for their lengths, `indices`
+        // for `count` values; the committed matrices are alive (borrowed).
+        check(unsafe {
+            sys::gp_merkle_open(
+                self.raw.as_ptr(),
+                raw_indices.as_ptr(),
+                to_u64(count),
+                if row_bytes == 0 {
+                    ptr::null_mut()
+                } else {
+                    rows.as_mut_ptr().cast()
+                },
+                to_u64(rows.len()),
+                if path_bytes == 0 {
+                    ptr::null_mut()
+                } else {
+                    paths.as_mut_ptr().cast()
+                },
+                to_u64(paths.len()),
+            )
+        })?;
+        Ok(indices
+            .iter()
+            .enumerate()
+            .map(|(j, &index)| MerkleOpening {
+                index,
+                rows: elements_from_le_bytes(&rows[j * row_bytes..(j + 1) * row_bytes]),
+                path: paths[j * path_bytes..(j + 1) * path_bytes].to_vec(),
+            })
+            .collect())
+    }
+
+    /// Checks `opening` against this tree's cap with [`merkle_verify`]: `Ok`
+    /// when it is valid, an error with [`Status::VerifyFailed`] when not.
+    pub fn verify<T: Element>(&self, opening: &MerkleOpening<T>) -> Result<()> {
+        merkle_verify(
+            &self.options,
+            self.field,
+            &self.dims,
+            &self.cap()?,
+            opening.index,
+            &opening.rows,
+            &opening.path,
+        )
+    }
+}
+
+impl Drop for MerkleTree<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the handle is valid and owned; its context is alive.
+        unsafe { sys::gp_merkle_tree_destroy(self.raw.as_ptr()) }
+    }
+}
+
+/// Checks one opening on the host, without a context (`gp_merkle_verify`):
+/// recomputes the leaf from `rows` (the opened rows of matrices of shapes
+/// `dims` in commit order, over `field`), walks `path` up to the cap and
+/// compares with the cap's digest. `options` must be those of the
+/// commitment.
+///
+/// Returns `Ok(())` for a valid opening and an error with
+/// [`Status::VerifyFailed`] for an invalid one; other statuses mean
+/// malformed arguments (sizes that do not fit the shapes, an index past the
+/// end, non-canonical row elements).
+pub fn merkle_verify<T: Element>(
+    options: &MerkleOptions,
+    field: Field,
+    dims: &[MatrixDims],
+    cap: &[u8],
+    index: usize,
+    rows: &[T],
+    path: &[u8],
+) -> Result<()> {
+    check_element::<T>(field)?;
+    if dims.is_empty() {
+        return Err(Error::new(
+            Status::InvalidArgument,
+            "no matrix shapes (a tree has at least one matrix)",
+        ));
+    }
+    let want: usize = dims.iter().map(MatrixDims::row_len).sum();
+    if rows.len() != want {
+        return Err(Error::new(
+            Status::ShapeMismatch,
+            format!(
+                "rows holds {} {} values, but the shapes give {} per opening",
+                rows.len(),
+                type_name_of::<T>(),
+                want
+            ),
+        ));
+    }
+    let raw_dims = dims
+        .iter()
+        .map(|d| d.to_raw())
+        .collect::<Result<Vec<_>>>()?;
+    let count = u32::try_from(raw_dims.len())
+        .map_err(|_| Error::new(Status::InvalidArgument, "too many matrices"))?;
+    let raw_options = options.to_raw(field);
+    // A dangling but non-NULL pointer for empty slices: the library checks
+    // the sizes before it reads.
+    fn nonnull<U>(s: &[U]) -> *const std::os::raw::c_void {
+        if s.is_empty() {
+            NonNull::<u64>::dangling().as_ptr() as *const _
+        } else {
+            s.as_ptr().cast()
+        }
+    }
+    // SAFETY: every pointer is valid for the size passed with it.
+    check(unsafe {
+        sys::gp_merkle_verify(
+            &raw_options,
+            field.to_raw(),
+            raw_dims.as_ptr(),
+            count,
+            nonnull(cap),
+            to_u64(cap.len()),
+            to_u64(index),
+            nonnull(rows),
+            to_u64(std::mem::size_of_val(rows)),
+            nonnull(path),
+            to_u64(path.len()),
+        )
+    })
+}
