@@ -175,9 +175,11 @@ GP_API void gp_context_options_init(gp_context_options *options);
 GP_API gp_status gp_context_create(const gp_context_options *options,
                                    gp_context **out);
 
-/** Destroys a context. All its buffers must have been destroyed first;
- *  buffers still alive are released with it (and a leak is reported in
- *  gp_last_error()). NULL is a no-op. */
+/** Destroys a context. All its buffers, trees and FRI commitments must have
+ *  been destroyed first; buffers and trees still alive are released with it
+ *  (and a leak is reported in gp_last_error()), after which their handles,
+ *  and the handles of FRI commitments, must not be used, not even to
+ *  destroy them. NULL is a no-op. */
 GP_API void gp_context_destroy(gp_context *ctx);
 
 /** Returns the backend the context runs on (GP_BACKEND_CPU or
@@ -677,7 +679,7 @@ GP_API gp_status gp_fri_verify(const gp_fri_options *options, gp_field field,
                                const void *remainder, uint64_t remainder_size,
                                uint64_t index, const void *opening, uint64_t opening_size);
 
-/** Destroys a FRI commitment. NULL is a no-op. */
+/** Destroys a FRI commitment, before its context. NULL is a no-op. */
 GP_API void gp_fri_destroy(gp_fri *fri);
 
 /* ------------------------------------------------------------------------ */
