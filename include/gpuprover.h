@@ -683,6 +683,57 @@ GP_API gp_status gp_fri_verify(const gp_fri_options *options, gp_field field,
 GP_API void gp_fri_destroy(gp_fri *fri);
 
 /* ------------------------------------------------------------------------ */
+/* Constraint commitment                                                    */
+/* ------------------------------------------------------------------------ */
+
+/** How the composition polynomial is cut into segments of degree < N. */
+typedef enum gp_composition_split {
+    /** Plonky3's quotient chunks (split_evals / split_domains): segment i
+     *  is the polynomial that interpolates rows i, i + D, i + 2D, ... of the
+     *  evaluations, which lie on the coset shift * w^i * <w^D>. */
+    GP_COMPOSITION_PLONKY3 = 0,
+    /** winterfell's composition columns: h(x) = sum_i x^(i N) h_i(x);
+     *  segment i holds coefficients i N .. (i + 1) N - 1 of h. */
+    GP_COMPOSITION_WINTERFELL = 1
+} gp_composition_split;
+
+typedef struct gp_constraint_options {
+    uint32_t struct_size;
+    /** Default GP_COMPOSITION_PLONKY3. */
+    gp_composition_split split;
+    /** D, the number of segments: a power of two dividing the number of
+     *  evaluations. Default 2. */
+    uint32_t segments;
+    /** Blowup of the segment LDEs (the trace's): a power of two, 1 to 32.
+     *  Default 2. */
+    uint32_t blowup;
+    /** The evaluations lie on shift * <w> (w of order N D, natural order)
+     *  and the segment LDEs on shift * <w'> (w' of order N blowup). Default:
+     *  the field's generator (Plonky3's quotient domain for a trace on the
+     *  subgroup, and its LDE coset; winterfell's domain offset). */
+    uint64_t shift;
+    /** Row order of the segment LDEs. Default GP_ORDER_BIT_REVERSED
+     *  (Plonky3); winterfell commits natural order. */
+    gp_order output_order;
+    /** The commitment's Merkle profile (gp_merkle_options_init defaults). */
+    gp_merkle_options merkle;
+} gp_constraint_options;
+
+GP_API void gp_constraint_options_init(gp_constraint_options *options);
+
+/** Commits the composition (quotient) polynomial from its evaluations:
+ *  `evaluations` is a buffer of this context with N D rows and one column
+ *  (base or extension), natural order on shift * <w>. Splits it into D
+ *  segments of degree < N (options->split), extends every segment to
+ *  N blowup rows on shift * <w'>, and commits the rows of all segments in
+ *  one tree: `*segments` receives a new buffer of N blowup rows and D
+ *  columns (column i = segment i, same extension degree), `*tree` its
+ *  commitment. Both stay on the device; destroy them when done. */
+GP_API gp_status gp_constraint_commit(gp_context *ctx, const gp_buffer *evaluations,
+                                      const gp_constraint_options *options,
+                                      gp_buffer **segments, gp_merkle_tree **tree);
+
+/* ------------------------------------------------------------------------ */
 /* Out-of-domain evaluation and DEEP composition                            */
 /* ------------------------------------------------------------------------ */
 

@@ -189,6 +189,193 @@ TEST_P(DeepTest, BadInput) {
     EXPECT_EQ(gp_deep_composition(ctx(), &one, 1, &o, z, 1, nullptr, alph, q.get()), GP_ERR_NULL_POINTER);
 }
 
+/* ---- gp_constraint_commit ---- */
+
+namespace {
+struct Committed2 {
+    BufPtr seg;
+    gp_merkle_tree *tree = nullptr;
+    ~Committed2() { gp_merkle_tree_destroy(tree); }
+};
+}  // namespace
+
+// winterfell's split: sum_i x^(iN) h_i(x) equals h on the LDE coset, where h
+// is extended directly from its N D evaluations (blowup B / D).
+template <class F, int E>
+void check_winterfell(gp_context *ctx, gp_field field, uint32_t d, uint64_t N, uint32_t D, uint32_t B, uint64_t seed) {
+    SCOPED_TRACE(::testing::Message() << "winterfell field " << field << " d=" << d << " N=" << N << " D=" << D
+                                      << " B=" << B);
+    using T = typename F::T;
+    const FieldRef &FR = field_ref(field);
+    Rng rng(seed);
+    const HostMat h = random_mat(FR, N * D, 1, d, rng);
+    BufPtr ev;
+    ASSERT_GP_OK(upload(ctx, FR, h, GP_LAYOUT_COL_MAJOR, &ev));
+    gp_constraint_options o;
+    gp_constraint_options_init(&o);
+    o.split = GP_COMPOSITION_WINTERFELL;
+    o.segments = D;
+    o.blowup = B;
+    o.output_order = GP_ORDER_NATURAL;
+    o.merkle.perm = field == GP_FIELD_GOLDILOCKS ? GP_PERM_POSEIDON2_GOLDILOCKS_8
+                    : field == GP_FIELD_BABYBEAR ? GP_PERM_POSEIDON2_BABYBEAR_16
+                                                 : GP_PERM_POSEIDON2_KOALABEAR_16;
+    Committed2 cc;
+    gp_buffer *seg = nullptr;
+    ASSERT_GP_OK(gp_constraint_commit(ctx, ev.get(), &o, &seg, &cc.tree));
+    cc.seg.reset(seg);
+    // h extended directly.
+    gp_buffer *raw = nullptr;
+    ASSERT_GP_OK(gp_buffer_create(ctx, field, d, N * B, 1, &raw));
+    BufPtr full(raw);
+    gp_lde_options lo;
+    gp_lde_options_init(&lo);
+    lo.blowup = B / D;
+    lo.input_shift = FR.generator;
+    ASSERT_GP_OK(gp_lde_batch(ctx, ev.get(), &lo, full.get()));
+    HostMat sh, fh;
+    ASSERT_GP_OK(download(seg, FR, GP_LAYOUT_COL_MAJOR, &sh));
+    ASSERT_GP_OK(download(full.get(), FR, GP_LAYOUT_COL_MAJOR, &fh));
+    ASSERT_EQ(sh.cols, (uint64_t)D);
+    const uint32_t log_m = (uint32_t)__builtin_ctzll(N * B);
+    const T w = gp::two_adic_generator<F>(log_m);
+    size_t bad = 0;
+    for (uint64_t r = 0; r < N * B; ++r) {
+        const T x = F::mul((T)FR.generator, gp::fpow<F>(w, r)), xn = gp::fpow<F>(x, N);
+        for (uint32_t k = 0; k < d; ++k) {  // componentwise: x is in the base field
+            T acc = 0, xp = 1;
+            for (uint32_t i = 0; i < D; ++i, xp = F::mul(xp, xn)) acc = F::add(acc, F::mul(xp, (T)sh.at(r, i, k)));
+            if (acc != (T)fh.at(r, 0, k)) ++bad;
+        }
+    }
+    EXPECT_EQ(bad, 0u);
+    // The tree is the commitment of the segment buffer.
+    gp_merkle_options mo = o.merkle;
+    (void)E;
+    {
+        const gp_buffer *m = seg;
+        gp_merkle_tree *t2 = nullptr;
+        ASSERT_GP_OK(gp_merkle_commit(ctx, &m, 1, &mo, &t2));
+        unsigned char a[32], b[32];
+        EXPECT_EQ(gp_merkle_root(cc.tree, a, 32), GP_OK);
+        EXPECT_EQ(gp_merkle_root(t2, b, 32), GP_OK);
+        gp_merkle_tree_destroy(t2);
+        EXPECT_EQ(std::memcmp(a, b, 32), 0);  // 32 bytes: 4 Goldilocks or 8 31-bit elements
+    }
+}
+
+// Plonky3's split: segment i is the LDE of rows i, i + D, ... interpolated
+// on shift * w^i * <w^D>, extended to shift * <w'> (bit-reversed).
+template <class F>
+void check_plonky3(gp_context *ctx, gp_field field, uint32_t d, uint64_t N, uint32_t D, uint32_t B, uint64_t seed) {
+    SCOPED_TRACE(::testing::Message() << "plonky3 field " << field << " d=" << d << " N=" << N << " D=" << D
+                                      << " B=" << B);
+    using T = typename F::T;
+    const FieldRef &FR = field_ref(field);
+    Rng rng(seed);
+    const HostMat q = random_mat(FR, N * D, 1, d, rng);
+    BufPtr ev;
+    ASSERT_GP_OK(upload(ctx, FR, q, GP_LAYOUT_COL_MAJOR, &ev));
+    gp_constraint_options o;
+    gp_constraint_options_init(&o);
+    o.segments = D;
+    o.blowup = B;
+    if (field == GP_FIELD_BABYBEAR) o.merkle.perm = GP_PERM_POSEIDON2_BABYBEAR_16;
+    if (field == GP_FIELD_KOALABEAR) o.merkle.perm = GP_PERM_POSEIDON2_KOALABEAR_16;
+    Committed2 cc;
+    gp_buffer *seg = nullptr;
+    ASSERT_GP_OK(gp_constraint_commit(ctx, ev.get(), &o, &seg, &cc.tree));
+    cc.seg.reset(seg);
+    HostMat sh;
+    ASSERT_GP_OK(download(seg, FR, GP_LAYOUT_COL_MAJOR, &sh));
+    const T w = gp::two_adic_generator<F>((uint32_t)__builtin_ctzll(N * D));
+    for (uint32_t i = 0; i < D; ++i) {
+        HostMat chunk(N, 1, d);
+        for (uint64_t r = 0; r < N; ++r)
+            for (uint32_t k = 0; k < d; ++k) chunk.at(r, 0, k) = q.at(i + r * D, 0, k);
+        BufPtr cb, lde;
+        ASSERT_GP_OK(upload(ctx, FR, chunk, GP_LAYOUT_COL_MAJOR, &cb));
+        gp_buffer *raw = nullptr;
+        ASSERT_GP_OK(gp_buffer_create(ctx, field, d, N * B, 1, &raw));
+        lde.reset(raw);
+        gp_lde_options lo;
+        gp_lde_options_init(&lo);
+        lo.blowup = B;
+        lo.output_order = GP_ORDER_BIT_REVERSED;
+        lo.input_shift = F::mul((T)FR.generator, gp::fpow<F>(w, i));
+        ASSERT_GP_OK(gp_lde_batch(ctx, cb.get(), &lo, lde.get()));
+        HostMat lh;
+        ASSERT_GP_OK(download(lde.get(), FR, GP_LAYOUT_COL_MAJOR, &lh));
+        size_t bad = 0;
+        for (uint64_t r = 0; r < N * B; ++r)
+            for (uint32_t k = 0; k < d; ++k)
+                if (lh.at(r, 0, k) != sh.at(r, i, k)) ++bad;
+        EXPECT_EQ(bad, 0u) << "segment " << i;
+    }
+    // A chunk of a polynomial of degree < N D is one of degree < N on its
+    // coset: for q of degree < N, every segment LDE equals q's own LDE.
+    if (d == 1) {
+        HostMat lowc = random_mat(FR, N, 1, 1, rng), low(N * D, 1, 1);
+        const T wn = w;
+        for (uint64_t r = 0; r < N * D; ++r) {
+            const T x = F::mul((T)FR.generator, gp::fpow<F>(wn, r));
+            T acc = 0;
+            for (uint64_t j = N; j-- > 0;) acc = F::add(F::mul(acc, x), (T)lowc.at(j, 0, 0));
+            low.at(r, 0, 0) = acc;
+        }
+        BufPtr lb;
+        ASSERT_GP_OK(upload(ctx, FR, low, GP_LAYOUT_COL_MAJOR, &lb));
+        Committed2 c2;
+        gp_buffer *s2 = nullptr;
+        ASSERT_GP_OK(gp_constraint_commit(ctx, lb.get(), &o, &s2, &c2.tree));
+        c2.seg.reset(s2);
+        HostMat h2;
+        ASSERT_GP_OK(download(s2, FR, GP_LAYOUT_COL_MAJOR, &h2));
+        for (uint32_t i = 1; i < D; ++i)
+            for (uint64_t r = 0; r < N * B; ++r) ASSERT_EQ(h2.at(r, i, 0), h2.at(r, 0, 0)) << "segment " << i;
+    }
+}
+
+TEST_P(DeepTest, ConstraintCommitSplits) {
+    check_winterfell<gp::Goldilocks, 1>(ctx(), GP_FIELD_GOLDILOCKS, 1, 64, 4, 4, 11);
+    check_winterfell<gp::Goldilocks, 3>(ctx(), GP_FIELD_GOLDILOCKS, 3, 32, 2, 8, 12);
+    check_winterfell<gp::BabyBear, 4>(ctx(), GP_FIELD_BABYBEAR, 4, 32, 4, 4, 13);
+    check_plonky3<gp::Goldilocks>(ctx(), GP_FIELD_GOLDILOCKS, 1, 64, 4, 2, 21);
+    check_plonky3<gp::Goldilocks>(ctx(), GP_FIELD_GOLDILOCKS, 3, 32, 2, 4, 22);
+    check_plonky3<gp::KoalaBear>(ctx(), GP_FIELD_KOALABEAR, 4, 16, 8, 2, 23);
+    check_plonky3<gp::BabyBear>(ctx(), GP_FIELD_BABYBEAR, 1, 32, 2, 2, 24);
+}
+
+TEST_P(DeepTest, ConstraintCommitBadInput) {
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    Rng rng(31);
+    BufPtr ev, two;
+    ASSERT_GP_OK(upload(ctx(), F, random_mat(F, 64, 1, 1, rng), GP_LAYOUT_COL_MAJOR, &ev));
+    ASSERT_GP_OK(upload(ctx(), F, random_mat(F, 64, 2, 1, rng), GP_LAYOUT_COL_MAJOR, &two));
+    gp_buffer *seg = nullptr;
+    gp_merkle_tree *t = nullptr;
+    gp_constraint_options o;
+    gp_constraint_options_init(&o);
+    EXPECT_EQ(gp_constraint_commit(ctx(), two.get(), &o, &seg, &t), GP_ERR_SHAPE_MISMATCH);
+    EXPECT_STRNE(gp_last_error(), "");
+    o.segments = 3;
+    EXPECT_EQ(gp_constraint_commit(ctx(), ev.get(), &o, &seg, &t), GP_ERR_INVALID_ARGUMENT);
+    o.segments = 128;
+    EXPECT_EQ(gp_constraint_commit(ctx(), ev.get(), &o, &seg, &t), GP_ERR_INVALID_ARGUMENT);
+    o.segments = 2;
+    o.blowup = 64;
+    EXPECT_EQ(gp_constraint_commit(ctx(), ev.get(), &o, &seg, &t), GP_ERR_INVALID_ARGUMENT);
+    o.blowup = 2;
+    o.merkle.perm = GP_PERM_POSEIDON2_BABYBEAR_16;
+    EXPECT_EQ(gp_constraint_commit(ctx(), ev.get(), &o, &seg, &t), GP_ERR_FIELD_MISMATCH);
+    EXPECT_EQ(seg, nullptr);
+    EXPECT_EQ(t, nullptr);
+    o.merkle.perm = GP_PERM_POSEIDON2_GOLDILOCKS_8;
+    ASSERT_GP_OK(gp_constraint_commit(ctx(), ev.get(), &o, &seg, &t));
+    gp_merkle_tree_destroy(t);
+    gp_buffer_destroy(seg);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, DeepTest, ::testing::Values(GP_BACKEND_CPU, GP_BACKEND_CUDA),
                          [](const ::testing::TestParamInfo<gp_backend> &info) {
                              return std::string(backend_name(info.param));

@@ -1602,3 +1602,118 @@ GP_EXPORT gp_status gp_deep_composition(gp_context *ctx, const gp_buffer *const 
         reinterpret_cast<Context *>(ctx)->backend->deep(a);
     });
 }
+
+/* ------------------------------------------------------------------------ */
+/* Constraint commitment                                                    */
+/* ------------------------------------------------------------------------ */
+
+GP_EXPORT void gp_constraint_options_init(gp_constraint_options *o) {
+    if (!o) return;
+    std::memset(o, 0, sizeof(*o));
+    o->struct_size = sizeof(*o);
+    o->split = GP_COMPOSITION_PLONKY3;
+    o->segments = 2;
+    o->blowup = 2;
+    o->output_order = GP_ORDER_BIT_REVERSED;
+    gp_merkle_options_init(&o->merkle);
+}
+
+GP_EXPORT gp_status gp_constraint_commit(gp_context *ctx, const gp_buffer *evaluations,
+                                         const gp_constraint_options *options, gp_buffer **segments,
+                                         gp_merkle_tree **tree) {
+    return guard("gp_constraint_commit", [&] {
+        GP_REQUIRE_PTR(ctx);
+        GP_REQUIRE_PTR(segments);
+        GP_REQUIRE_PTR(tree);
+        *segments = nullptr;
+        *tree = nullptr;
+        GP_REQUIRE_PTR(evaluations);
+        check_buffer(ctx, evaluations, "evaluations");
+        auto *c = reinterpret_cast<Context *>(ctx);
+        const Buffer &ev = *reinterpret_cast<const Buffer *>(evaluations);
+        gp_constraint_options o = read_options(options, gp_constraint_options_init, "gp_constraint_options");
+        o.merkle.struct_size = sizeof(gp_merkle_options);
+        const FieldDesc &f = *ev.field;
+        if (ev.cols != 1)
+            fail(GP_ERR_SHAPE_MISMATCH, "evaluations has ", ev.cols, " columns; the composition is one column");
+        const int split = raw(o.split);
+        if (split != GP_COMPOSITION_PLONKY3 && split != GP_COMPOSITION_WINTERFELL)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->split = ", split, " is not a gp_composition_split");
+        const uint32_t log_nd = check_log_size(f, ev.rows, "evaluation count");
+        if (!is_pow2(o.segments) || o.segments > ev.rows)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->segments = ", o.segments,
+                 " is not a power of two dividing the ", ev.rows, " evaluations");
+        if (!is_pow2(o.blowup) || o.blowup > 32)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->blowup = ", o.blowup, " is not a power of two in [1, 32]");
+        const int order = raw(o.output_order);
+        if (order != GP_ORDER_NATURAL && order != GP_ORDER_BIT_REVERSED)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->output_order = ", order, " is not a gp_order");
+        const uint64_t shift = o.shift ? o.shift : f.generator;
+        check_shift(f, shift, "options->shift");
+        const uint64_t D = o.segments, N = ev.rows / D;
+        check_log_size(f, N * o.blowup, "segment LDE size");
+        tree_spec(o.merkle, f, "the segments");  // fail before any work
+        // Every intermediate is a buffer of the context, released on the way out.
+        std::vector<gp_buffer *> temps;
+        gp_buffer *out = nullptr;
+        auto make = [&](uint64_t rows, uint64_t cols) {
+            Buffer *b = new_buffer(c, f, ev.ext, rows, cols);
+            temps.push_back(reinterpret_cast<gp_buffer *>(b));
+            return b;
+        };
+        auto check = [&](gp_status st) {
+            if (st != GP_OK) fail(st, gp_last_error());
+        };
+        try {
+            Buffer *seg = make(N * o.blowup, D);
+            Buffer *one = make(N, 1), *lde = make(N * o.blowup, 1);
+            gp_lde_options lo;
+            gp_lde_options_init(&lo);
+            lo.blowup = o.blowup;
+            lo.shift = shift;
+            lo.output_order = (gp_order)order;
+            if (split == GP_COMPOSITION_PLONKY3) {
+                // Segment i: rows i, i + D, ... on shift * w^i * <w^D>.
+                dispatch_field(f.id, [&](auto F) {
+                    using Fd = decltype(F);
+                    const auto w = two_adic_generator<Fd>(log_nd);
+                    for (uint64_t i = 0; i < D; ++i) {
+                        c->backend->copy_rows(ev, 0, i, D, N, *one, 0);
+                        lo.input_shift = Fd::mul((typename Fd::T)shift, fpow<Fd>(w, i));
+                        check(gp_lde_batch(ctx, reinterpret_cast<gp_buffer *>(one), &lo,
+                                           reinterpret_cast<gp_buffer *>(lde)));
+                        c->backend->copy_rows(*lde, 0, 0, 1, N * o.blowup, *seg, i);
+                    }
+                });
+            } else {
+                // Coefficients of h, then each segment's N coefficients
+                // evaluated on the LDE coset.
+                Buffer *coeffs = make(ev.rows, 1);
+                c->backend->copy_rows(ev, 0, 0, 1, ev.rows, *coeffs, 0);
+                gp_ntt_options no;
+                gp_ntt_options_init(&no);
+                no.direction = GP_NTT_INVERSE;
+                no.shift = shift;
+                check(gp_ntt_batch(ctx, reinterpret_cast<gp_buffer *>(coeffs), &no));
+                gp_ntt_options fo;
+                gp_ntt_options_init(&fo);
+                fo.shift = shift;
+                fo.output_order = (gp_order)order;
+                for (uint64_t i = 0; i < D; ++i) {
+                    c->backend->copy_rows(*coeffs, 0, i * N, 1, N, *lde, 0);
+                    check(gp_ntt_batch(ctx, reinterpret_cast<gp_buffer *>(lde), &fo));
+                    c->backend->copy_rows(*lde, 0, 0, 1, N * o.blowup, *seg, i);
+                }
+            }
+            MerkleTree *t = commit_matrices(c, {seg}, o.merkle);
+            out = reinterpret_cast<gp_buffer *>(seg);
+            temps.erase(std::find(temps.begin(), temps.end(), out));
+            *tree = reinterpret_cast<gp_merkle_tree *>(t);
+            *segments = out;
+        } catch (...) {
+            for (gp_buffer *b : temps) gp_buffer_destroy(b);
+            throw;
+        }
+        for (gp_buffer *b : temps) gp_buffer_destroy(b);
+    });
+}

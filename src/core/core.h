@@ -197,6 +197,10 @@ public:
     // `elem_size` bytes (a codeword buffer) to matrix form.
     virtual void fri_to_matrix(uint32_t elem_size, uint32_t ext, uint32_t log_n, uint32_t log_a, bool bitrev,
                                const void *in, void *out) = 0;
+    // Extension column `dst_col` of dst: rows [0, count) = rows start +
+    // k * stride of column `src_col` of src, rows [count, dst.rows) = 0.
+    virtual void copy_rows(const Buffer &src, uint64_t src_col, uint64_t start, uint64_t stride, uint64_t count,
+                           Buffer &dst, uint64_t dst_col) = 0;
     virtual void ood_sums(const OodArgs &a, uint64_t *out) = 0;
     virtual void deep(const DeepArgs &a) = 0;
     virtual void trim() = 0;

@@ -166,6 +166,18 @@ public:
         else run(static_cast<const uint32_t *>(in), static_cast<uint32_t *>(out));
     }
 
+    void copy_rows(const Buffer &src, uint64_t src_col, uint64_t start, uint64_t stride, uint64_t count, Buffer &dst,
+                   uint64_t dst_col) override {
+        const uint32_t es = src.field->elem_size;
+        for (uint32_t c = 0; c < src.ext; ++c) {
+            const char *from = static_cast<const char *>(src.data) + (src_col * src.ext + c) * src.rows * es;
+            char *to = static_cast<char *>(dst.data) + (dst_col * dst.ext + c) * dst.rows * es;
+            pool_.parallel_ranges(count, [&](uint64_t b, uint64_t e) {
+                for (uint64_t k = b; k < e; ++k) std::memcpy(to + k * es, from + (start + k * stride) * es, es);
+            });
+            std::memset(to + count * es, 0, (dst.rows - count) * es);
+        }
+    }
     void ood_sums(const OodArgs &a, uint64_t *out) override {
         ext_dispatch(a.field, a.E, [&](auto F, auto Ec) {
             using Fd = decltype(F);

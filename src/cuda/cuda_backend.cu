@@ -262,6 +262,25 @@ public:
         check_launch();
         GP_CUDA(cudaStreamSynchronize(compute_));
     }
+    void copy_rows(const Buffer &src, uint64_t src_col, uint64_t start, uint64_t stride, uint64_t count, Buffer &dst,
+                   uint64_t dst_col) override {
+        GP_CUDA(cudaSetDevice(device_));
+        const uint32_t es = src.field->elem_size;
+        const uint32_t grid = grid_for((count + 255) / 256, (uint32_t)sms_ * 16);
+        for (uint32_t c = 0; c < src.ext; ++c) {
+            const char *from = static_cast<const char *>(src.data) + (src_col * src.ext + c) * src.rows * es;
+            char *to = static_cast<char *>(dst.data) + (dst_col * dst.ext + c) * dst.rows * es;
+            if (es == 8)
+                kern::k_copy_rows<uint64_t><<<grid, 256, 0, compute_>>>(reinterpret_cast<const uint64_t *>(from), start,
+                                                                         stride, count, reinterpret_cast<uint64_t *>(to));
+            else
+                kern::k_copy_rows<uint32_t><<<grid, 256, 0, compute_>>>(reinterpret_cast<const uint32_t *>(from), start,
+                                                                         stride, count, reinterpret_cast<uint32_t *>(to));
+            check_launch();
+            if (dst.rows > count) GP_CUDA(cudaMemsetAsync(to + count * es, 0, (dst.rows - count) * es, compute_));
+        }
+        GP_CUDA(cudaStreamSynchronize(compute_));
+    }
     void ood_sums(const OodArgs &a, uint64_t *out) override {
         GP_CUDA(cudaSetDevice(device_));
         ext_dispatch(a.field, a.E, [&](auto F, auto Ec) {
