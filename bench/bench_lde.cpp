@@ -28,11 +28,8 @@ namespace {
 
 // args: field, log_n, cols, blowup, order (0 natural, 1 bit-reversed)
 void run_device_lde(benchmark::State &st, gp_backend backend) {
-    gp_context *ctx = context(backend);
-    if (!ctx) {
-        st.SkipWithError("backend unavailable");
-        return;
-    }
+    gp_context *ctx = context_or_skip(st, backend);
+    if (!ctx) return;
     gp_field f = field_of(st.range(0));
     uint64_t n = 1ull << st.range(1), cols = (uint64_t)st.range(2), B = (uint64_t)st.range(3);
     uint32_t es = gp_field_element_size(f);
@@ -62,8 +59,7 @@ void run_device_lde(benchmark::State &st, gp_backend backend) {
     if (backend == GP_BACKEND_CUDA) {
         double floor_s = bytes / d2d_bandwidth();
         st.counters["floor_ms"] = floor_s * 1e3;
-        st.counters["x_floor"] = benchmark::Counter(floor_s, benchmark::Counter::kIsIterationInvariantRate |
-                                                                       benchmark::Counter::kInvert);
+        st.counters["x_floor"] = x_floor_counter(floor_s);
     }
 #endif
     gp_buffer_destroy(in);
@@ -118,8 +114,7 @@ void BM_LDE_Host_CUDA(benchmark::State &st) {
     }
     double floor_s = in_bytes / h2d_bandwidth();
     st.counters["floor_ms"] = floor_s * 1e3;
-    st.counters["x_floor"] = benchmark::Counter(floor_s, benchmark::Counter::kIsIterationInvariantRate |
-                                                                   benchmark::Counter::kInvert);
+    st.counters["x_floor"] = x_floor_counter(floor_s);
     st.counters["in_GBps"] = benchmark::Counter((double)in_bytes, benchmark::Counter::kIsIterationInvariantRate);
     gp_buffer_destroy(out);
     if (pinned) cudaFreeHost(host);

@@ -108,8 +108,7 @@ void hash_counters(benchmark::State &st, const ProfileInfo &pi, double perms, gp
     if (cuda && pi.muls > 0) {
         const double floor_s = perms * pi.muls / modmul_rate(f);
         st.counters["floor_ms"] = floor_s * 1e3;
-        st.counters["x_floor"] = benchmark::Counter(floor_s, benchmark::Counter::kIsIterationInvariantRate |
-                                                                   benchmark::Counter::kInvert);
+        st.counters["x_floor"] = x_floor_counter(floor_s);
     }
 #else
     (void)f;
@@ -119,11 +118,8 @@ void hash_counters(benchmark::State &st, const ProfileInfo &pi, double perms, gp
 
 // args: profile, field, log_rows, cols
 void run_commit(benchmark::State &st, gp_backend backend) {
-    gp_context *ctx = context(backend);
-    if (!ctx) {
-        st.SkipWithError("backend unavailable");
-        return;
-    }
+    gp_context *ctx = context_or_skip(st, backend);
+    if (!ctx) return;
     const ProfileInfo pi = info(st.range(0));
     const gp_field f = field_of(st.range(1));
     const uint64_t n = 1ull << st.range(2), cols = (uint64_t)st.range(3);
@@ -204,19 +200,13 @@ void BM_Workload_CUDA(benchmark::State &st) {
         gp_merkle_tree_destroy(t);
         return true;
     };
-    if (!once()) st.SkipWithError(gp_last_error());
-    for (auto _ : st)
-        if (!once()) {
-            st.SkipWithError(gp_last_error());
-            break;
-        }
+    timed_loop(st, once);
     const double perms = perms_of(pi, n * B, cols, es);
     hash_counters(st, pi, perms, f, true);
     const double upload_s = in_bytes / h2d_bandwidth();
     st.counters["upload_floor_ms"] = upload_s * 1e3;
     if (pi.muls == 0) {  // Keccak: the upload is the floor
-        st.counters["x_floor"] = benchmark::Counter(upload_s, benchmark::Counter::kIsIterationInvariantRate |
-                                                                    benchmark::Counter::kInvert);
+        st.counters["x_floor"] = x_floor_counter(upload_s);
     }
     gp_buffer_destroy(lde);
     cudaFreeHost(host);
@@ -225,11 +215,8 @@ void BM_Workload_CUDA(benchmark::State &st) {
 
 // args: profile, field, ext, log_n, arity, log_final
 void run_fri(benchmark::State &st, gp_backend backend) {
-    gp_context *ctx = context(backend);
-    if (!ctx) {
-        st.SkipWithError("backend unavailable");
-        return;
-    }
+    gp_context *ctx = context_or_skip(st, backend);
+    if (!ctx) return;
     const ProfileInfo pi = info(st.range(0));
     const gp_field f = field_of(st.range(1));
     const uint32_t ext = (uint32_t)st.range(2);
@@ -262,12 +249,7 @@ void run_fri(benchmark::State &st, gp_backend backend) {
         gp_fri_destroy(fri);
         return ok;
     };
-    if (!once()) st.SkipWithError(gp_last_error());
-    for (auto _ : st)
-        if (!once()) {
-            st.SkipWithError(gp_last_error());
-            break;
-        }
+    timed_loop(st, once);
     // Layer k: n_k values read and written once; its tree hashes n_k / a
     // leaves of a * ext elements.
     double bytes = 0, perms = 0;
@@ -283,8 +265,7 @@ void run_fri(benchmark::State &st, gp_backend backend) {
         st.counters["mem_floor_ms"] = mem_s * 1e3;
         if (hash_s > 0) st.counters["hash_floor_ms"] = hash_s * 1e3;
         const double floor_s = mem_s > hash_s ? mem_s : hash_s;
-        st.counters["x_floor"] = benchmark::Counter(floor_s, benchmark::Counter::kIsIterationInvariantRate |
-                                                                   benchmark::Counter::kInvert);
+        st.counters["x_floor"] = x_floor_counter(floor_s);
     }
 #endif
     gp_buffer_destroy(cw);
@@ -296,11 +277,8 @@ void BM_FRI_CPU(benchmark::State &st) { run_fri(st, GP_BACKEND_CPU); }
 // 2^log_n rows at blowup B (bit-reversed), challenges in the cubic extension.
 // args: log_n, cols, blowup, which (0 OOD, 1 DEEP)
 void run_ood_deep(benchmark::State &st, gp_backend backend) {
-    gp_context *ctx = context(backend);
-    if (!ctx) {
-        st.SkipWithError("backend unavailable");
-        return;
-    }
+    gp_context *ctx = context_or_skip(st, backend);
+    if (!ctx) return;
     const uint64_t n = 1ull << st.range(0), cols = (uint64_t)st.range(1), B = (uint64_t)st.range(2);
     const bool deep = st.range(3) != 0;
     std::vector<uint64_t> host(n * B * cols);
@@ -326,12 +304,7 @@ void run_ood_deep(benchmark::State &st, gp_backend backend) {
         return deep ? gp_deep_composition(ctx, &cb, 1, &o, z, 2, vals.data(), alphas.data(), q) == GP_OK
                     : gp_evaluate_ood(ctx, &cb, 1, &o, z, 2, vals.data(), vals.size() * 8) == GP_OK;
     };
-    if (!once()) st.SkipWithError(gp_last_error());
-    for (auto _ : st)
-        if (!once()) {
-            st.SkipWithError(gp_last_error());
-            break;
-        }
+    timed_loop(st, once);
     // Floors: bytes read once (OOD: the N-row sub-coset; DEEP: all rows,
     // plus the cubic output written) over the device bandwidth, and the
     // multiplications (base x cubic = 3 per column per point and row).
@@ -345,9 +318,7 @@ void run_ood_deep(benchmark::State &st, gp_backend backend) {
         const double mul_s = muls / modmul_rate(GP_FIELD_GOLDILOCKS);
         st.counters["mem_floor_ms"] = mem_s * 1e3;
         st.counters["mul_floor_ms"] = mul_s * 1e3;
-        st.counters["x_floor"] = benchmark::Counter(mem_s > mul_s ? mem_s : mul_s,
-                                                    benchmark::Counter::kIsIterationInvariantRate |
-                                                        benchmark::Counter::kInvert);
+        st.counters["x_floor"] = x_floor_counter(mem_s > mul_s ? mem_s : mul_s);
     }
 #endif
     gp_buffer_destroy(lde);
@@ -386,12 +357,7 @@ void BM_ConstraintCommit_CUDA(benchmark::State &st) {
         gp_buffer_destroy(seg);
         return ok;
     };
-    if (!once()) st.SkipWithError(gp_last_error());
-    for (auto _ : st)
-        if (!once()) {
-            st.SkipWithError(gp_last_error());
-            break;
-        }
+    timed_loop(st, once);
     // Hash floor of the tree: n B leaves of 3 D elements.
     const ProfileInfo pi = info(P2_GL12);
     hash_counters(st, pi, perms_of(pi, n * B, 3 * D, 8), GP_FIELD_GOLDILOCKS, true);

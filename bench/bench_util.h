@@ -2,6 +2,8 @@
 // hardware floors measured in the same run.
 #pragma once
 
+#include <benchmark/benchmark.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -113,6 +115,32 @@ inline double h2d_bandwidth() {
 // GPU (bench/modmul.cu), measured once per run.
 double modmul_rate(gp_field f);
 #endif
+
+// The context of `backend`, or null after marking the benchmark skipped.
+inline gp_context *context_or_skip(benchmark::State &st, gp_backend backend) {
+    gp_context *ctx = context(backend);
+    if (!ctx) st.SkipWithError("backend unavailable");
+    return ctx;
+}
+
+// time / floor, as a counter (floor_s: the floor of one iteration).
+inline benchmark::Counter x_floor_counter(double floor_s) {
+    return benchmark::Counter(floor_s, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+// A warm-up call, then the timed loop; `once` returns false on failure.
+template <class Fn>
+void timed_loop(benchmark::State &st, Fn &&once) {
+    if (!once()) {
+        st.SkipWithError(gp_last_error());
+        return;
+    }
+    for (auto _ : st)
+        if (!once()) {
+            st.SkipWithError(gp_last_error());
+            break;
+        }
+}
 
 inline gp_field field_of(int64_t f) { return (gp_field)f; }
 

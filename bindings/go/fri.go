@@ -286,28 +286,10 @@ func (c *Context) FRICommit(codeword *Buffer, opts *FRIOptions, challenge Challe
 // Close destroys the commitment. Closing a closed FRI, or one whose context
 // was closed, does nothing. It always returns nil.
 func (f *FRI) Close() error {
-	c := f.ctx
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if f.h != nil && c.h != nil {
-		delete(c.fris, f.h)
-		C.gp_fri_destroy(f.h)
-	}
-	f.h = nil
-	runtime.SetFinalizer(f, nil)
-	return nil
+	return closeHandle(f.ctx, f, &f.h, &f.ctx.fris, func(h *C.gp_fri) { C.gp_fri_destroy(h) })
 }
 
-func (f *FRI) lock() error {
-	if err := f.ctx.lock(); err != nil {
-		return err
-	}
-	if f.h == nil {
-		f.ctx.mu.Unlock()
-		return ErrClosed
-	}
-	return nil
-}
+func (f *FRI) lock() error { return lockHandle(f.ctx, &f.h) }
 
 // Context returns the context the commitment belongs to.
 func (f *FRI) Context() *Context { return f.ctx }

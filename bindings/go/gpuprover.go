@@ -552,33 +552,46 @@ func (c *Context) BufferFromHost(field Field, extDegree uint32, rows, cols uint6
 	return c.newBuffer(h), nil
 }
 
-// Close destroys the buffer. Closing a closed buffer, or a buffer whose
-// context was closed, does nothing. It always returns nil.
-func (b *Buffer) Close() error {
-	c := b.ctx
+// closeHandle is the Close of Buffer, MerkleTree and FRI (obj, whose handle
+// field is *h): under c's lock, while both *h and c are open it drops *h from
+// the context's registry *reg and destroys it; then it clears *h and obj's
+// finalizer. It always returns nil.
+func closeHandle[H comparable](c *Context, obj interface{}, h *H, reg *map[H]struct{}, destroy func(H)) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if b.h != nil && c.h != nil {
-		delete(c.bufs, b.h)
-		C.gp_buffer_destroy(b.h)
+	var none H
+	if *h != none && c.h != nil {
+		delete(*reg, *h)
+		destroy(*h)
 	}
-	b.h = nil
-	runtime.SetFinalizer(b, nil)
+	*h = none
+	runtime.SetFinalizer(obj, nil)
 	return nil
 }
 
-// lock locks the buffer's context and returns ErrClosed if the buffer or its
-// context is closed. On success the caller must unlock b.ctx.mu.
-func (b *Buffer) lock() error {
-	if err := b.ctx.lock(); err != nil {
+// lockHandle locks c and returns ErrClosed if c or the handle *h of one of
+// its objects is closed. On success the caller must unlock c.mu.
+func lockHandle[H comparable](c *Context, h *H) error {
+	if err := c.lock(); err != nil {
 		return err
 	}
-	if b.h == nil {
-		b.ctx.mu.Unlock()
+	var none H
+	if *h == none {
+		c.mu.Unlock()
 		return ErrClosed
 	}
 	return nil
 }
+
+// Close destroys the buffer. Closing a closed buffer, or a buffer whose
+// context was closed, does nothing. It always returns nil.
+func (b *Buffer) Close() error {
+	return closeHandle(b.ctx, b, &b.h, &b.ctx.bufs, func(h *C.gp_buffer) { C.gp_buffer_destroy(h) })
+}
+
+// lock locks the buffer's context and returns ErrClosed if the buffer or its
+// context is closed. On success the caller must unlock b.ctx.mu.
+func (b *Buffer) lock() error { return lockHandle(b.ctx, &b.h) }
 
 // Context returns the context that created the buffer.
 func (b *Buffer) Context() *Context { return b.ctx }

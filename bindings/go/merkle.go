@@ -332,30 +332,12 @@ func (c *Context) MerkleHashRows(opts *MerkleOptions, matrices ...*Buffer) ([]by
 // Close destroys the tree. Closing a closed tree, or a tree whose context was
 // closed, does nothing. It always returns nil.
 func (t *MerkleTree) Close() error {
-	c := t.ctx
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if t.h != nil && c.h != nil {
-		delete(c.trees, t.h)
-		C.gp_merkle_tree_destroy(t.h)
-	}
-	t.h = nil
-	runtime.SetFinalizer(t, nil)
-	return nil
+	return closeHandle(t.ctx, t, &t.h, &t.ctx.trees, func(h *C.gp_merkle_tree) { C.gp_merkle_tree_destroy(h) })
 }
 
 // lock locks the tree's context; ErrClosed if the tree or the context is
 // closed. On success the caller must unlock t.ctx.mu.
-func (t *MerkleTree) lock() error {
-	if err := t.ctx.lock(); err != nil {
-		return err
-	}
-	if t.h == nil {
-		t.ctx.mu.Unlock()
-		return ErrClosed
-	}
-	return nil
-}
+func (t *MerkleTree) lock() error { return lockHandle(t.ctx, &t.h) }
 
 // Context returns the context the tree belongs to.
 func (t *MerkleTree) Context() *Context { return t.ctx }
@@ -380,31 +362,28 @@ func (t *MerkleTree) CapSize() int { return t.capSize }
 // Root returns the root digest (gp_merkle_root): field digests element by
 // element, canonical, little-endian; Keccak digests as the 32 hash bytes.
 func (t *MerkleTree) Root() ([]byte, error) {
-	if err := t.lock(); err != nil {
-		return nil, err
-	}
-	defer t.ctx.mu.Unlock()
-	out := make([]byte, t.digestSize)
-	err := call("gp_merkle_root", func() C.gp_status {
-		return C.gp_merkle_root(t.h, bytesPtr(out), C.uint64_t(len(out)))
+	return t.read("gp_merkle_root", t.digestSize, func(p unsafe.Pointer, n C.uint64_t) C.gp_status {
+		return C.gp_merkle_root(t.h, p, n)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // Cap returns the cap, 2^CapHeight digests left to right (gp_merkle_cap):
 // what openings verify against.
 func (t *MerkleTree) Cap() ([]byte, error) {
+	return t.read("gp_merkle_cap", t.capSize, func(p unsafe.Pointer, n C.uint64_t) C.gp_status {
+		return C.gp_merkle_cap(t.h, p, n)
+	})
+}
+
+// read locks the tree and returns the size bytes that fill (the library call
+// op, given the output and its size) writes.
+func (t *MerkleTree) read(op string, size int, fill func(unsafe.Pointer, C.uint64_t) C.gp_status) ([]byte, error) {
 	if err := t.lock(); err != nil {
 		return nil, err
 	}
 	defer t.ctx.mu.Unlock()
-	out := make([]byte, t.capSize)
-	err := call("gp_merkle_cap", func() C.gp_status {
-		return C.gp_merkle_cap(t.h, bytesPtr(out), C.uint64_t(len(out)))
-	})
+	out := make([]byte, size)
+	err := call(op, func() C.gp_status { return fill(bytesPtr(out), C.uint64_t(len(out))) })
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/core.h"
 #include "math/ext.h"
 #include "math/field.h"
 
@@ -99,5 +100,17 @@ std::vector<ColSet<T>> make_col_sets(const std::vector<const Buf *> &bufs) {
     for (const Buf *b : bufs) v.push_back({static_cast<const T *>(b->data), b->cols, b->ext});
     return v;
 }
+
+// A DEEP request's inputs as extension elements and column sets.
+template <class F, int E>
+struct DeepInputs {
+    std::vector<Ext<F, E>> z, alpha, corr;
+    std::vector<ColSet<typename F::T>> sets;
+    explicit DeepInputs(const DeepArgs &a)
+        : z(ext_from_words<F, E>(a.z)),
+          alpha(ext_from_words<F, E>(a.alpha)),
+          corr(ext_from_words<F, E>(a.corr)),
+          sets(make_col_sets<typename F::T>(a.bufs)) {}
+};
 
 }  // namespace gp

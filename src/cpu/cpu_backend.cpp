@@ -210,9 +210,9 @@ public:
             using Fd = decltype(F);
             using T = typename Fd::T;
             constexpr int E = decltype(Ec)::value;
-            const auto z = ext_from_words<Fd, E>(a.z), alpha = ext_from_words<Fd, E>(a.alpha),
-                       corr = ext_from_words<Fd, E>(a.corr);
-            const auto sets = make_col_sets<T>(a.bufs);
+            const DeepInputs<Fd, E> in(a);
+            const auto &z = in.z, &alpha = in.alpha, &corr = in.corr;
+            const auto &sets = in.sets;
             const uint64_t m = 1ull << a.log_m;
             T *out = static_cast<T *>(a.out->data);
             pool_.parallel_ranges(m, [&](uint64_t b, uint64_t e) {

@@ -329,9 +329,9 @@ public:
             using Fd = decltype(F);
             using T = typename Fd::T;
             constexpr int E = decltype(Ec)::value;
-            const auto z = ext_from_words<Fd, E>(a.z), alpha = ext_from_words<Fd, E>(a.alpha),
-                       corr = ext_from_words<Fd, E>(a.corr);
-            const auto sets = make_col_sets<T>(a.bufs);
+            const DeepInputs<Fd, E> in(a);
+            const auto &z = in.z, &alpha = in.alpha, &corr = in.corr;
+            const auto &sets = in.sets;
             const uint64_t sb = sets.size() * sizeof(ColSet<T>), eb = sizeof(Ext<Fd, E>);
             const uint64_t zb = z.size() * eb, ab = alpha.size() * eb, kb = corr.size() * eb;
             auto up8 = [](uint64_t x) { return (x + 7) & ~7ull; };

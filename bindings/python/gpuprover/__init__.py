@@ -854,10 +854,7 @@ class Context:
     # -- buffers
 
     def _wrap(self, handle):
-        b = Buffer.__new__(Buffer)
-        b._init(self, handle)
-        self._buffers.add(b)
-        return b
+        return Buffer._new(self, handle)
 
     def buffer(self, field, rows, cols, ext_degree=1):
         """A zero-filled rows x cols buffer of the degree-ext_degree extension."""
@@ -1021,10 +1018,7 @@ class Context:
             h = ctypes.c_void_p()
             _check(fn, self._lib.gp_merkle_commit(self._h(), handles, len(mats), ctypes.byref(copts),
                                                   ctypes.byref(h)))
-            t = MerkleTree.__new__(MerkleTree)
-            t._init(self, h.value, mats, opts.resolved(field))
-            self._trees.add(t)
-            return t
+            return MerkleTree._new(self, h.value, mats, opts.resolved(field))
 
     def merkle_hash_rows(self, matrices, options=None, **kwargs):
         """The leaf hash of every row of `matrices` (all of one height),
@@ -1045,10 +1039,7 @@ class Context:
     # -- FRI
 
     def _new_fri(self, handle, field, ext, n, opts, caps):
-        f = Fri.__new__(Fri)
-        f._init(self, handle, field, ext, n, opts.resolved(field), caps)
-        self._fris.add(f)
-        return f
+        return Fri._new(self, handle, field, ext, n, opts.resolved(field), caps)
 
     def fri_begin(self, codeword, options=None, **kwargs):
         """Starts a FRI commitment of the Buffer `codeword` (one column of any
@@ -1141,34 +1132,30 @@ class Context:
             return f
 
 
-class Buffer:
-    """A rows x cols matrix of field elements owned by the library (device
-    memory on the CUDA backend). Created by Context.buffer(),
-    Context.buffer_from_host(), Context.lde() and Context.lde_host(). Use it
-    as a context manager or call close()."""
+class _Handle:
+    """What Buffer, MerkleTree and Fri share: a library handle owned by a
+    Context, destroyed with `_destroy` (the name of the gp_*_destroy
+    function) and listed in the context's WeakSet named `_registry`, which
+    Context.close() releases."""
 
-    def __init__(self, *args, **kwargs):
-        raise TypeError("create buffers with Context.buffer() or Context.buffer_from_host()")
+    _destroy = None
+    _registry = None
 
-    def _init(self, ctx, handle):
+    @classmethod
+    def _new(cls, ctx, handle, *args):
+        obj = cls.__new__(cls)
+        obj._init(ctx, handle, *args)
+        getattr(ctx, cls._registry).add(obj)
+        return obj
+
+    def _adopt(self, ctx, handle):
         self._ctx = ctx
         self._lib = ctx._lib
         self._handle = handle
-        lib = ctx._lib
-        self.rows = int(lib.gp_buffer_rows(handle))
-        self.cols = int(lib.gp_buffer_cols(handle))
-        self.field = _opt_enum(Field, lib.gp_buffer_field(handle))
-        self.ext_degree = int(lib.gp_buffer_ext_degree(handle))
-        self.size_bytes = int(lib.gp_buffer_size_bytes(handle))
 
     @property
     def context(self):
         return self._ctx
-
-    @property
-    def size(self):
-        """Number of base-field values: rows * cols * ext_degree."""
-        return self.rows * self.cols * self.ext_degree
 
     @property
     def closed(self):
@@ -1176,19 +1163,19 @@ class Buffer:
 
     def _h(self):
         if self.closed:
-            raise ValueError("operation on a closed gpuprover.Buffer")
+            raise ValueError("operation on a closed gpuprover.%s" % type(self).__name__)
         self._ctx._h()  # not while the context is busy in a callback
         return self._handle
 
     def _release(self):
         # Context lock held.
         if self._handle is not None and self._ctx._handle is not None:
-            self._lib.gp_buffer_destroy(self._handle)
-            self._ctx._buffers.discard(self)
+            getattr(self._lib, self._destroy)(self._handle)
+            getattr(self._ctx, self._registry).discard(self)
         self._handle = None
 
     def close(self):
-        """Destroys the buffer. Idempotent; a no-op after its context closed."""
+        """Destroys the object. Idempotent; a no-op after its context closed."""
         with self._ctx._lock:
             self._ctx._check_idle()
             self._release()
@@ -1205,6 +1192,33 @@ class Buffer:
                 self.close()
         except Exception:
             pass
+
+
+class Buffer(_Handle):
+    """A rows x cols matrix of field elements owned by the library (device
+    memory on the CUDA backend). Created by Context.buffer(),
+    Context.buffer_from_host(), Context.lde() and Context.lde_host(). Use it
+    as a context manager or call close()."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("create buffers with Context.buffer() or Context.buffer_from_host()")
+
+    _destroy = "gp_buffer_destroy"
+    _registry = "_buffers"
+
+    def _init(self, ctx, handle):
+        self._adopt(ctx, handle)
+        lib = ctx._lib
+        self.rows = int(lib.gp_buffer_rows(handle))
+        self.cols = int(lib.gp_buffer_cols(handle))
+        self.field = _opt_enum(Field, lib.gp_buffer_field(handle))
+        self.ext_degree = int(lib.gp_buffer_ext_degree(handle))
+        self.size_bytes = int(lib.gp_buffer_size_bytes(handle))
+
+    @property
+    def size(self):
+        """Number of base-field values: rows * cols * ext_degree."""
+        return self.rows * self.cols * self.ext_degree
 
     def __repr__(self):
         name = self.field.name.lower() if isinstance(self.field, Field) else self.field
@@ -1240,7 +1254,7 @@ class Buffer:
 # Merkle trees
 
 
-class MerkleTree:
+class MerkleTree(_Handle):
     """A committed Merkle tree (gp_merkle_tree): every layer up to the root,
     on the device for the CUDA backend. Created by Context.merkle_commit().
     It refers to its matrices: open() raises ValueError once one of them was
@@ -1249,56 +1263,17 @@ class MerkleTree:
     def __init__(self, *args, **kwargs):
         raise TypeError("create trees with Context.merkle_commit()")
 
+    _destroy = "gp_merkle_tree_destroy"
+    _registry = "_trees"
+
     def _init(self, ctx, handle, matrices, options):
-        self._ctx = ctx
-        self._lib = ctx._lib
-        self._handle = handle
+        self._adopt(ctx, handle)
         self._matrices = list(matrices)
         self.field = _opt_enum(Field, matrices[0].field)
         self.options = options
         self.dims = [MatrixDims(m.rows, m.cols, m.ext_degree) for m in matrices]
         self.digest_size = int(self._lib.gp_merkle_digest_size(handle))
         self.cap_size = int(self._lib.gp_merkle_cap_size(handle))
-
-    @property
-    def context(self):
-        return self._ctx
-
-    @property
-    def closed(self):
-        return self._handle is None or self._ctx._handle is None
-
-    def _h(self):
-        if self.closed:
-            raise ValueError("operation on a closed gpuprover.MerkleTree")
-        self._ctx._h()
-        return self._handle
-
-    def _release(self):
-        # Context lock held.
-        if self._handle is not None and self._ctx._handle is not None:
-            self._lib.gp_merkle_tree_destroy(self._handle)
-            self._ctx._trees.discard(self)
-        self._handle = None
-
-    def close(self):
-        """Destroys the tree. Idempotent; a no-op after its context closed."""
-        with self._ctx._lock:
-            self._ctx._check_idle()
-            self._release()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            if getattr(self, "_handle", None) is not None:
-                self.close()
-        except Exception:
-            pass
 
     def __repr__(self):
         return "<gpuprover.MerkleTree %s %s %d matrices%s>" % (
@@ -1398,7 +1373,7 @@ def merkle_verify(options, field, dims, cap, index, rows, path):
 # FRI
 
 
-class Fri:
+class Fri(_Handle):
     """A FRI commitment in progress or done (gp_fri): every layer and its
     tree, on the device for the CUDA backend. Created by Context.fri_begin(),
     fri_begin_host() and fri_commit(). It keeps the caps the library wrote
@@ -1408,10 +1383,11 @@ class Fri:
     def __init__(self, *args, **kwargs):
         raise TypeError("create FRI commitments with Context.fri_begin() or Context.fri_commit()")
 
+    _destroy = "gp_fri_destroy"
+    _registry = "_fris"
+
     def _init(self, ctx, handle, field, ext_degree, n, options, first_cap):
-        self._ctx = ctx
-        self._lib = ctx._lib
-        self._handle = handle
+        self._adopt(ctx, handle)
         self.field = _opt_enum(Field, field)
         self.ext_degree = ext_degree
         self.n = n
@@ -1421,47 +1397,6 @@ class Fri:
         self.folded = 0
         self._caps = bytearray(first_cap)
         self._betas = bytearray()
-
-    @property
-    def context(self):
-        return self._ctx
-
-    @property
-    def closed(self):
-        return self._handle is None or self._ctx._handle is None
-
-    def _h(self):
-        if self.closed:
-            raise ValueError("operation on a closed gpuprover.Fri")
-        self._ctx._h()
-        return self._handle
-
-    def _release(self):
-        # Context lock held.
-        if self._handle is not None and self._ctx._handle is not None:
-            self._lib.gp_fri_destroy(self._handle)
-            self._ctx._fris.discard(self)
-        self._handle = None
-
-    def close(self):
-        """Destroys the commitment. Idempotent; a no-op after its context
-        closed."""
-        with self._ctx._lock:
-            self._ctx._check_idle()
-            self._release()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            if getattr(self, "_handle", None) is not None:
-                self.close()
-        except Exception:
-            pass
 
     def __repr__(self):
         return "<gpuprover.Fri %s^%d n=%d %d/%d folded%s>" % (

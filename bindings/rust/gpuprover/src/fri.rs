@@ -11,8 +11,9 @@ use std::panic::{self, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 
 use crate::{
-    check, check_element, elements_from_le_bytes, elements_to_le_bytes, sys, to_u64, to_usize,
-    type_name_of, Buffer, Context, Element, Error, Field, MerkleOptions, Order, Result, Status,
+    check, check_element, elements_from_le_bytes, elements_to_le_bytes, nonnull, sys, to_u64,
+    to_usize, type_name_of, Buffer, Context, Element, Error, Field, MerkleOptions, Order, Result,
+    Status,
 };
 
 /// How a group of sibling values is combined with the challenge
@@ -667,13 +668,6 @@ fn fri_verify_bytes(
     opening: &[u8],
 ) -> Result<()> {
     let raw_options = options.to_raw(field);
-    fn nonnull(s: &[u8]) -> *const c_void {
-        if s.is_empty() {
-            NonNull::<u64>::dangling().as_ptr() as *const c_void
-        } else {
-            s.as_ptr().cast()
-        }
-    }
     // SAFETY: every pointer is valid for the size passed with it; the
     // library checks the sizes against the shape before reading.
     check(unsafe {

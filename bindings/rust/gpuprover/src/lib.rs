@@ -273,6 +273,16 @@ fn to_usize(n: u64, what: &str) -> usize {
     usize::try_from(n).unwrap_or_else(|_| panic!("{} {} does not fit in usize", what, n))
 }
 
+/// The start of `s`, or a dangling but non-NULL pointer for an empty slice:
+/// the library checks the sizes before it reads.
+fn nonnull<U>(s: &[U]) -> *const std::os::raw::c_void {
+    if s.is_empty() {
+        NonNull::<u64>::dangling().as_ptr() as *const _
+    } else {
+        s.as_ptr().cast()
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Enumerations
 // ---------------------------------------------------------------------------
@@ -537,26 +547,22 @@ mod private {
         fn read_le(bytes: &[u8]) -> Self;
         fn write_le(self, out: &mut Vec<u8>);
     }
-    impl Sealed for u64 {
-        fn read_le(bytes: &[u8]) -> u64 {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(bytes);
-            u64::from_le_bytes(b)
-        }
-        fn write_le(self, out: &mut Vec<u8>) {
-            out.extend_from_slice(&self.to_le_bytes());
-        }
+    macro_rules! impl_sealed {
+        ($t:ty) => {
+            impl Sealed for $t {
+                fn read_le(bytes: &[u8]) -> $t {
+                    let mut b = [0u8; std::mem::size_of::<$t>()];
+                    b.copy_from_slice(bytes);
+                    <$t>::from_le_bytes(b)
+                }
+                fn write_le(self, out: &mut Vec<u8>) {
+                    out.extend_from_slice(&self.to_le_bytes());
+                }
+            }
+        };
     }
-    impl Sealed for u32 {
-        fn read_le(bytes: &[u8]) -> u32 {
-            let mut b = [0u8; 4];
-            b.copy_from_slice(bytes);
-            u32::from_le_bytes(b)
-        }
-        fn write_le(self, out: &mut Vec<u8>) {
-            out.extend_from_slice(&self.to_le_bytes());
-        }
-    }
+    impl_sealed!(u64);
+    impl_sealed!(u32);
 }
 
 /// The host representations of base-field elements: `u64` (Goldilocks,

@@ -6,8 +6,8 @@ use std::marker::PhantomData;
 use std::ptr::{self, NonNull};
 
 use crate::{
-    check, check_element, elements_from_le_bytes, sys, to_u64, to_usize, type_name_of, Buffer,
-    Context, Element, Error, Field, Permutation, Result, Status,
+    check, check_element, elements_from_le_bytes, nonnull, sys, to_u64, to_usize, type_name_of,
+    Buffer, Context, Element, Error, Field, Permutation, Result, Status,
 };
 
 /// How leaves and nodes are hashed (`gp_merkle_kind`); the header spells out
@@ -381,25 +381,30 @@ impl<'a> MerkleTree<'a> {
     /// canonical, little-endian (see [`crate::elements_from_le_bytes`]);
     /// Keccak digests as the 32 hash bytes.
     pub fn root(&self) -> Result<Vec<u8>> {
-        let mut out = vec![0u8; self.digest_size()];
-        // SAFETY: `out` is valid for its length.
-        check(unsafe {
-            sys::gp_merkle_root(
-                self.raw.as_ptr(),
-                out.as_mut_ptr().cast(),
-                to_u64(out.len()),
-            )
-        })?;
-        Ok(out)
+        self.read(self.digest_size(), sys::gp_merkle_root)
     }
 
     /// The cap, `2^cap_height` digests left to right (`gp_merkle_cap`):
     /// what openings verify against.
     pub fn cap(&self) -> Result<Vec<u8>> {
-        let mut out = vec![0u8; self.cap_size()];
-        // SAFETY: `out` is valid for its length.
+        self.read(self.cap_size(), sys::gp_merkle_cap)
+    }
+
+    /// The `size` bytes that `read` (`gp_merkle_root` or `gp_merkle_cap`)
+    /// writes for this tree.
+    fn read(
+        &self,
+        size: usize,
+        read: unsafe extern "C" fn(
+            *const sys::gp_merkle_tree,
+            *mut std::os::raw::c_void,
+            u64,
+        ) -> sys::gp_status,
+    ) -> Result<Vec<u8>> {
+        let mut out = vec![0u8; size];
+        // SAFETY: the handle is valid; `out` is valid for its length.
         check(unsafe {
-            sys::gp_merkle_cap(
+            read(
                 self.raw.as_ptr(),
                 out.as_mut_ptr().cast(),
                 to_u64(out.len()),
@@ -528,15 +533,6 @@ pub fn merkle_verify<T: Element>(
     let count = u32::try_from(raw_dims.len())
         .map_err(|_| Error::new(Status::InvalidArgument, "too many matrices"))?;
     let raw_options = options.to_raw(field);
-    // A dangling but non-NULL pointer for empty slices: the library checks
-    // the sizes before it reads.
-    fn nonnull<U>(s: &[U]) -> *const std::os::raw::c_void {
-        if s.is_empty() {
-            NonNull::<u64>::dangling().as_ptr() as *const _
-        } else {
-            s.as_ptr().cast()
-        }
-    }
     // SAFETY: every pointer is valid for the size passed with it.
     check(unsafe {
         sys::gp_merkle_verify(
