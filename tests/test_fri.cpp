@@ -312,10 +312,6 @@ uint64_t opening_bytes(const Cfg &c) {
 /* Reference commit phase                                                   */
 /* ------------------------------------------------------------------------ */
 
-struct TreeDeleter {
-    void operator()(gp_merkle_tree *t) const { gp_merkle_tree_destroy(t); }
-};
-using TreePtr = std::unique_ptr<gp_merkle_tree, TreeDeleter>;
 struct FriDeleter {
     void operator()(gp_fri *f) const { gp_fri_destroy(f); }
 };

@@ -259,10 +259,6 @@ std::vector<uint64_t> from_bytes(const std::vector<unsigned char> &b, uint32_t e
 /* Library side                                                             */
 /* ------------------------------------------------------------------------ */
 
-struct TreeDeleter {
-    void operator()(gp_merkle_tree *t) const { gp_merkle_tree_destroy(t); }
-};
-using TreePtr = std::unique_ptr<gp_merkle_tree, TreeDeleter>;
 
 gp_merkle_options merkle_opts(gp_permutation perm, uint32_t cap_height = 0, uint32_t digest = 0,
                               uint32_t rate = 0) {
@@ -316,31 +312,6 @@ std::vector<unsigned char> lib_cap(gp_context *ctx, const Uploaded &up, const gp
 }
 
 // Matrices to commit, as host data owned by the case.
-struct MatSpec {
-    uint64_t rows, cols;
-    uint32_t d;
-};
-
-std::vector<HostMat> make_mats(gp_field field, const std::vector<MatSpec> &specs, uint64_t seed) {
-    const FieldRef &F = field_ref(field);
-    Rng rng(seed);
-    std::vector<HostMat> out;
-    for (const MatSpec &s : specs) out.push_back(random_mat(F, s.rows, s.cols, s.d, rng));
-    return out;
-}
-
-std::vector<const HostMat *> ptrs_of(const std::vector<HostMat> &mats) {
-    std::vector<const HostMat *> out;
-    for (const HostMat &m : mats) out.push_back(&m);
-    return out;
-}
-
-std::string describe(const std::vector<MatSpec> &specs) {
-    std::ostringstream os;
-    os << "matrices";
-    for (const MatSpec &s : specs) os << " " << s.rows << "x" << s.cols << "x" << s.d;
-    return os.str();
-}
 
 /* ------------------------------------------------------------------------ */
 /* Fixture                                                                  */

@@ -662,6 +662,39 @@ inline gp_memory_stats stats_of(gp_context *ctx) {
     return s;
 }
 
+
+/* Merkle test helpers: tree ownership, random matrices by shape. */
+struct TreeDeleter {
+    void operator()(gp_merkle_tree *t) const { gp_merkle_tree_destroy(t); }
+};
+using TreePtr = std::unique_ptr<gp_merkle_tree, TreeDeleter>;
+
+struct MatSpec {
+    uint64_t rows, cols;
+    uint32_t d;
+};
+
+inline std::vector<HostMat> make_mats(gp_field field, const std::vector<MatSpec> &specs, uint64_t seed) {
+    const FieldRef &F = field_ref(field);
+    Rng rng(seed);
+    std::vector<HostMat> out;
+    for (const MatSpec &s : specs) out.push_back(random_mat(F, s.rows, s.cols, s.d, rng));
+    return out;
+}
+
+inline std::vector<const HostMat *> ptrs_of(const std::vector<HostMat> &mats) {
+    std::vector<const HostMat *> out;
+    for (const HostMat &m : mats) out.push_back(&m);
+    return out;
+}
+
+inline std::string describe(const std::vector<MatSpec> &specs) {
+    std::ostringstream os;
+    os << "matrices";
+    for (const MatSpec &s : specs) os << " " << s.rows << "x" << s.cols << "x" << s.d;
+    return os.str();
+}
+
 }  // namespace gpt
 
 /* Declares `gpt::CtxPtr var` holding a context of `backend`; skips the test
