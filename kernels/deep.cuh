@@ -12,14 +12,11 @@ namespace gp {
 namespace kern {
 
 template <class F, int E>
-__global__ void k_ood_weights(uint32_t log_m, uint32_t log_nb, bool bitrev, typename F::T shift,
-                              typename F::T omega_n, Ext<F, E> z, Ext<F, E> *w, uint64_t *rows) {
+__global__ void k_ood_weights(uint32_t log_nb, bool bitrev, typename F::T shift, typename F::T omega_n, Ext<F, E> z,
+                              Ext<F, E> *w) {
     const uint64_t nb = 1ull << log_nb;
-    for (uint64_t p = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; p < nb; p += (uint64_t)gridDim.x * blockDim.x) {
-        typename F::T x;
-        ood_point<F>(log_m, log_nb, bitrev, shift, omega_n, p, rows[p], x);
-        w[p] = ood_weight<F, E>(x, z);
-    }
+    for (uint64_t p = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; p < nb; p += (uint64_t)gridDim.x * blockDim.x)
+        w[p] = ood_weight<F, E>(ood_point<F>(log_nb, bitrev, shift, omega_n, p), z);
 }
 
 template <class F, int E>
@@ -30,15 +27,16 @@ struct ExtSum {
 // Block (q, c): the partial sum of column c over positions [q L, (q+1) L).
 template <class F, int E, int BLOCK>
 __global__ void __launch_bounds__(BLOCK) k_ood_partials(const typename F::T *const *cols, const Ext<F, E> *w,
-                                                        const uint64_t *rows, uint64_t nb, uint64_t per_block,
-                                                        typename F::T *partials) {
+                                                        uint32_t log_m, uint32_t log_nb, bool bitrev,
+                                                        uint64_t per_block, typename F::T *partials) {
+    const uint64_t nb = 1ull << log_nb;
     using Reduce = cub::BlockReduce<Ext<F, E>, BLOCK>;
     __shared__ typename Reduce::TempStorage tmp;
     const uint64_t q = blockIdx.x, c = blockIdx.y;
     const typename F::T *col = cols[c];
     Ext<F, E> acc = Ext<F, E>::zero();
     const uint64_t end = (q + 1) * per_block < nb ? (q + 1) * per_block : nb;
-    for (uint64_t p = q * per_block + threadIdx.x; p < end; p += BLOCK) acc = acc + w[p].scale(col[rows[p]]);
+    for (uint64_t p = q * per_block + threadIdx.x; p < end; p += BLOCK) acc = acc + w[p].scale(col[ood_row(log_m, log_nb, bitrev, p)]);
     const Ext<F, E> total = Reduce(tmp).Reduce(acc, ExtSum<F, E>{});
     if (threadIdx.x == 0)
         for (int k = 0; k < E; ++k) partials[((uint64_t)c * gridDim.x + q) * E + k] = total.c[k];

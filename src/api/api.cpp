@@ -804,22 +804,26 @@ GP_EXPORT uint64_t gp_merkle_digest_size(const gp_merkle_tree *tree) {
 
 GP_EXPORT uint64_t gp_merkle_cap_size(const gp_merkle_tree *tree) {
     if (!tree) return 0;
-    auto *t = reinterpret_cast<const MerkleTree *>(tree);
-    return ((uint64_t)1 << t->cap_height) * t->digest_bytes();
+    return reinterpret_cast<const MerkleTree *>(tree)->cap_bytes();
 }
 
 namespace gp {
 namespace {
-// Copies layer `k` of the tree (its first `bytes` bytes) to `out`.
+// Copies the first `bytes` bytes of layer `k` of a tree to host memory.
+void read_digests(const MerkleTree &t, uint32_t k, uint64_t bytes, void *out) {
+    t.ctx->backend->read_tree(t, merkle_layer_offset(t.log_h, k) * t.digest_bytes(), out, bytes);
+}
+void read_cap(const MerkleTree &t, void *out) { read_digests(t, t.cap_layer(), t.cap_bytes(), out); }
+
+// read_digests for the API: checks the pointers and the output size.
 void read_layer(const char *fname, const gp_merkle_tree *tree, uint32_t k, uint64_t need, void *out,
                 uint64_t size_bytes) {
     GP_REQUIRE_PTR(tree);
     GP_REQUIRE_PTR(out);
-    auto *t = reinterpret_cast<const MerkleTree *>(tree);
     if (size_bytes < need)
         fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes, " is smaller than the ", fname, " (", need,
              " bytes)");
-    t->ctx->backend->read_tree(*t, merkle_layer_offset(t->log_h, k) * t->digest_bytes(), out, need);
+    read_digests(*reinterpret_cast<const MerkleTree *>(tree), k, need, out);
 }
 }  // namespace
 }  // namespace gp
@@ -834,7 +838,7 @@ GP_EXPORT gp_status gp_merkle_root(const gp_merkle_tree *tree, void *out, uint64
 GP_EXPORT gp_status gp_merkle_cap(const gp_merkle_tree *tree, void *out, uint64_t size_bytes) {
     return guard("gp_merkle_cap", [&] {
         auto *t = reinterpret_cast<const MerkleTree *>(tree);
-        read_layer("cap", tree, t ? t->log_h - t->cap_height : 0, gp_merkle_cap_size(tree), out, size_bytes);
+        read_layer("cap", tree, t ? t->cap_layer() : 0, gp_merkle_cap_size(tree), out, size_bytes);
     });
 }
 
@@ -991,19 +995,32 @@ struct FriState {
     gp_merkle_options mo;
     std::vector<Buffer *> bufs;
     std::vector<MerkleTree *> trees;
-    Buffer *rem = nullptr;
-    std::vector<unsigned char> remainder;
+    std::vector<unsigned char> remainder;  // host copy of the final layer
 
     uint32_t log_layer(uint32_t k) const { return log_n - k * log_a; }
     uint64_t elem_bytes() const { return (uint64_t)ext * f->elem_size; }
     ~FriState() {
         for (MerkleTree *t : trees) gp_merkle_tree_destroy(reinterpret_cast<gp_merkle_tree *>(t));
         for (Buffer *b : bufs) gp_buffer_destroy(reinterpret_cast<gp_buffer *>(b));
-        gp_buffer_destroy(reinterpret_cast<gp_buffer *>(rem));
     }
 };
 
 namespace {
+
+// Field elements (elem_size bytes each) to and from 64-bit words.
+void words_out(const FieldDesc &f, const std::vector<uint64_t> &w, void *out) {
+    for (size_t i = 0; i < w.size(); ++i) {
+        if (f.elem_size == 8) static_cast<uint64_t *>(out)[i] = w[i];
+        else static_cast<uint32_t *>(out)[i] = (uint32_t)w[i];
+    }
+}
+std::vector<uint64_t> words_in(const FieldDesc &f, const void *in, uint64_t count) {
+    std::vector<uint64_t> w(count);
+    for (uint64_t i = 0; i < count; ++i)
+        w[i] = f.elem_size == 8 ? static_cast<const uint64_t *>(in)[i] : static_cast<const uint32_t *>(in)[i];
+    return w;
+}
+
 
 // The validated shape of a FRI commitment.
 struct FriShape {
@@ -1058,11 +1075,10 @@ void fri_commit_layer(FriState &fri, uint32_t k, void *cap, uint64_t cap_size) {
     MerkleTree *t = commit_matrices(fri.ctx, {fri.bufs[k]}, fri.mo);
     fri.trees.push_back(t);
     if (cap) {
-        const uint64_t need = gp_merkle_cap_size(reinterpret_cast<gp_merkle_tree *>(t));
-        if (cap_size < need)
-            fail(GP_ERR_INVALID_ARGUMENT, "cap_size = ", cap_size, " is smaller than the cap (", need, " bytes)");
-        fri.ctx->backend->read_tree(*t, merkle_layer_offset(t->log_h, t->log_h - t->cap_height) * t->digest_bytes(),
-                                    cap, need);
+        if (cap_size < t->cap_bytes())
+            fail(GP_ERR_INVALID_ARGUMENT, "cap_size = ", cap_size, " is smaller than the cap (", t->cap_bytes(),
+                 " bytes)");
+        read_cap(*t, cap);
     }
 }
 
@@ -1162,9 +1178,8 @@ GP_EXPORT gp_status gp_fri_fold(gp_fri *fri, const void *beta, uint64_t beta_siz
         a.halve = s.halve;
         a.final_out = k + 1 == s.layers;
         fri_roots(*s.f, a.log_n, a.log_a, s.shift, k, a.omega_inv, a.zeta_inv, a.shift_inv);
-        for (uint32_t c = 0; c < s.ext; ++c)
-            a.beta[c] = s.f->elem_size == 8 ? static_cast<const uint64_t *>(beta)[c]
-                                            : static_cast<const uint32_t *>(beta)[c];
+        const std::vector<uint64_t> bw = words_in(*s.f, beta, s.ext);
+        std::copy(bw.begin(), bw.end(), a.beta);
         if (cap && !a.final_out && cap_size < gp_fri_cap_size(fri))
             fail(GP_ERR_INVALID_ARGUMENT, "cap_size = ", cap_size, " is smaller than the cap (", gp_fri_cap_size(fri),
                  " bytes)");
@@ -1175,10 +1190,10 @@ GP_EXPORT gp_status gp_fri_fold(gp_fri *fri, const void *beta, uint64_t beta_siz
         a.out = out->data;
         try {
             s.ctx->backend->fri_fold(a);
-            if (a.final_out) {
+            if (a.final_out) {  // kept on the host only
                 s.remainder.resize(next * s.elem_bytes());
                 s.ctx->backend->download(*out, s.remainder.data(), GP_LAYOUT_ROW_MAJOR);
-                s.rem = out;
+                gp_buffer_destroy(reinterpret_cast<gp_buffer *>(out));
             } else {
                 s.bufs.push_back(out);
                 fri_commit_layer(s, k + 1, cap, cap_size);
@@ -1189,7 +1204,6 @@ GP_EXPORT gp_status gp_fri_fold(gp_fri *fri, const void *beta, uint64_t beta_siz
                 gp_merkle_tree_destroy(reinterpret_cast<gp_merkle_tree *>(s.trees.back()));
                 s.trees.pop_back();
             }
-            s.rem = nullptr;
             s.remainder.clear();
             gp_buffer_destroy(reinterpret_cast<gp_buffer *>(out));
             throw;
@@ -1227,9 +1241,7 @@ GP_EXPORT gp_status gp_fri_commit(gp_context *ctx, const gp_buffer *codeword, co
     if (st != GP_OK) return st;
     auto *s = reinterpret_cast<FriState *>(fri);
     std::vector<unsigned char> cap(gp_fri_cap_size(fri));
-    const MerkleTree *t0 = s->trees[0];
-    s->ctx->backend->read_tree(*t0, merkle_layer_offset(t0->log_h, t0->log_h - t0->cap_height) * t0->digest_bytes(),
-                               cap.data(), cap.size());
+    read_cap(*s->trees[0], cap.data());
     std::vector<unsigned char> beta(s->elem_bytes());
     for (uint32_t k = 0; k < s->layers; ++k) {
         st = challenge(user, k, cap.data(), cap.size(), beta.data(), beta.size());
@@ -1464,9 +1476,7 @@ OodShape ood_shape(gp_context *ctx, const gp_buffer *const *columns, uint32_t co
     if (num_points == 0) fail(GP_ERR_INVALID_ARGUMENT, "num_points = 0");
     GP_REQUIRE_PTR(points);
     check_canonical(f, points, 0, (uint64_t)num_points * s.E, "points");
-    s.z.resize((uint64_t)num_points * s.E);
-    for (size_t i = 0; i < s.z.size(); ++i)
-        s.z[i] = f.elem_size == 8 ? static_cast<const uint64_t *>(points)[i] : static_cast<const uint32_t *>(points)[i];
+    s.z = words_in(f, points, (uint64_t)num_points * s.E);
     // No point may lie in the coset the formulas divide by: z^N != s^N with
     // N = degree bound (OOD) or M (DEEP; a superset of the former).
     ext_dispatch(f.id, s.E, [&](auto F, auto Ec) {
@@ -1480,19 +1490,6 @@ OodShape ood_shape(gp_context *ctx, const gp_buffer *const *columns, uint32_t co
         }
     });
     return s;
-}
-
-void words_out(const FieldDesc &f, const std::vector<uint64_t> &w, void *out) {
-    for (size_t i = 0; i < w.size(); ++i) {
-        if (f.elem_size == 8) static_cast<uint64_t *>(out)[i] = w[i];
-        else static_cast<uint32_t *>(out)[i] = (uint32_t)w[i];
-    }
-}
-std::vector<uint64_t> words_in(const FieldDesc &f, const void *in, uint64_t count) {
-    std::vector<uint64_t> w(count);
-    for (uint64_t i = 0; i < count; ++i)
-        w[i] = f.elem_size == 8 ? static_cast<const uint64_t *>(in)[i] : static_cast<const uint32_t *>(in)[i];
-    return w;
 }
 
 }  // namespace

@@ -128,6 +128,9 @@ struct MerkleTree {
     std::vector<const Buffer *> committed;
     uint64_t digest_bytes() const { return (uint64_t)spec.digest * spec.word_size; }
     uint32_t path_len() const { return log_h - cap_height; }
+    // The cap is layer log_h - cap_height: 2^cap_height digests.
+    uint32_t cap_layer() const { return log_h - cap_height; }
+    uint64_t cap_bytes() const { return digest_bytes() << cap_height; }
 };
 
 // One FRI fold on the backend's memory (see core/fri_ops.h): `in` is a layer

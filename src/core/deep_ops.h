@@ -21,17 +21,15 @@
 
 namespace gp {
 
-// Row and point of position p < N of the degree-bound sub-coset.
+// Row of position p < N of the degree-bound sub-coset.
+GP_HD uint64_t ood_row(uint32_t log_m, uint32_t log_nb, bool bitrev, uint64_t p) {
+    return bitrev ? p : p << (log_m - log_nb);
+}
+
+// Point of position p < N of the degree-bound sub-coset.
 template <class F>
-GP_HD void ood_point(uint32_t log_m, uint32_t log_nb, bool bitrev, typename F::T shift, typename F::T omega_n,
-                     uint64_t p, uint64_t &row, typename F::T &x) {
-    if (bitrev) {
-        row = p;
-        x = F::mul(shift, fpow<F>(omega_n, bit_reverse(p, log_nb)));
-    } else {
-        row = p << (log_m - log_nb);
-        x = F::mul(shift, fpow<F>(omega_n, p));
-    }
+GP_HD typename F::T ood_point(uint32_t log_nb, bool bitrev, typename F::T shift, typename F::T omega_n, uint64_t p) {
+    return F::mul(shift, fpow<F>(omega_n, bitrev ? bit_reverse(p, log_nb) : p));
 }
 
 // Barycentric weight x / (z - x) (z outside the coset).

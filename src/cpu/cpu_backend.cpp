@@ -187,19 +187,16 @@ public:
             for (int e = 0; e < E; ++e) z.c[e] = (T)a.z[e];
             const uint64_t nb = 1ull << a.log_nb;
             std::vector<Ext<Fd, E>> w(nb);
-            std::vector<uint64_t> rows(nb);
             pool_.parallel_ranges(nb, [&](uint64_t b, uint64_t e) {
-                for (uint64_t p = b; p < e; ++p) {
-                    T x;
-                    ood_point<Fd>(a.log_m, a.log_nb, a.bitrev, (T)a.shift, (T)a.omega_n, p, rows[p], x);
-                    w[p] = ood_weight<Fd, E>(x, z);
-                }
+                for (uint64_t p = b; p < e; ++p)
+                    w[p] = ood_weight<Fd, E>(ood_point<Fd>(a.log_nb, a.bitrev, (T)a.shift, (T)a.omega_n, p), z);
             });
             const std::vector<const T *> cols = base_column_ptrs<T>(a.bufs);
             pool_.parallel_ranges(cols.size(), [&](uint64_t b, uint64_t e) {
                 for (uint64_t c = b; c < e; ++c) {
                     Ext<Fd, E> acc = Ext<Fd, E>::zero();
-                    for (uint64_t p = 0; p < nb; ++p) acc = acc + w[p].scale(cols[c][rows[p]]);
+                    for (uint64_t p = 0; p < nb; ++p)
+                        acc = acc + w[p].scale(cols[c][ood_row(a.log_m, a.log_nb, a.bitrev, p)]);
                     for (int k = 0; k < E; ++k) out[c * E + k] = acc.c[k];
                 }
             });

@@ -294,20 +294,19 @@ public:
             const std::vector<const T *> cols = base_column_ptrs<T>(a.bufs);
             const uint64_t chunks = nb < 64 * kBlock ? (nb + kBlock - 1) / kBlock : 64;
             const uint64_t per_block = (nb + chunks - 1) / chunks;
-            // One scratch block: weights, rows, column pointers, partials.
-            const uint64_t wb = nb * sizeof(Ext<Fd, E>), rb = nb * 8, cb = cols.size() * sizeof(T *),
+            // One scratch block: weights, column pointers, partials.
+            const uint64_t wb = nb * sizeof(Ext<Fd, E>), cb = cols.size() * sizeof(T *),
                            pb = cols.size() * chunks * E * sizeof(T);
-            char *base = static_cast<char *>(scratch(perm_, wb + rb + cb + pb + 64, "OOD scratch"));
+            char *base = static_cast<char *>(scratch(perm_, wb + cb + pb + 64, "OOD scratch"));
             auto *w = reinterpret_cast<Ext<Fd, E> *>(base);
-            auto *rows = reinterpret_cast<uint64_t *>(base + ((wb + 7) & ~7ull));
-            auto *dcols = reinterpret_cast<const T **>(reinterpret_cast<char *>(rows) + rb);
+            auto *dcols = reinterpret_cast<const T **>(base + ((wb + 7) & ~7ull));
             auto *partials = reinterpret_cast<T *>(reinterpret_cast<char *>(dcols) + cb);
             GP_CUDA(cudaMemcpyAsync(dcols, cols.data(), cb, cudaMemcpyHostToDevice, compute_));
             kern::k_ood_weights<Fd, E><<<grid_for((nb + 127) / 128, (uint32_t)sms_ * 16), 128, 0, compute_>>>(
-                a.log_m, a.log_nb, a.bitrev, (T)a.shift, (T)a.omega_n, z, w, rows);
+                a.log_nb, a.bitrev, (T)a.shift, (T)a.omega_n, z, w);
             check_launch();
             kern::k_ood_partials<Fd, E, kBlock><<<dim3((uint32_t)chunks, (uint32_t)cols.size()), kBlock, 0, compute_>>>(
-                dcols, w, rows, nb, per_block, partials);
+                dcols, w, a.log_m, a.log_nb, a.bitrev, per_block, partials);
             check_launch();
             std::vector<T> host(cols.size() * chunks * E);
             GP_CUDA(cudaStreamSynchronize(compute_));
