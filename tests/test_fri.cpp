@@ -35,58 +35,11 @@ using namespace gpt;
 
 namespace {
 
-using Bytes = std::vector<unsigned char>;
-using Elems = std::vector<uint64_t>;
-
 /* ------------------------------------------------------------------------ */
 /* Bytes                                                                    */
 /* ------------------------------------------------------------------------ */
 
-Bytes to_bytes(const Elems &v, uint32_t esz) {
-    Bytes out(v.size() * esz);
-    for (size_t j = 0; j < v.size(); ++j)
-        for (uint32_t b = 0; b < esz; ++b) out[j * esz + b] = (unsigned char)(v[j] >> (8 * b));
-    return out;
-}
-
-Elems from_bytes(const Bytes &b, uint32_t esz, size_t from = 0, size_t count = (size_t)-1) {
-    if (count == (size_t)-1) count = (b.size() - from) / esz;
-    Elems out(count);
-    for (size_t j = 0; j < count; ++j) {
-        uint64_t x = 0;
-        for (uint32_t k = 0; k < esz; ++k) x |= (uint64_t)b[from + j * esz + k] << (8 * k);
-        out[j] = x;
-    }
-    return out;
-}
-
 Bytes slice(const Bytes &b, size_t from, size_t n) { return Bytes(b.begin() + from, b.begin() + from + n); }
-
-std::string hex(const Bytes &b, size_t from, size_t n) {
-    static const char *digits = "0123456789abcdef";
-    std::string s;
-    for (size_t i = from; i < b.size() && i < from + n; ++i) {
-        s += digits[b[i] >> 4];
-        s += digits[b[i] & 15];
-    }
-    return s;
-}
-
-::testing::AssertionResult bytes_equal(const Bytes &got, const Bytes &want, size_t unit = 32) {
-    if (got.size() != want.size())
-        return ::testing::AssertionFailure() << got.size() << " bytes, expected " << want.size();
-    if (got == want) return ::testing::AssertionSuccess();
-    size_t first = 0, bad = 0;
-    for (size_t i = 0; i < got.size(); ++i)
-        if (got[i] != want[i] && bad++ == 0) first = i;
-    const size_t start = first / unit * unit;
-    return ::testing::AssertionFailure() << bad << " of " << want.size() << " bytes differ; first at byte " << first
-                                         << ": got " << hex(got, start, unit) << " expected " << hex(want, start, unit);
-}
-
-const char *status_name(gp_status s) {
-    return (int)s == 15 ? "GP_ERR_VERIFY_FAILED" : gpt_status_str((int)s);
-}
 
 /* ------------------------------------------------------------------------ */
 /* Extension-field reference                                                */
@@ -367,12 +320,6 @@ gp_status make_ref_tree(gp_context *ctx, const Cfg &c, const Elems &layer, uint6
     return GP_OK;
 }
 
-Bytes tree_cap(const gp_merkle_tree *t) {
-    Bytes cap((size_t)gp_merkle_cap_size(t));
-    EXPECT_EQ(gp_merkle_cap(t, cap.data(), cap.size()), GP_OK) << gp_last_error();
-    return cap;
-}
-
 // The reference caps of every committed layer.
 std::vector<Bytes> ref_caps(gp_context *ctx, const Cfg &c, const std::vector<Elems> &layers) {
     std::vector<Bytes> caps;
@@ -380,7 +327,7 @@ std::vector<Bytes> ref_caps(gp_context *ctx, const Cfg &c, const std::vector<Ele
         RefTree rt;
         const gp_status st = make_ref_tree(ctx, c, layers[k], c.layer_size(k), &rt);
         EXPECT_EQ(st, GP_OK) << "reference tree of layer " << k << ": " << gp_last_error();
-        caps.push_back(st == GP_OK ? tree_cap(rt.tree.get()) : Bytes());
+        caps.push_back(st == GP_OK ? merkle_cap_bytes(rt.tree.get()) : Bytes());
     }
     return caps;
 }
@@ -432,7 +379,7 @@ gp_status begin(gp_context *ctx, const Cfg &c, const Elems &codeword, bool host,
     Bytes cap((size_t)cap_bytes, 0xa5);
     gp_status st = begin(ctx, c, codeword, host, &cap, &out->fri);
     if (st != GP_OK)
-        return ::testing::AssertionFailure() << (host ? "gp_fri_begin_host: " : "gp_fri_begin: ") << status_name(st)
+        return ::testing::AssertionFailure() << (host ? "gp_fri_begin_host: " : "gp_fri_begin: ") << gpt_status_str((int)st)
                                              << " " << gp_last_error();
     gp_fri *f = out->fri.get();
     if (gp_fri_layer_count(f) != c.layers())
@@ -443,11 +390,11 @@ gp_status begin(gp_context *ctx, const Cfg &c, const Elems &codeword, bool host,
         return ::testing::AssertionFailure() << "gp_fri_remainder_size " << gp_fri_remainder_size(f);
     out->caps.push_back(cap);
     for (uint32_t k = 0; k < c.layers(); ++k) {
-        const Bytes beta = to_bytes(Elems(betas.begin() + k * c.d, betas.begin() + (k + 1) * c.d), X.esz);
+        const Bytes beta = le_bytes(Elems(betas.begin() + k * c.d, betas.begin() + (k + 1) * c.d), X.esz);
         std::fill(cap.begin(), cap.end(), 0xa5);
         st = gp_fri_fold(f, beta.data(), beta.size(), cap.data(), cap.size());
         if (st != GP_OK)
-            return ::testing::AssertionFailure() << "gp_fri_fold " << k << ": " << status_name(st) << " "
+            return ::testing::AssertionFailure() << "gp_fri_fold " << k << ": " << gpt_status_str((int)st) << " "
                                                  << gp_last_error();
         if (k + 1 < c.layers()) {
             out->caps.push_back(cap);
@@ -458,7 +405,7 @@ gp_status begin(gp_context *ctx, const Cfg &c, const Elems &codeword, bool host,
     out->remainder.assign((size_t)gp_fri_remainder_size(f), 0);
     st = gp_fri_remainder(f, out->remainder.data(), out->remainder.size());
     if (st != GP_OK)
-        return ::testing::AssertionFailure() << "gp_fri_remainder: " << status_name(st) << " " << gp_last_error();
+        return ::testing::AssertionFailure() << "gp_fri_remainder: " << gpt_status_str((int)st) << " " << gp_last_error();
     if (gp_fri_opening_size(f) != opening_bytes(c))
         return ::testing::AssertionFailure() << "gp_fri_opening_size " << gp_fri_opening_size(f) << " != "
                                              << opening_bytes(c);
@@ -476,7 +423,7 @@ bool check_against_reference(gp_context *ctx, const Cfg &c, const Elems &codewor
     EXPECT_TRUE(r);
     if (!r) return false;
     bool ok = true;
-    const Bytes want_rem = to_bytes(layers.back(), F.elem_size);
+    const Bytes want_rem = le_bytes(layers.back(), F.elem_size);
     EXPECT_TRUE(bytes_equal(run.remainder, want_rem, (size_t)c.d * F.elem_size)) << "remainder";
     ok = ok && run.remainder == want_rem;
     const std::vector<Bytes> caps = ref_caps(ctx, c, layers);
@@ -693,7 +640,7 @@ TEST_P(FriTest, HostAndBufferCodewordsAgree) {
         buf.reset();
         EXPECT_EQ(cap, h.caps[0]);
         for (uint32_t k = 0; k < c.layers(); ++k) {
-            const Bytes beta = to_bytes(Elems(betas.begin() + 2 * k, betas.begin() + 2 * k + 2), 8);
+            const Bytes beta = le_bytes(Elems(betas.begin() + 2 * k, betas.begin() + 2 * k + 2), 8);
             ASSERT_GP_OK(gp_fri_fold(f.get(), beta.data(), beta.size(), nullptr, 0));
         }
         Bytes rem((size_t)gp_fri_remainder_size(f.get()));
@@ -771,7 +718,7 @@ TEST_P(FriTest, Arity2FormulaByHand) {
                         LibRun run;
                         ASSERT_TRUE(lib_run(ctx(), c, v0, betas, false, &run));
                         const uint32_t K = c.layers();
-                        EXPECT_TRUE(bytes_equal(run.remainder, to_bytes(by_hand[K], F.elem_size)));
+                        EXPECT_TRUE(bytes_equal(run.remainder, le_bytes(by_hand[K], F.elem_size)));
                         // The reference agrees as well.
                         EXPECT_EQ(ref_layers(c, v0, betas).back(), by_hand[K]);
                     }
@@ -813,7 +760,7 @@ TEST_P(FriTest, Arity4And8AreRepeatedArity2Folds) {
                     ASSERT_TRUE(lib_run(ctx(), big, cw, betas, true, &r_big));
                     ASSERT_TRUE(lib_run(ctx(), two, cw, betas2, true, &r_two));
                     EXPECT_TRUE(bytes_equal(r_big.remainder, r_two.remainder));
-                    EXPECT_TRUE(bytes_equal(r_big.remainder, to_bytes(ref_layers(big, cw, betas).back(),
+                    EXPECT_TRUE(bytes_equal(r_big.remainder, le_bytes(ref_layers(big, cw, betas).back(),
                                                                        field_ref(f).elem_size)));
                 }
 }
@@ -881,7 +828,7 @@ TEST_P(FriTest, LowDegreeFoldsToLowDegree) {
                         ASSERT_EQ(len, dd);
                         LibRun run;
                         ASSERT_TRUE(lib_run(ctx(), c, cw, betas, (seed & 2) != 0, &run));
-                        const Elems rem = from_bytes(run.remainder, F.elem_size);
+                        const Elems rem = le_elems(run.remainder, F.elem_size);
                         const uint64_t m = c.final_size;
                         const uint32_t log_m = log2_exact(m);
                         const uint64_t sK = pow_mod(c.shift, N / dd, F.p);  // shift^(a^K)
@@ -899,7 +846,7 @@ TEST_P(FriTest, LowDegreeFoldsToLowDegree) {
                         const Elems noise = X.random_vec(c.n, rng);
                         LibRun nrun;
                         ASSERT_TRUE(lib_run(ctx(), c, noise, betas, false, &nrun));
-                        const Elems nrem = from_bytes(nrun.remainder, F.elem_size);
+                        const Elems nrem = le_elems(nrun.remainder, F.elem_size);
                         bool high = false;
                         for (uint32_t co = 0; co < d; ++co) {
                             std::vector<uint64_t> nat((size_t)m);
@@ -909,7 +856,7 @@ TEST_P(FriTest, LowDegreeFoldsToLowDegree) {
                             for (uint64_t k = dd; k < m; ++k) high = high || ic[(size_t)k] != 0;
                         }
                         EXPECT_TRUE(high) << "a random codeword folded to degree < " << dd;
-                        EXPECT_EQ(nrun.remainder, to_bytes(ref_layers(c, noise, betas).back(), F.elem_size));
+                        EXPECT_EQ(nrun.remainder, le_bytes(ref_layers(c, noise, betas).back(), F.elem_size));
                     }
 }
 
@@ -948,7 +895,7 @@ gp_status challenge_cb(void *user, uint32_t layer, const void *cap, uint64_t cap
     Elems v(t.X->d);
     for (uint32_t c = 0; c < t.X->d; ++c) v[c] = b[c];
     if ((int)layer == t.non_canonical_at) v[t.X->d - 1] = t.X->p;
-    const Bytes bytes = to_bytes(v, t.X->esz);
+    const Bytes bytes = le_bytes(v, t.X->esz);
     std::memcpy(beta, bytes.data(), std::min<size_t>(bytes.size(), (size_t)beta_size));
     for (uint32_t c = 0; c < t.X->d; ++c) t.betas.push_back(v[c]);
     return GP_OK;
@@ -1015,7 +962,7 @@ TEST_P(FriTest, CommitWithCallbackEqualsStepwise) {
             const E b = derive_beta(X, k, cap.data(), cap.size());
             Elems v(b.begin(), b.begin() + c.d);
             betas.insert(betas.end(), v.begin(), v.end());
-            const Bytes bb = to_bytes(v, X.esz);
+            const Bytes bb = le_bytes(v, X.esz);
             ASSERT_GP_OK(gp_fri_fold(stepped.get(), bb.data(), bb.size(), cap.data(), cap.size()));
         }
         EXPECT_EQ(t.caps, caps);
@@ -1026,7 +973,7 @@ TEST_P(FriTest, CommitWithCallbackEqualsStepwise) {
         EXPECT_EQ(r1, r2);
         // Both equal the reference with those challenges.
         const std::vector<Elems> layers = ref_layers(c, cw, betas);
-        EXPECT_TRUE(bytes_equal(r1, to_bytes(layers.back(), X.esz)));
+        EXPECT_TRUE(bytes_equal(r1, le_bytes(layers.back(), X.esz)));
         EXPECT_EQ(ref_caps(ctx(), c, layers), caps);
         // Same openings.
         const uint64_t idx[3] = {0, c.n - 1, rng.next() % c.n};
@@ -1066,7 +1013,7 @@ TEST_P(FriTest, CommitWithAWideCap) {
     for (size_t k = 0; k < 2; ++k) EXPECT_TRUE(bytes_equal(t.caps[k], caps[k])) << "cap of layer " << k;
     Bytes rem((size_t)gp_fri_remainder_size(f.get()));
     ASSERT_GP_OK(gp_fri_remainder(f.get(), rem.data(), rem.size()));
-    EXPECT_TRUE(bytes_equal(rem, to_bytes(layers.back(), 8), 8));
+    EXPECT_TRUE(bytes_equal(rem, le_bytes(layers.back(), 8), 8));
 }
 
 TEST_P(FriTest, CommitCallbackErrorsStopIt) {
@@ -1086,7 +1033,7 @@ TEST_P(FriTest, CommitCallbackErrorsStopIt) {
     ASSERT_EQ(K, 5);
     for (int at : {0, 2, K - 1})
         for (gp_status code : {GP_ERR_VERIFY_FAILED, GP_ERR_UNSUPPORTED, GP_ERR_HOST_OUT_OF_MEMORY}) {
-            SCOPED_TRACE("callback fails at layer " + std::to_string(at) + " with " + status_name(code));
+            SCOPED_TRACE("callback fails at layer " + std::to_string(at) + " with " + gpt_status_str((int)code));
             Transcript t;
             t.X = &X;
             t.fail_at = at;
@@ -1165,9 +1112,9 @@ class FriOpenTest : public FriTest {
         ++rejections_;
         if (non_canonical)
             EXPECT_TRUE(st == GP_ERR_NON_CANONICAL || st == (gp_status)15)
-                << what << ": " << status_name(st) << " (" << gp_last_error() << ")";
+                << what << ": " << gpt_status_str((int)st) << " (" << gp_last_error() << ")";
         else
-            EXPECT_EQ(st, (gp_status)15) << what << ": " << status_name(st) << " (" << gp_last_error() << ")";
+            EXPECT_EQ(st, (gp_status)15) << what << ": " << gpt_status_str((int)st) << " (" << gp_last_error() << ")";
         if (st != GP_OK) {
             EXPECT_STRNE(gp_last_error(), "") << what;
         }
@@ -1201,7 +1148,7 @@ class FriOpenTest : public FriTest {
 
         Bytes caps;
         for (const Bytes &cp : run.caps) caps.insert(caps.end(), cp.begin(), cp.end());
-        const Bytes betas = to_bytes(betas_v, F.elem_size);
+        const Bytes betas = le_bytes(betas_v, F.elem_size);
         const Bytes &rem = run.remainder;
         const uint64_t gb = group_bytes(c), cap_bytes = 32ull << c.cap_height;
 
@@ -1223,7 +1170,7 @@ class FriOpenTest : public FriTest {
                     const E v = X.get(layers[k], member_pos(m, c.arity, c.bitrev(), g, j));
                     for (uint32_t co = 0; co < c.d; ++co) want.push_back(v[co]);
                 }
-                EXPECT_TRUE(bytes_equal(slice(op, (size_t)off, (size_t)gb), to_bytes(want, F.elem_size)))
+                EXPECT_TRUE(bytes_equal(slice(op, (size_t)off, (size_t)gb), le_bytes(want, F.elem_size)))
                     << "group of layer " << k;
                 const uint64_t pb = path_bytes(c, k);
                 Bytes rrow((size_t)gb), rpath((size_t)pb);
@@ -1354,7 +1301,7 @@ TEST_P(FriOpenTest, OpenEveryIndexOfASmallCodeword) {
         ASSERT_GP_OK(gp_fri_open(run.fri.get(), idx.data(), idx.size(), all.data(), all.size()));
         Bytes caps;
         for (const Bytes &cp : run.caps) caps.insert(caps.end(), cp.begin(), cp.end());
-        const Bytes betas = to_bytes(bv, 4);
+        const Bytes betas = le_bytes(bv, 4);
         for (uint64_t i = 0; i < c.n; ++i) {
             const Bytes op = slice(all, (size_t)(i * each), (size_t)each);
             EXPECT_EQ(verify(c, caps, betas, run.remainder, idx[i], op), GP_OK)
@@ -1382,7 +1329,7 @@ TEST_P(FriOpenTest, VerifyWithOtherOptionsFails) {
     ASSERT_TRUE(lib_run(ctx(), c, cw, bv, true, &run));
     Bytes caps;
     for (const Bytes &cp : run.caps) caps.insert(caps.end(), cp.begin(), cp.end());
-    const Bytes betas = to_bytes(bv, 8);
+    const Bytes betas = le_bytes(bv, 8);
     const uint64_t index = 37;
     Bytes op((size_t)gp_fri_opening_size(run.fri.get()));
     ASSERT_GP_OK(gp_fri_open(run.fri.get(), &index, 1, op.data(), op.size()));
@@ -1575,7 +1522,7 @@ TEST_P(FriTest, BadOptions) {
         dc.d = 1;
         RefTree rt;
         ASSERT_GP_OK(make_ref_tree(ctx(), dc, Elems(cw.begin(), cw.begin() + 32), 32, &rt));
-        EXPECT_EQ(cap, tree_cap(rt.tree.get()));
+        EXPECT_EQ(cap, merkle_cap_bytes(rt.tree.get()));
     }
     expect_context_works();
 }
@@ -1596,8 +1543,8 @@ TEST_P(FriTest, BadFoldRemainderAndOpenCalls) {
     FriPtr f;
     Bytes cap(32);
     ASSERT_GP_OK(begin(ctx(), c, cw, false, &cap, &f));
-    const Bytes beta0 = to_bytes(Elems(bv.begin(), bv.begin() + 2), 8);
-    const Bytes beta1 = to_bytes(Elems(bv.begin() + 2, bv.begin() + 4), 8);
+    const Bytes beta0 = le_bytes(Elems(bv.begin(), bv.begin() + 2), 8);
+    const Bytes beta1 = le_bytes(Elems(bv.begin() + 2, bv.begin() + 4), 8);
     Bytes rem((size_t)gp_fri_remainder_size(f.get()));
     Bytes op((size_t)opening_bytes(c));
     const uint64_t zero = 0;
@@ -1606,10 +1553,10 @@ TEST_P(FriTest, BadFoldRemainderAndOpenCalls) {
     EXPECT_GP_ERR(gp_fri_open(f.get(), &zero, 1, op.data(), op.size()), GP_ERR_INVALID_ARGUMENT);
     // Challenges of the wrong size: a base element, three coefficients, a byte short.
     {
-        const Bytes b1 = to_bytes(Elems{bv[0]}, 8);
+        const Bytes b1 = le_bytes(Elems{bv[0]}, 8);
         EXPECT_GP_ERR_ANY(gp_fri_fold(f.get(), b1.data(), b1.size(), cap.data(), cap.size()),
                           GP_ERR_INVALID_ARGUMENT, GP_ERR_SHAPE_MISMATCH, GP_ERR_FIELD_MISMATCH);
-        const Bytes b3 = to_bytes(Elems{bv[0], bv[1], 5}, 8);
+        const Bytes b3 = le_bytes(Elems{bv[0], bv[1], 5}, 8);
         EXPECT_GP_ERR_ANY(gp_fri_fold(f.get(), b3.data(), b3.size(), cap.data(), cap.size()),
                           GP_ERR_INVALID_ARGUMENT, GP_ERR_SHAPE_MISMATCH, GP_ERR_FIELD_MISMATCH);
         EXPECT_GP_ERR_ANY(gp_fri_fold(f.get(), beta0.data(), beta0.size() - 1, cap.data(), cap.size()),
@@ -1619,10 +1566,10 @@ TEST_P(FriTest, BadFoldRemainderAndOpenCalls) {
     for (int co = 0; co < 2; ++co) {
         Elems b(bv.begin(), bv.begin() + 2);
         b[co] = X.p + (co ? 5 : 0);
-        const Bytes bb = to_bytes(b, 8);
+        const Bytes bb = le_bytes(b, 8);
         EXPECT_GP_ERR(gp_fri_fold(f.get(), bb.data(), bb.size(), cap.data(), cap.size()), GP_ERR_NON_CANONICAL);
         b[co] = ~0ull;
-        const Bytes bm = to_bytes(b, 8);
+        const Bytes bm = le_bytes(b, 8);
         EXPECT_GP_ERR(gp_fri_fold(f.get(), bm.data(), bm.size(), cap.data(), cap.size()), GP_ERR_NON_CANONICAL);
     }
     EXPECT_GP_ERR(gp_fri_fold(f.get(), nullptr, 16, cap.data(), cap.size()), GP_ERR_NULL_POINTER);
@@ -1650,7 +1597,7 @@ TEST_P(FriTest, BadFoldRemainderAndOpenCalls) {
     EXPECT_GP_ERR(gp_fri_remainder(f.get(), nullptr, rem.size()), GP_ERR_NULL_POINTER);
     EXPECT_GP_ERR(gp_fri_remainder(nullptr, rem.data(), rem.size()), GP_ERR_NULL_POINTER);
     ASSERT_GP_OK(gp_fri_remainder(f.get(), rem.data(), rem.size()));
-    EXPECT_EQ(rem, to_bytes(layers.back(), 8));
+    EXPECT_EQ(rem, le_bytes(layers.back(), 8));
     ASSERT_EQ(gp_fri_opening_size(f.get()), op.size());
     // Open: index past the end, too small a buffer, NULL.
     {
@@ -1669,7 +1616,7 @@ TEST_P(FriTest, BadFoldRemainderAndOpenCalls) {
     ASSERT_GP_OK(gp_fri_open(f.get(), &index, 1, op.data(), op.size()));
     Bytes all_caps = caps[0];
     all_caps.insert(all_caps.end(), caps[1].begin(), caps[1].end());
-    const Bytes betas = to_bytes(bv, 8);
+    const Bytes betas = le_bytes(bv, 8);
     const gp_fri_options o = c.options();
     EXPECT_GP_OK(gp_fri_verify(&o, c.field, c.d, c.n, all_caps.data(), all_caps.size(), betas.data(), betas.size(),
                                rem.data(), rem.size(), index, op.data(), op.size()));
@@ -1692,7 +1639,7 @@ TEST_P(FriOpenTest, BadVerifyArguments) {
     ASSERT_TRUE(lib_run(ctx(), c, cw, bv, true, &run));
     Bytes caps;
     for (const Bytes &cp : run.caps) caps.insert(caps.end(), cp.begin(), cp.end());
-    const Bytes betas = to_bytes(bv, 4);
+    const Bytes betas = le_bytes(bv, 4);
     const Bytes &rem = run.remainder;
     const uint64_t index = 21;
     Bytes op((size_t)gp_fri_opening_size(run.fri.get()));
@@ -1763,7 +1710,7 @@ TEST_P(FriOpenTest, BadVerifyArguments) {
     // Non-canonical challenges and remainder elements.
     {
         Bytes t = betas;
-        const Bytes pb = to_bytes(Elems{X.p}, 4);
+        const Bytes pb = le_bytes(Elems{X.p}, 4);
         std::memcpy(t.data() + 4, pb.data(), 4);
         EXPECT_GP_ERR(call(&o, c.field, 4, c.n, caps, caps.size(), t, t.size(), rem, rem.size(), index, op, op.size()),
                       GP_ERR_NON_CANONICAL);

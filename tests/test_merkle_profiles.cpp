@@ -50,59 +50,14 @@ using namespace gpt;
 
 namespace {
 
-using Bytes = std::vector<unsigned char>;
-using Elems = std::vector<uint64_t>;
-
 /* ------------------------------------------------------------------------ */
 /* Small helpers                                                            */
 /* ------------------------------------------------------------------------ */
-
-std::string hex_bytes(const Bytes &b, size_t from = 0, size_t n = (size_t)-1) {
-    static const char *digits = "0123456789abcdef";
-    std::string s;
-    for (size_t i = from; i < b.size() && i - from < n; ++i) {
-        s += digits[b[i] >> 4];
-        s += digits[b[i] & 15];
-    }
-    return s;
-}
 
 Bytes bytes_from_hex(const std::string &h) {
     Bytes out(h.size() / 2);
     for (size_t i = 0; i < out.size(); ++i) out[i] = (unsigned char)std::stoul(h.substr(2 * i, 2), nullptr, 16);
     return out;
-}
-
-// Elements as little-endian words of `esz` bytes.
-Bytes le_bytes(const Elems &v, uint32_t esz) {
-    Bytes out(v.size() * esz);
-    for (size_t j = 0; j < v.size(); ++j)
-        for (uint32_t b = 0; b < esz; ++b) out[j * esz + b] = (unsigned char)(v[j] >> (8 * b));
-    return out;
-}
-
-Elems le_elems(const Bytes &b, uint32_t esz) {
-    Elems out(b.size() / esz);
-    for (size_t j = 0; j < out.size(); ++j) {
-        uint64_t x = 0;
-        for (uint32_t k = 0; k < esz; ++k) x |= (uint64_t)b[j * esz + k] << (8 * k);
-        out[j] = x;
-    }
-    return out;
-}
-
-::testing::AssertionResult bytes_equal(const Bytes &got, const Bytes &want, size_t unit = 32) {
-    if (got.size() != want.size())
-        return ::testing::AssertionFailure() << got.size() << " bytes, expected " << want.size();
-    if (got == want) return ::testing::AssertionSuccess();
-    size_t first = 0, bad = 0;
-    for (size_t i = 0; i < got.size(); ++i)
-        if (got[i] != want[i] && bad++ == 0) first = i;
-    const size_t start = first / unit * unit;
-    return ::testing::AssertionFailure()
-           << bad << " of " << want.size() << " bytes differ; first at byte " << first << " (unit "
-           << first / unit << " of " << unit << " bytes): got " << hex_bytes(got, start, unit) << " expected "
-           << hex_bytes(want, start, unit);
 }
 
 uint64_t mont_form(uint64_t x, uint64_t p) { return mul_mod(x, (1ull << 32) % p, p); }
@@ -459,12 +414,6 @@ Bytes lib_root(const gp_merkle_tree *t) {
     return out;
 }
 
-Bytes lib_cap(const gp_merkle_tree *t) {
-    Bytes out((size_t)gp_merkle_cap_size(t));
-    EXPECT_EQ(gp_merkle_cap(t, out.data(), out.size()), GP_OK) << gp_last_error();
-    return out;
-}
-
 // gp_merkle_hash_rows over all of `up` (one height); empty on failure.
 Bytes lib_hash_rows(gp_context *ctx, const Uploaded &up, const gp_merkle_options &o, uint64_t size) {
     Bytes out((size_t)size, 0xee);
@@ -693,7 +642,7 @@ class MerkleProfileTest : public BackendTest {
             ASSERT_TRUE(t);
             EXPECT_EQ(gp_merkle_digest_size(t.get()), pr.digest_bytes);
             EXPECT_EQ(gp_merkle_cap_size(t.get()), pr.digest_bytes << cap);
-            EXPECT_TRUE(bytes_equal(lib_cap(t.get()), ref.cap(cap), pr.digest_bytes));
+            EXPECT_TRUE(bytes_equal(merkle_cap_bytes(t.get()), ref.cap(cap), pr.digest_bytes));
             EXPECT_TRUE(bytes_equal(lib_root(t.get()), root, pr.digest_bytes));
         }
         if (least == ref.log_height()) {
@@ -1228,7 +1177,7 @@ TEST_P(MerkleOpenTest, OpenAndVerifyEveryKind) {
             ASSERT_GP_OK(gp_merkle_opening_size(t.get(), &rb, &pb));
             ASSERT_EQ(rb, row_bytes);
             ASSERT_EQ(pb, path_bytes);
-            const Bytes cap_bytes = lib_cap(t.get());
+            const Bytes cap_bytes = merkle_cap_bytes(t.get());
             ASSERT_TRUE(bytes_equal(cap_bytes, ref.cap(cap), pr.digest_bytes));
             EXPECT_TRUE(bytes_equal(lib_root(t.get()), ref.root(), pr.digest_bytes));
 
@@ -1311,7 +1260,7 @@ TEST_P(MerkleOpenTest, EveryIndexOfSmallTrees) {
         for (uint64_t i = 0; i < H; ++i) idx[i] = H - 1 - i;
         Bytes rows(H * rb), paths(H * pb);
         ASSERT_GP_OK(gp_merkle_open(t.get(), idx.data(), H, rows.data(), rows.size(), paths.data(), paths.size()));
-        const Bytes cap = lib_cap(t.get());
+        const Bytes cap = merkle_cap_bytes(t.get());
         const Verifier verify(c.pr, ref.dims(), c.cap);
         for (uint64_t q = 0; q < H; ++q) {
             const Bytes r(rows.begin() + q * rb, rows.begin() + (q + 1) * rb);
@@ -1345,7 +1294,7 @@ TEST_P(MerkleOpenTest, VerifyWithOtherOptionsFails) {
     for (const Profile &a : prs) {
         TreePtr t = commit(ctx(), up, a.options(1));
         ASSERT_TRUE(t);
-        const Bytes cap = lib_cap(t.get());
+        const Bytes cap = merkle_cap_bytes(t.get());
         const uint64_t index = 5;
         Bytes rows(6 * 8), path(3 * 32);
         ASSERT_GP_OK(gp_merkle_open(t.get(), &index, 1, rows.data(), rows.size(), path.data(), path.size()));
@@ -1376,7 +1325,7 @@ TEST_P(MerkleOpenTest, VerifyNeedsNoContext) {
     ASSERT_GP_OK(upload_all(ctx(), ptrs_of(mats), GP_FIELD_BABYBEAR, &up));
     TreePtr t = commit(ctx(), up, pr.options(2));
     ASSERT_TRUE(t);
-    EXPECT_TRUE(bytes_equal(lib_cap(t.get()), cap));
+    EXPECT_TRUE(bytes_equal(merkle_cap_bytes(t.get()), cap));
 }
 
 /* ------------------------------------------------------------------------ */

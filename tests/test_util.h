@@ -695,6 +695,63 @@ inline std::string describe(const std::vector<MatSpec> &specs) {
     return os.str();
 }
 
+
+/* Bytes across the ABI: elements as little-endian words of `esz` bytes, hex
+ * dumps and a byte comparison that shows the first differing `unit`. */
+using Bytes = std::vector<unsigned char>;
+using Elems = std::vector<uint64_t>;
+
+inline Bytes le_bytes(const Elems &v, uint32_t esz) {
+    Bytes out(v.size() * esz);
+    for (size_t j = 0; j < v.size(); ++j)
+        for (uint32_t b = 0; b < esz; ++b) out[j * esz + b] = (unsigned char)(v[j] >> (8 * b));
+    return out;
+}
+
+/* `count` elements (all remaining when -1) from byte offset `from`. */
+inline Elems le_elems(const Bytes &b, uint32_t esz, size_t from = 0, size_t count = (size_t)-1) {
+    if (count == (size_t)-1) count = (b.size() - from) / esz;
+    Elems out(count);
+    for (size_t j = 0; j < count; ++j) {
+        uint64_t x = 0;
+        for (uint32_t k = 0; k < esz; ++k) x |= (uint64_t)b[from + j * esz + k] << (8 * k);
+        out[j] = x;
+    }
+    return out;
+}
+
+inline std::string hex_bytes(const Bytes &b, size_t from = 0, size_t n = (size_t)-1) {
+    static const char *digits = "0123456789abcdef";
+    std::string s;
+    for (size_t i = from; i < b.size() && i - from < n; ++i) {
+        s += digits[b[i] >> 4];
+        s += digits[b[i] & 15];
+    }
+    return s;
+}
+
+inline ::testing::AssertionResult bytes_equal(const Bytes &got, const Bytes &want, size_t unit = 32) {
+    if (got.size() != want.size())
+        return ::testing::AssertionFailure() << got.size() << " bytes, expected " << want.size();
+    if (got == want) return ::testing::AssertionSuccess();
+    size_t first = 0, bad = 0;
+    for (size_t i = 0; i < got.size(); ++i)
+        if (got[i] != want[i] && bad++ == 0) first = i;
+    const size_t start = first / unit * unit;
+    return ::testing::AssertionFailure()
+           << bad << " of " << want.size() << " bytes differ; first at byte " << first << " (unit "
+           << first / unit << " of " << unit << " bytes): got " << hex_bytes(got, start, unit) << " expected "
+           << hex_bytes(want, start, unit);
+}
+
+/* A tree's cap as gp_merkle_cap writes it (empty on failure, which fails the
+ * test). */
+inline Bytes merkle_cap_bytes(const gp_merkle_tree *t) {
+    Bytes cap((size_t)gp_merkle_cap_size(t));
+    EXPECT_EQ(gp_merkle_cap(t, cap.data(), cap.size()), GP_OK) << gp_last_error();
+    return cap;
+}
+
 }  // namespace gpt
 
 /* Declares `gpt::CtxPtr var` holding a context of `backend`; skips the test
