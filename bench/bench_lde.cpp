@@ -6,6 +6,10 @@
 //             bandwidth measured in this run (device input), or the input
 //             bytes over the pinned host-to-device bandwidth (host input)
 //   x_floor   time / floor
+//   arith_ms  the arithmetic floor of a device LDE: its butterflies (the
+//             inverse NTT of n plus B forward NTTs of n, n/2 log2 n each, per
+//             column) over the butterfly rate measured in this run
+//   x_arith   time / arith_ms
 //
 // Run: ./gp_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
@@ -60,6 +64,10 @@ void run_device_lde(benchmark::State &st, gp_backend backend) {
         double floor_s = bytes / d2d_bandwidth();
         st.counters["floor_ms"] = floor_s * 1e3;
         st.counters["x_floor"] = x_floor_counter(floor_s);
+        const double bflies = (double)(1 + B) * (n / 2) * st.range(1) * cols;
+        const double arith_s = bflies / butterfly_rate(f);
+        st.counters["arith_ms"] = arith_s * 1e3;
+        st.counters["x_arith"] = x_floor_counter(arith_s);
     }
 #endif
     gp_buffer_destroy(in);

@@ -114,6 +114,9 @@ inline double h2d_bandwidth() {
 // Multiplications per second of the field's modular multiply on the current
 // GPU (bench/modmul.cu), measured once per run.
 double modmul_rate(gp_field f);
+// NTT butterflies (a + b, (a - b) * w) per second on the current GPU, from
+// registers: the arithmetic ceiling of any radix-2 NTT (bench/modmul.cu).
+double butterfly_rate(gp_field f);
 #endif
 
 // The context of `backend`, or null after marking the benchmark skipped.

@@ -33,22 +33,49 @@ __global__ void k_modmul(typename F::T *out, uint64_t seed) {
     if (acc == (T)0x12345) out[0] = acc;  // keeps the work; practically never stores
 }
 
+// The NTT's unit of work: a DIF butterfly (a + b, (a - b) * w) with a
+// prepared twiddle, as the NTT kernels run it (src/math/field.h), on 16
+// registers in two pairings per step so that no value settles.
 template <class F>
-double rate() {
+__global__ void k_butterfly(typename F::T *out, uint64_t seed) {
+    using T = typename F::T;
+    using Tw = typename F::Tw;
+    T v[16];
+    const uint64_t id = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+#pragma unroll
+    for (int c = 0; c < 16; ++c) v[c] = (T)((id * 0x9e3779b97f4a7c15ull + seed + c) % F::P);
+    const Tw w0 = F::to_tw((T)(seed * 3 + 5)), w1 = F::to_tw((T)(seed * 7 + 11));
+#pragma unroll 2
+    for (int s = 0; s < kSteps / 2; ++s) {
+#pragma unroll
+        for (int c = 0; c < 8; ++c) gp::dif_butterfly<F>(v[c], v[c + 8], (c & 1) ? w1 : w0);
+#pragma unroll
+        for (int c = 0; c < 8; ++c) gp::dif_butterfly<F>(v[2 * c], v[2 * c + 1], (c & 1) ? w0 : w1);
+    }
+    T acc = 0;
+#pragma unroll
+    for (int c = 0; c < 16; ++c) acc = F::add(acc, v[c]);
+    if (acc == (T)0x12345) out[0] = acc;
+}
+constexpr double kButterfliesPerThread = 16.0 * (kSteps / 2);
+
+// Best of 5 timed launches of `kernel`, as work items per second.
+template <class T, class K>
+double launch_rate(K kernel, double per_thread) {
     int dev = 0, sms = 0;
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    typename F::T *out = nullptr;
-    if (cudaMalloc(&out, sizeof(typename F::T)) != cudaSuccess) return 0;
+    T *out = nullptr;
+    if (cudaMalloc(&out, sizeof(T)) != cudaSuccess) return 0;
     const int threads = 256, blocks = sms * 16;
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
-    k_modmul<F><<<blocks, threads>>>(out, 1);
+    kernel<<<blocks, threads>>>(out, 1);
     float best = 1e30f;
     for (int i = 0; i < 5; ++i) {
         cudaEventRecord(e0);
-        k_modmul<F><<<blocks, threads>>>(out, 2 + i);
+        kernel<<<blocks, threads>>>(out, 2 + i);
         cudaEventRecord(e1);
         cudaEventSynchronize(e1);
         float ms = 0;
@@ -59,7 +86,16 @@ double rate() {
     cudaEventDestroy(e1);
     cudaFree(out);
     if (cudaGetLastError() != cudaSuccess) return 0;
-    return (double)blocks * threads * kChains * kSteps / (best * 1e-3);
+    return (double)blocks * threads * per_thread / (best * 1e-3);
+}
+
+template <class F>
+double rate() {
+    return launch_rate<typename F::T>(k_modmul<F>, (double)kChains * kSteps);
+}
+template <class F>
+double bfly_rate() {
+    return launch_rate<typename F::T>(k_butterfly<F>, kButterfliesPerThread);
 }
 
 }  // namespace
@@ -74,6 +110,18 @@ double modmul_rate(gp_field f) {
     else if (f == GP_FIELD_BABYBEAR) r[i] = rate<gp::BabyBear>();
     else r[i] = rate<gp::KoalaBear>();
     std::fprintf(stderr, "measured %s multiplication rate: %.3g per second\n",
+                 f == GP_FIELD_GOLDILOCKS ? "Goldilocks" : f == GP_FIELD_BABYBEAR ? "BabyBear" : "KoalaBear", r[i]);
+    return r[i];
+}
+
+double butterfly_rate(gp_field f) {
+    static double r[4] = {0, 0, 0, 0};
+    const int i = (int)f & 3;
+    if (r[i] > 0) return r[i];
+    if (f == GP_FIELD_GOLDILOCKS) r[i] = bfly_rate<gp::Goldilocks>();
+    else if (f == GP_FIELD_BABYBEAR) r[i] = bfly_rate<gp::BabyBear>();
+    else r[i] = bfly_rate<gp::KoalaBear>();
+    std::fprintf(stderr, "measured %s NTT butterfly rate: %.3g per second\n",
                  f == GP_FIELD_GOLDILOCKS ? "Goldilocks" : f == GP_FIELD_BABYBEAR ? "BabyBear" : "KoalaBear", r[i]);
     return r[i];
 }

@@ -11,10 +11,11 @@
 //   A_1   gather the natural-order input in bit-reversed order, inverse DIT
 //         on the lowest segment                       (N in,  N out)
 //   A_i   inverse DIT on middle segments, in place     (only for 3+ segments)
-//   F     the top segment of the inverse DIT, coset scaling, then for every
-//         coset the top segment of the forward DIF      (N in, B*N out)
-//   B_i   forward DIF on the lower segments of every coset, in place; the
+//   F     the top segment of the inverse DIT, then the coset scaling into
+//         B coefficient regions                         (N in, B*N out)
+//   B_i   forward DIF on every segment of every coset, in place; the
 //         last one writes bit-reversed (in place) or natural (scatter) order.
+// A column that fits one tile runs all of it in one kernel (k_lde_fused).
 #pragma once
 
 #include <cstdint>
@@ -118,29 +119,26 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
     __syncthreads();
 }
 
-// All local stages [0, t) of a tile: DIT ascending, DIF descending, in groups
-// of up to three stages.
+// All local stages [0, t) of a tile, DIT ascending or DIF descending, in
+// ceil(t / 3) groups of at most three stages, the sizes as even as possible
+// (10 stages: 3 + 3 + 2 + 2, not 3 + 3 + 3 + 1). Every group is one round
+// trip through shared memory and one barrier. Groups of four stages (16
+// elements a thread) need about twice the registers and measured 1.3x
+// slower (docs/PERF.md).
 template <class F, bool DIF>
 __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32_t lo,
                             uint32_t low_add, bool c_low, const typename F::Tw *tw) {
-    if (DIF) {
-        uint32_t top = t;
-        while (top > 0) {
-            uint32_t rl = top >= 3 ? 3 : top;
-            uint32_t s = top - rl;
-            if (rl == 3) tile_group_stages<F, 3, true>(sm, t, logC, s, lo, low_add, c_low, tw);
-            else if (rl == 2) tile_group_stages<F, 2, true>(sm, t, logC, s, lo, low_add, c_low, tw);
-            else tile_group_stages<F, 1, true>(sm, t, logC, s, lo, low_add, c_low, tw);
-            top = s;
-        }
-    } else {
-        uint32_t s = 0;
-        while (s < t) {
-            uint32_t rl = t - s >= 3 ? 3 : t - s;
-            if (rl == 3) tile_group_stages<F, 3, false>(sm, t, logC, s, lo, low_add, c_low, tw);
-            else if (rl == 2) tile_group_stages<F, 2, false>(sm, t, logC, s, lo, low_add, c_low, tw);
-            else tile_group_stages<F, 1, false>(sm, t, logC, s, lo, low_add, c_low, tw);
-            s += rl;
+    const uint32_t groups = (t + 2) / 3;
+    for (uint32_t gi = 0; gi < groups; ++gi) {
+        // Group gi in execution order; DIF runs the groups from the top down.
+        const uint32_t g = DIF ? groups - 1 - gi : gi;
+        const uint32_t q = t / groups, extra = t % groups;
+        const uint32_t rl = q + (g < extra ? 1 : 0);
+        const uint32_t s = g * q + (g < extra ? g : extra);
+        switch (rl) {
+            case 3: tile_group_stages<F, 3, DIF>(sm, t, logC, s, lo, low_add, c_low, tw); break;
+            case 2: tile_group_stages<F, 2, DIF>(sm, t, logC, s, lo, low_add, c_low, tw); break;
+            default: tile_group_stages<F, 1, DIF>(sm, t, logC, s, lo, low_add, c_low, tw); break;
         }
     }
 }
@@ -253,14 +251,19 @@ struct FusedArgs {
     uint64_t dst_stride;   // column stride of dst (n * B)
     uint64_t ncols;
     uint32_t n, lo, t, logC, log_b;
-    bool single;           // the whole column is one tile (lo = 0, logC = 0)
     bool bitrev_regions;   // coset r goes to region bit_reverse(r, log_b), else r
     bool natural_out;      // single only: write natural interleaved LDE rows
     const void *tw_inv, *tw_fwd, *scale;
 };
 
-// F: top segment of the inverse DIT, coset scaling, top segment of the
-// forward DIF for each of the B cosets. Requires tile size <= kEpt * blockDim.x.
+// Coefficient k of coset r is c_k * scale[k] * w_{nB}^(r k): scale once, then
+// step from coset r to r + 1 with one multiplication by w_{nB}^k (a
+// coalesced load, k < n <= nB/2), not a scattered lookup of w^(r k).
+
+// Whole-column LDE when a column fits one tile (lo = 0, logC = 0): gather in
+// bit-reversed order, the inverse DIT, then for each coset the scaled
+// coefficients and the whole forward DIF, written bit-reversed by region or
+// as natural interleaved rows. Requires 2^n <= kEpt * blockDim.x.
 template <class F>
 __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
     using T = typename F::T;
@@ -271,33 +274,19 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
     const Tw *tw_inv = static_cast<const Tw *>(a.tw_inv);
     const Tw *tw_fwd = static_cast<const Tw *>(a.tw_fwd);
     const Tw *scale = static_cast<const Tw *>(a.scale);
-    const uint32_t logC = a.logC, size = 1u << (a.t + logC), cmask = (1u << logC) - 1;
+    const uint32_t size = 1u << a.n;
     const uint64_t N = 1ull << a.n, B = 1ull << a.log_b, NB = N << a.log_b;
-    const uint64_t tiles = 1ull << (a.n - a.t - logC);
-    for (uint64_t blk = blockIdx.x; blk < tiles * a.ncols; blk += gridDim.x) {
-        uint64_t v = blk / tiles, tile = blk % tiles;
-        uint64_t base0 = tile << logC;
+    for (uint64_t v = blockIdx.x; v < a.ncols; v += gridDim.x) {
         const T *src = static_cast<const T *>(a.src) + v * a.src_stride;
-        if (a.single) {
-            for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
-                sm[swz((uint32_t)bit_reverse(e, a.n))] = e < a.rows_in ? src[e] : T(0);
-        } else {
-            for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
-                sm[swz(e)] = src[((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask)];
-        }
+        for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
+            sm[swz((uint32_t)bit_reverse(e, a.n))] = e < a.rows_in ? src[e] : T(0);
         __syncthreads();
-        tile_stages<F, false>(sm, a.t, logC, a.lo, (uint32_t)base0, true, tw_inv);
-        // Coefficient k of coset r is c_k * scale[k] * w_{nB}^(r k): scale once,
-        // then step from coset r to r + 1 with one multiplication by w_{nB}^k
-        // (a coalesced load, k < n <= nB/2), not a scattered lookup of w^(r k).
+        tile_stages<F, false>(sm, a.n, 0, 0, 0, true, tw_inv);
         T coef[kEpt];
 #pragma unroll
         for (int i = 0; i < kEpt; ++i) {
             uint32_t e = threadIdx.x + i * blockDim.x;
-            if (e < size) {
-                uint64_t k = ((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask);
-                coef[i] = F::mul_tw(sm[swz(e)], scale[k]);
-            }
+            if (e < size) coef[i] = F::mul_tw(sm[swz(e)], scale[e]);
         }
         T *dst = static_cast<T *>(a.dst) + v * a.dst_stride;
         const Tw *w_nb = tw_fwd + (NB >> 1);  // w_{nB}^k at w_nb[k]
@@ -308,22 +297,57 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
                 uint32_t e = threadIdx.x + i * blockDim.x;
                 if (e < size) {
                     sm[swz(e)] = coef[i];
-                    if (r + 1 < B) {
-                        uint64_t k = ((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask);
-                        coef[i] = F::mul_tw(coef[i], w_nb[k]);
-                    }
+                    if (r + 1 < B) coef[i] = F::mul_tw(coef[i], w_nb[e]);
                 }
             }
             __syncthreads();
-            tile_stages<F, true>(sm, a.t, logC, a.lo, (uint32_t)base0, true, tw_fwd);
-            if (a.natural_out) {  // single: Y_r[i] sits at position bitrev(i)
+            tile_stages<F, true>(sm, a.n, 0, 0, 0, true, tw_fwd);
+            if (a.natural_out) {  // Y_r[i] sits at position bitrev(i)
                 for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
                     dst[(uint64_t)e * B + r] = sm[swz((uint32_t)bit_reverse(e, a.n))];
             } else {
-                uint64_t region = a.bitrev_regions ? bit_reverse(r, a.log_b) : r;
-                T *reg = dst + region * N;
-                for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
-                    reg[((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask)] = sm[swz(e)];
+                T *reg = dst + (a.bitrev_regions ? bit_reverse(r, a.log_b) : r) * N;
+                for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) reg[e] = sm[swz(e)];
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// Top segment of the inverse DIT over region 0 (in place), then the B scaled
+// coefficient copies, one per coset region; the forward DIF of every region
+// follows as ordinary tile passes. Writing the B copies costs one extra pass
+// over the B regions, and buys kernels without a per-thread coefficient
+// array: the version that kept the coefficients in registers and ran every
+// coset's top DIF segment in the same block needed 128 registers and ran
+// at a quarter occupancy (docs/PERF.md).
+template <class F>
+__global__ void __launch_bounds__(kThreads) k_lde_spread(FusedArgs a) {
+    using T = typename F::T;
+    using Tw = typename F::Tw;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sm = reinterpret_cast<T *>(smem_raw);
+    const Tw *scale = static_cast<const Tw *>(a.scale);
+    const uint32_t logC = a.logC, size = 1u << (a.t + logC), cmask = (1u << logC) - 1;
+    const uint64_t N = 1ull << a.n, B = 1ull << a.log_b, NB = N << a.log_b;
+    const uint64_t tiles = 1ull << (a.n - a.t - logC);
+    const Tw *w_nb = static_cast<const Tw *>(a.tw_fwd) + (NB >> 1);  // w_{nB}^k at w_nb[k]
+    for (uint64_t blk = blockIdx.x; blk < tiles * a.ncols; blk += gridDim.x) {
+        uint64_t v = blk / tiles, base0 = (blk % tiles) << logC;
+        const T *src = static_cast<const T *>(a.src) + v * a.src_stride;
+        for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
+            sm[swz(e)] = src[((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask)];
+        __syncthreads();
+        tile_stages<F, false>(sm, a.t, logC, a.lo, (uint32_t)base0, true,
+                              static_cast<const Tw *>(a.tw_inv));
+        T *dst = static_cast<T *>(a.dst) + v * a.dst_stride;
+        for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
+            uint64_t k = ((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask);
+            T x = F::mul_tw(sm[swz(e)], scale[k]);
+            const Tw w = w_nb[k];
+            for (uint32_t r = 0; r < B; ++r) {
+                dst[(a.bitrev_regions ? bit_reverse(r, a.log_b) : r) * N + k] = x;
+                if (r + 1 < B) x = F::mul_tw(x, w);
             }
         }
         __syncthreads();

@@ -383,6 +383,7 @@ private:
         cudaFuncSetAttribute(kern::k_chunk_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
         cudaFuncSetAttribute(kern::k_chunk_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
         cudaFuncSetAttribute(kern::k_lde_fused<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        cudaFuncSetAttribute(kern::k_lde_spread<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     }
     void set_smem_limits() {
         set_smem_limit_for<Goldilocks>();
@@ -646,7 +647,6 @@ private:
             fa.lo = 0;
             fa.t = n;
             fa.logC = 0;
-            fa.single = true;
             fa.bitrev_regions = true;
             fa.natural_out = p.natural;
             kern::k_lde_fused<F><<<grid_blocks(ncols), threads_for<F>(n), smem_bytes<F>(n, 0), compute_>>>(fa);
@@ -666,7 +666,7 @@ private:
         }
         // A_i: middle segments of the inverse DIT.
         tile_passes<F, false>(R, NB, ncols, n, s, 1, k - 1, p.tw_inv);
-        // F: top segment, coset scaling, top segment of every forward DIF.
+        // F: top segment of the inverse DIT, coset scaling into the B regions.
         {
             uint32_t lo = s.lo[k - 1], t = s.bits[k - 1], logC = strided_logC<F>(lo);
             fa.src = R;
@@ -675,15 +675,14 @@ private:
             fa.lo = lo;
             fa.t = t;
             fa.logC = logC;
-            fa.single = false;
             fa.bitrev_regions = !p.natural;
             fa.natural_out = false;
             uint64_t blocks = (1ull << (n - t - logC)) * ncols;
-            kern::k_lde_fused<F><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(fa);
+            kern::k_lde_spread<F><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(fa);
             check_launch();
         }
-        // B_i: middle segments of the forward DIF over all B regions.
-        tile_passes<F, true>(R, N, ncols * B, n, s, 1, k - 1, p.tw_fwd);
+        // B_i: the forward DIF of every region, top segment down to segment 1.
+        tile_passes<F, true>(R, N, ncols * B, n, s, 1, k, p.tw_fwd);
         // B_1: lowest segment; bit-reversed output in place, natural scattered.
         if (!p.natural) {
             SegmentPlan one = s;
