@@ -323,37 +323,81 @@ GP_HD typename F::T poseidon2_sbox(typename F::T x) {
     }
 }
 
-// In-place 4x4 block of M_E, additions and doublings only.
-template <class F, Poseidon2Mat4 M4>
-GP_HD void poseidon2_mat4(typename F::T *x) {
+// Sums inside the linear layers (M_E, and the sum of M_I) go through an
+// accumulator: A values, from(x), add(a, b), reduce(a) -> canonical. For the
+// 31-bit fields A is the canonical value and add is F::add (three
+// instructions on the device). For Goldilocks F::add is a seven-instruction
+// carry chain, so A is a 96-bit integer (an addition is three) and each
+// output is reduced once (Goldilocks::reduce96). The high word stays small:
+// an M_E output is at most 16 (W/4 + 1) canonical values (16 = the largest
+// row sum of a 4x4 block), the sum of M_I W of them.
+template <class F>
+struct Poseidon2Acc {
     using T = typename F::T;
+    using A = T;
+    GP_HD static A from(T x) { return x; }
+    GP_HD static A add(A a, A b) { return F::add(a, b); }
+    GP_HD static T reduce(A a) { return a; }
+};
+
+template <>
+struct Poseidon2Acc<Goldilocks> {
+    using T = uint64_t;
+    struct A {
+        uint64_t lo;
+        uint32_t hi;
+    };
+    GP_HD static A from(T x) { return {x, 0}; }
+    GP_HD static A add(A a, A b) {
+#if defined(__CUDA_ARCH__)
+        uint32_t r0, r1, r2;
+        asm("add.cc.u32 %0, %3, %6;\n\t"
+            "addc.cc.u32 %1, %4, %7;\n\t"
+            "addc.u32 %2, %5, %8;"
+            : "=r"(r0), "=r"(r1), "=r"(r2)
+            : "r"((uint32_t)a.lo), "r"((uint32_t)(a.lo >> 32)), "r"(a.hi),
+              "r"((uint32_t)b.lo), "r"((uint32_t)(b.lo >> 32)), "r"(b.hi));
+        return {((uint64_t)r1 << 32) | r0, r2};
+#else
+        const uint64_t lo = a.lo + b.lo;
+        return {lo, a.hi + b.hi + (uint32_t)(lo < a.lo)};
+#endif
+    }
+    GP_HD static T reduce(A a) { return Goldilocks::reduce96(a.lo, a.hi); }
+};
+
+// The 4x4 block of M_E on accumulators, additions and doublings only.
+template <class F, Poseidon2Mat4 M4>
+GP_HD void poseidon2_mat4_acc(typename Poseidon2Acc<F>::A *x) {
+    using Acc = Poseidon2Acc<F>;
+    using A = typename Acc::A;
     if constexpr (M4 == Poseidon2Mat4::Plonky3) {
         // [[2,3,1,1],[1,2,3,1],[1,1,2,3],[3,1,1,2]] (Plonky3 apply_mat4).
-        const T t01 = F::add(x[0], x[1]);
-        const T t23 = F::add(x[2], x[3]);
-        const T t0123 = F::add(t01, t23);
-        const T t01123 = F::add(t0123, x[1]);
-        const T t01233 = F::add(t0123, x[3]);
-        const T y3 = F::add(t01233, F::add(x[0], x[0]));
-        const T y1 = F::add(t01123, F::add(x[2], x[2]));
-        const T y0 = F::add(t01123, t01);
-        const T y2 = F::add(t01233, t23);
+        const A t01 = Acc::add(x[0], x[1]);
+        const A t23 = Acc::add(x[2], x[3]);
+        const A t0123 = Acc::add(t01, t23);
+        const A t01123 = Acc::add(t0123, x[1]);
+        const A t01233 = Acc::add(t0123, x[3]);
+        const A y3 = Acc::add(t01233, Acc::add(x[0], x[0]));
+        const A y1 = Acc::add(t01123, Acc::add(x[2], x[2]));
+        const A y0 = Acc::add(t01123, t01);
+        const A y2 = Acc::add(t01233, t23);
         x[0] = y0;
         x[1] = y1;
         x[2] = y2;
         x[3] = y3;
     } else {
         // [[5,7,1,3],[4,6,1,1],[1,3,5,7],[1,1,4,6]] (HorizenLabs matmul_m4).
-        const T t0 = F::add(x[0], x[1]);
-        const T t1 = F::add(x[2], x[3]);
-        const T t2 = F::add(F::add(x[1], x[1]), t1);  // 2x1 + x2 + x3
-        const T t3 = F::add(F::add(x[3], x[3]), t0);  // x0 + x1 + 2x3
-        const T t1_2 = F::add(t1, t1);
-        const T t0_2 = F::add(t0, t0);
-        const T t4 = F::add(F::add(t1_2, t1_2), t3);  // x0 + x1 + 4x2 + 6x3
-        const T t5 = F::add(F::add(t0_2, t0_2), t2);  // 4x0 + 6x1 + x2 + x3
-        const T t6 = F::add(t3, t5);                  // 5x0 + 7x1 + x2 + 3x3
-        const T t7 = F::add(t2, t4);                  // x0 + 3x1 + 5x2 + 7x3
+        const A t0 = Acc::add(x[0], x[1]);
+        const A t1 = Acc::add(x[2], x[3]);
+        const A t2 = Acc::add(Acc::add(x[1], x[1]), t1);  // 2x1 + x2 + x3
+        const A t3 = Acc::add(Acc::add(x[3], x[3]), t0);  // x0 + x1 + 2x3
+        const A t1_2 = Acc::add(t1, t1);
+        const A t0_2 = Acc::add(t0, t0);
+        const A t4 = Acc::add(Acc::add(t1_2, t1_2), t3);  // x0 + x1 + 4x2 + 6x3
+        const A t5 = Acc::add(Acc::add(t0_2, t0_2), t2);  // 4x0 + 6x1 + x2 + x3
+        const A t6 = Acc::add(t3, t5);                    // 5x0 + 7x1 + x2 + 3x3
+        const A t7 = Acc::add(t2, t4);                    // x0 + 3x1 + 5x2 + 7x3
         x[0] = t6;
         x[1] = t5;
         x[2] = t7;
@@ -361,30 +405,46 @@ GP_HD void poseidon2_mat4(typename F::T *x) {
     }
 }
 
-// M_E in place: the 4x4 block on each chunk, then s[i] += sum_{j = i mod 4} s[j].
+// In-place 4x4 block of M_E on canonical values.
+template <class F, Poseidon2Mat4 M4>
+GP_HD void poseidon2_mat4(typename F::T *x) {
+    using Acc = Poseidon2Acc<F>;
+    typename Acc::A y[4] = {Acc::from(x[0]), Acc::from(x[1]), Acc::from(x[2]), Acc::from(x[3])};
+    poseidon2_mat4_acc<F, M4>(y);
+    GP_P2_UNROLL
+    for (int i = 0; i < 4; ++i) x[i] = Acc::reduce(y[i]);
+}
+
+// M_E in place: the 4x4 block on each chunk, then s[i] += sum_{j = i mod 4} s[j],
+// accumulated unreduced and reduced once per output.
 template <class F, int WIDTH, Poseidon2Mat4 M4>
 GP_HD void poseidon2_external_linear(typename F::T *s) {
-    using T = typename F::T;
+    using Acc = Poseidon2Acc<F>;
+    using A = typename Acc::A;
+    A y[WIDTH];
     GP_P2_UNROLL
-    for (int b = 0; b < WIDTH; b += 4) poseidon2_mat4<F, M4>(s + b);
-    T sum[4] = {s[0], s[1], s[2], s[3]};
+    for (int i = 0; i < WIDTH; ++i) y[i] = Acc::from(s[i]);
+    GP_P2_UNROLL
+    for (int b = 0; b < WIDTH; b += 4) poseidon2_mat4_acc<F, M4>(y + b);
+    A sum[4] = {y[0], y[1], y[2], y[3]};
     GP_P2_UNROLL
     for (int b = 4; b < WIDTH; b += 4) {
         GP_P2_UNROLL
-        for (int k = 0; k < 4; ++k) sum[k] = F::add(sum[k], s[b + k]);
+        for (int k = 0; k < 4; ++k) sum[k] = Acc::add(sum[k], y[b + k]);
     }
     GP_P2_UNROLL
-    for (int i = 0; i < WIDTH; ++i) s[i] = F::add(s[i], sum[i & 3]);
+    for (int i = 0; i < WIDTH; ++i) s[i] = Acc::reduce(Acc::add(y[i], sum[i & 3]));
 }
 
 namespace detail {
 template <class F, int WIDTH, class Diag, int... I>
 GP_HD void poseidon2_internal_linear(typename F::T *s, const Diag &diag,
                                      std::integer_sequence<int, I...>) {
-    using T = typename F::T;
-    T sum = s[0];
+    using Acc = Poseidon2Acc<F>;
+    typename Acc::A acc = Acc::from(s[0]);
     GP_P2_UNROLL
-    for (int i = 1; i < WIDTH; ++i) sum = F::add(sum, s[i]);
+    for (int i = 1; i < WIDTH; ++i) acc = Acc::add(acc, Acc::from(s[i]));
+    const typename F::T sum = Acc::reduce(acc);
     ((s[I] = diag.template term<I>(s[I], sum)), ...);
 }
 }  // namespace detail

@@ -105,6 +105,34 @@ struct Goldilocks {
         t2 += ((uint64_t)0 - (uint64_t)(t2 < t1)) & EPS;       // carry: cannot carry again
         return t2 >= P ? t2 - P : t2;
     }
+    // Canonical form of lo + hi * 2^64 for hi < 2^32 (a 96-bit sum of
+    // canonical values): 2^64 = 2^32 - 1 (mod p), so this is t = lo + hi EPS
+    // folded once more. If that addition carries, the value is t + EPS with
+    // t < 2^64 - 2^33, already below p; if not, it is t, less p when t >= p.
+    // Both cases take d = t + EPS (mod 2^64): when t + EPS carries, t >= p
+    // and d = t - p. So the result is d if either addition carried, else t.
+    GP_HD static T reduce96(uint64_t lo, uint32_t hi) {
+#if defined(__CUDA_ARCH__)
+        uint32_t t0, t1, c, d0, d1;
+        asm("{\n\t.reg .u32 u0, u1;\n\t"
+            "sub.cc.u32 u0, 0, %7;\n\t"          // u = hi * 2^32 - hi
+            "subc.u32 u1, %7, 0;\n\t"
+            "add.cc.u32 %0, %5, u0;\n\t"         // t = lo + u
+            "addc.cc.u32 %1, %6, u1;\n\t"
+            "addc.u32 %2, 0, 0;\n\t"             // c = carry
+            "add.cc.u32 %3, %0, 0xffffffff;\n\t" // d = t + EPS
+            "addc.cc.u32 %4, %1, 0;\n\t"
+            "addc.u32 %2, %2, 0;\n\t}"           // c += carry
+            : "=&r"(t0), "=&r"(t1), "=&r"(c), "=&r"(d0), "=&r"(d1)
+            : "r"((uint32_t)lo), "r"((uint32_t)(lo >> 32)), "r"(hi));
+        return c ? (((uint64_t)d1 << 32) | d0) : (((uint64_t)t1 << 32) | t0);
+#else
+        const uint64_t u = ((uint64_t)hi << 32) - hi;
+        const uint64_t t = lo + u;
+        const uint64_t d = t + EPS;
+        return (t < u || d < t) ? d : t;
+#endif
+    }
     GP_HD static T mul(T a, T b) {
 #if defined(__CUDA_ARCH__)
         // 128-bit product from 32-bit multiply-add chains with carries (ten
