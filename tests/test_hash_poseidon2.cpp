@@ -849,6 +849,38 @@ TEST(Poseidon2Diagonal, DivPow2IsExactDivision) {
     check_div_pow2<gp::KoalaBear>(std::make_integer_sequence<int, 32>{});
 }
 
+/* The Goldilocks accumulator of the linear layers: 96-bit sums reduce to the
+ * canonical value of the integer, also for high words far beyond what the
+ * layers produce and where the fold carries. */
+TEST(Poseidon2Diagonal, GoldilocksAccumulatorReducesExactly) {
+    using Acc = gp::Poseidon2Acc<gp::Goldilocks>;
+    const uint64_t p = gp::Goldilocks::P;
+    const unsigned __int128 P128 = p;
+    gpt::Rng rng(0xacc96);
+    std::vector<uint64_t> los = {0, 1, p - 1, p, p + 1, ~0ull, ~0ull - 1, 0xffffffffull, 0x100000000ull};
+    std::vector<uint32_t> his = {0, 1, 2, 63, 64, 0xffffffffu, 0xfffffffeu, 0x80000000u};
+    for (int i = 0; i < 64; ++i) {
+        los.push_back(rng.next());
+        his.push_back((uint32_t)rng.next());
+    }
+    for (uint64_t lo : los)
+        for (uint32_t hi : his) {
+            const unsigned __int128 x = ((unsigned __int128)hi << 64) | lo;
+            ASSERT_EQ(gp::Goldilocks::reduce96(lo, hi), (uint64_t)(x % P128)) << "lo = " << lo << ", hi = " << hi;
+        }
+    // Sums of canonical values, as M_E accumulates them.
+    for (int k = 0; k < 200; ++k) {
+        Acc::A a = Acc::from(rng.elem(p));
+        unsigned __int128 want = a.lo;
+        for (int j = 0; j < 80; ++j) {
+            const uint64_t x = rng.elem(p);
+            a = Acc::add(a, Acc::from(x));
+            want += x;
+        }
+        ASSERT_EQ(Acc::reduce(a), (uint64_t)(want % P128));
+    }
+}
+
 /* The value a classification stands for: +-n or +-1/2^n. */
 template <class F>
 typename F::T diag_value(const gp::Poseidon2DiagOp &op) {
