@@ -521,7 +521,7 @@ struct RunnerImpl : Runner {
         std::unique_ptr<P> p(new P(params_from_json<F, W, M4>(in)));
         T s[W];
         for (int i = 0; i < W; ++i) s[i] = (T)x[(size_t)i];
-        gp::poseidon2_internal_linear<F, W>(s, p->internal_diag_tw);
+        gp::poseidon2_internal_linear<F, W>(s, gp::Poseidon2RuntimeDiag<F>{p->internal_diag_tw});
         return std::vector<uint64_t>(s, s + W);
     }
     std::vector<uint64_t> mat4(const std::vector<uint64_t> &x) const override {
@@ -803,6 +803,151 @@ TEST(Poseidon2Constants, DefaultInstancesAreThePlonky3Defaults) {
     check_default<gp::KoalaBear, 24>(all, "plonky3_default_koalabear_w24", &run);
     check_default<gp::KoalaBear, 32>(all, "plonky3_default_koalabear_w32", &run);
     EXPECT_EQ(run, (size_t)9);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Internal diagonal folded at compile time                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Values where exact division by 2^K can go wrong: around 0, p and powers of
+ * two, plus random ones. */
+template <class F>
+std::vector<typename F::T> div_pow2_inputs(uint64_t seed) {
+    using T = typename F::T;
+    const uint64_t p = F::P;
+    std::vector<T> xs = {0, 1, 2, 3, (T)(p - 1), (T)(p - 2), (T)(p / 2), (T)(p / 2 + 1)};
+    for (int b = 1; b < 64 && ((uint64_t)1 << b) < p; ++b) {
+        const uint64_t t = (uint64_t)1 << b;
+        for (uint64_t x : {t - 1, t, t + 1, p - t, p - t + 1, p - t - 1})
+            if (x < p) xs.push_back((T)x);
+    }
+    gpt::Rng rng(seed);
+    for (int i = 0; i < 400; ++i) xs.push_back((T)rng.elem(p));
+    return xs;
+}
+
+template <class F, int... K>
+void check_div_pow2(std::integer_sequence<int, K...>) {
+    using T = typename F::T;
+    const std::vector<T> xs = div_pow2_inputs<F>(0xd1f2 + F::P);
+    auto one = [&](auto k) {
+        constexpr int kK = decltype(k)::value;
+        const T two_k = (T)gp::fpow<F>(2, kK);
+        for (T x : xs) {
+            const T q = F::template div_pow2<kK>(x);
+            ASSERT_LT((uint64_t)q, (uint64_t)F::P) << "K = " << kK << ", x = " << x;
+            ASSERT_EQ(F::mul(q, two_k), x) << "K = " << kK << ", x = " << x;
+        }
+    };
+    (one(std::integral_constant<int, K + 1>{}), ...);
+}
+
+/* F::div_pow2<K> (1 <= K <= 32) is exact division by 2^K, canonical out. */
+TEST(Poseidon2Diagonal, DivPow2IsExactDivision) {
+    check_div_pow2<gp::Goldilocks>(std::make_integer_sequence<int, 32>{});
+    check_div_pow2<gp::BabyBear>(std::make_integer_sequence<int, 32>{});
+    check_div_pow2<gp::KoalaBear>(std::make_integer_sequence<int, 32>{});
+}
+
+/* The Goldilocks accumulator of the linear layers: 96-bit sums reduce to the
+ * canonical value of the integer, also for high words far beyond what the
+ * layers produce and where the fold carries. */
+TEST(Poseidon2Diagonal, GoldilocksAccumulatorReducesExactly) {
+    using Acc = gp::Poseidon2Acc<gp::Goldilocks>;
+    const uint64_t p = gp::Goldilocks::P;
+    const unsigned __int128 P128 = p;
+    gpt::Rng rng(0xacc96);
+    std::vector<uint64_t> los = {0, 1, p - 1, p, p + 1, ~0ull, ~0ull - 1, 0xffffffffull, 0x100000000ull};
+    std::vector<uint32_t> his = {0, 1, 2, 63, 64, 0xffffffffu, 0xfffffffeu, 0x80000000u};
+    for (int i = 0; i < 64; ++i) {
+        los.push_back(rng.next());
+        his.push_back((uint32_t)rng.next());
+    }
+    for (uint64_t lo : los)
+        for (uint32_t hi : his) {
+            const unsigned __int128 x = ((unsigned __int128)hi << 64) | lo;
+            ASSERT_EQ(gp::Goldilocks::reduce96(lo, hi), (uint64_t)(x % P128)) << "lo = " << lo << ", hi = " << hi;
+        }
+    // Sums of canonical values, as M_E accumulates them.
+    for (int k = 0; k < 200; ++k) {
+        Acc::A a = Acc::from(rng.elem(p));
+        unsigned __int128 want = a.lo;
+        for (int j = 0; j < 80; ++j) {
+            const uint64_t x = rng.elem(p);
+            a = Acc::add(a, Acc::from(x));
+            want += x;
+        }
+        ASSERT_EQ(Acc::reduce(a), (uint64_t)(want % P128));
+    }
+}
+
+/* The value a classification stands for: +-n or +-1/2^n. */
+template <class F>
+typename F::T diag_value(const gp::Poseidon2DiagOp &op) {
+    using T = typename F::T;
+    T v = op.kind == gp::Poseidon2DiagOp::kSmall ? (T)op.n : gp::finv<F>(gp::fpow<F>(2, (uint64_t)op.n));
+    return op.negate ? F::neg(v) : v;
+}
+
+/* For generated instance C: every lane's classification stands for V[i];
+ * the compile-time diagonal (Poseidon2StaticDiag) equals the run-time one
+ * (general products) in M_I and in the whole permutation, on edge and
+ * random states. Returns the number of lanes without a general product. */
+template <class C>
+size_t check_static_diag(uint64_t seed) {
+    using F = typename C::Field;
+    using T = typename F::T;
+    constexpr int W = C::WIDTH;
+    SCOPED_TRACE(std::string("generated instance ") + C::SOURCE);
+    size_t cheap = 0;
+    for (int i = 0; i < W; ++i) {
+        const gp::Poseidon2DiagOp op = gp::poseidon2_diag_op<F>(C::internal_diag[i]);
+        if (op.kind == gp::Poseidon2DiagOp::kMul) continue;
+        ++cheap;
+        EXPECT_EQ(diag_value<F>(op), C::internal_diag[i]) << "lane " << i;
+    }
+    const auto &params = gp::poseidon2_params<C>();
+    const gp::Poseidon2RuntimeDiag<F> runtime{params.internal_diag_tw};
+    std::vector<std::vector<uint64_t>> states = test_states(F::P, W, seed);
+    // Every lane through the edge inputs of division by powers of two.
+    const std::vector<T> edges = div_pow2_inputs<F>(seed + 1);
+    for (size_t j = 0; j < edges.size(); j += (size_t)W) {
+        std::vector<uint64_t> s(W);
+        for (int i = 0; i < W; ++i) s[(size_t)i] = edges[(j + (size_t)i) % edges.size()];
+        states.push_back(s);
+    }
+    for (const auto &st : states) {
+        SCOPED_TRACE("input " + hex_vec(st));
+        T a[W], b[W];
+        for (int i = 0; i < W; ++i) a[i] = b[i] = (T)st[(size_t)i];
+        gp::poseidon2_internal_linear<F, W>(a, runtime);
+        gp::poseidon2_internal_linear<F, W>(b, gp::Poseidon2StaticDiag<C>{});
+        EXPECT_TRUE(same_state(std::vector<uint64_t>(b, b + W), std::vector<uint64_t>(a, a + W))) << "M_I";
+        for (int i = 0; i < W; ++i) a[i] = b[i] = (T)st[(size_t)i];
+        gp::poseidon2_permute(params, a);
+        gp::poseidon2_permute_instance<C>(b);
+        EXPECT_TRUE(same_state(std::vector<uint64_t>(b, b + W), std::vector<uint64_t>(a, a + W))) << "permutation";
+    }
+    return cheap;
+}
+
+TEST(Poseidon2Diagonal, StaticDiagonalMatchesGeneralProducts) {
+    namespace pc = gp::poseidon2_constants;
+    // Plonky3 defaults: every lane avoids the general product.
+    EXPECT_EQ(check_static_diag<pc::GoldilocksW8>(1), (size_t)8);
+    EXPECT_EQ(check_static_diag<pc::GoldilocksW12>(2), (size_t)12);
+    EXPECT_EQ(check_static_diag<pc::GoldilocksW16>(3), (size_t)16);
+    EXPECT_EQ(check_static_diag<pc::BabyBearW16>(4), (size_t)16);
+    EXPECT_EQ(check_static_diag<pc::BabyBearW24>(5), (size_t)24);
+    EXPECT_EQ(check_static_diag<pc::BabyBearW32>(6), (size_t)32);
+    EXPECT_EQ(check_static_diag<pc::KoalaBearW16>(7), (size_t)16);
+    EXPECT_EQ(check_static_diag<pc::KoalaBearW24>(8), (size_t)24);
+    EXPECT_EQ(check_static_diag<pc::KoalaBearW32>(9), (size_t)32);
+    // HorizenLabs: random diagonals, general products throughout.
+    EXPECT_EQ(check_static_diag<pc::GoldilocksHLW8>(10), (size_t)0);
+    EXPECT_EQ(check_static_diag<pc::GoldilocksHLW12>(11), (size_t)0);
+    EXPECT_EQ(check_static_diag<pc::BabyBearHLW16>(12), (size_t)0);
+    EXPECT_EQ(check_static_diag<pc::BabyBearHLW24>(13), (size_t)0);
 }
 
 /* A wrong constant is caught: flipping any single constant of an instance

@@ -26,7 +26,7 @@ struct Poseidon2GoldilocksHL8 {
     using T = uint64_t;
     static constexpr int WIDTH = 8;
     GP_HD static void apply(T *s) {
-        poseidon2_permute(poseidon2_params<poseidon2_constants::GoldilocksHLW8>(), s);
+        poseidon2_permute_instance<poseidon2_constants::GoldilocksHLW8>(s);
     }
 };
 struct Rpo256 {

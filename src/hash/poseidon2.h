@@ -20,7 +20,9 @@
 //   poseidon2_params<poseidon2_constants::X>() any generated instance
 //       (both return a const reference to a __constant__ object on the
 //        device, to the same constexpr object on the host)
-//   poseidon2_permute_default<F, WIDTH>(T *state)
+//   poseidon2_permute_instance<poseidon2_constants::X>(T *state)
+//       generated instance, internal diagonal folded into the code (below)
+//   poseidon2_permute_default<F, WIDTH>(T *state)   the same, Plonky3 default
 //   Poseidon2Params<...>::from_canonical(...)  instance from run-time data
 // plus the building blocks (poseidon2_sbox, poseidon2_mat4,
 // poseidon2_external_linear, poseidon2_internal_linear, the two round kinds)
@@ -29,9 +31,24 @@
 // Data layout inside Poseidon2Params: round constants are canonical T; the
 // internal diagonal is stored prepared (F::Tw, i.e. Montgomery form for the
 // 31-bit fields), so each diagonal product is one F::mul_tw.
+//
+// Internal diagonal. The partial rounds are most of the permutation, and
+// M_I costs one product V[i] * s[i] per lane. The Plonky3 defaults choose V
+// from +-1, +-2, +-3, +-4 and +-1/2^k, so those products need no multiply:
+// small multiples are additions, 1/2^k is F::div_pow2<k>, a negative V turns
+// the final addition of the sum into a subtraction. M_I takes its diagonal as
+// a policy object with term<I>(x, sum) = V[I] * x + sum:
+//   Poseidon2RuntimeDiag<F>   V read at run time (prepared), general products
+//   Poseidon2StaticDiag<C>    V of generated instance C, each lane's
+//       operation chosen at compile time (poseidon2_diag_op); a V outside
+//       the cheap set (the HorizenLabs instances) keeps the general product,
+//       with the prepared constant as an immediate.
+// Both give the same canonical results; poseidon2_permute(params, state) uses
+// the first, poseidon2_permute_instance / _default the second.
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "hash/poseidon2_constants.h"
 #include "math/field.h"
@@ -83,7 +100,7 @@ struct Poseidon2Field<Goldilocks> {
         return (width >= 8 && width <= 20 && width % 4 == 0) ? 22 : 0;
     }
     // Prepared multiplier (F::Tw) of a canonical constant, at compile time.
-    static constexpr uint64_t const_tw(uint64_t v) { return v; }
+    GP_HD static constexpr uint64_t const_tw(uint64_t v) { return v; }
 };
 
 template <>
@@ -92,7 +109,7 @@ struct Poseidon2Field<BabyBear> {
     static constexpr int rounds_p(int width) {
         return width == 16 ? 13 : width == 24 ? 21 : width == 32 ? 30 : 0;
     }
-    static constexpr uint32_t const_tw(uint32_t v) {  // v * 2^32 mod p
+    GP_HD static constexpr uint32_t const_tw(uint32_t v) {  // v * 2^32 mod p
         return (uint32_t)(((uint64_t)v << 32) % BabyBear::P);
     }
 };
@@ -103,7 +120,7 @@ struct Poseidon2Field<KoalaBear> {
     static constexpr int rounds_p(int width) {
         return width == 16 ? 20 : width == 24 ? 23 : width == 32 ? 31 : 0;
     }
-    static constexpr uint32_t const_tw(uint32_t v) {
+    GP_HD static constexpr uint32_t const_tw(uint32_t v) {
         return (uint32_t)(((uint64_t)v << 32) % KoalaBear::P);
     }
 };
@@ -203,6 +220,87 @@ GP_HD const Poseidon2Params<F, WIDTH> &poseidon2_default_params() {
     return poseidon2_params<typename Poseidon2Default<F, WIDTH>::Constants>();
 }
 
+// ---- internal diagonal ----
+
+// How M_I applies one diagonal entry V: V = sign * n (kSmall, n = 1..4),
+// V = sign / 2^n (kInvPow2, n = 1..32), or anything else (kMul).
+struct Poseidon2DiagOp {
+    enum Kind : int { kMul, kSmall, kInvPow2 };
+    Kind kind;
+    int n;
+    bool negate;
+};
+
+// Classifies a canonical diagonal entry (compile time for the generated
+// instances; usable at run time too).
+template <class F>
+GP_HD constexpr Poseidon2DiagOp poseidon2_diag_op(typename F::T v) {
+    using T = typename F::T;
+    const T minus_v = v == 0 ? 0 : (T)(F::P - v);
+    for (int neg = 0; neg < 2; ++neg) {
+        const T w = neg ? minus_v : v;
+        if (w >= 1 && w <= 4) return {Poseidon2DiagOp::kSmall, (int)w, neg != 0};
+        // w = 1/2^k  <=>  w * 2^k = 1; double w modulo p up to k = 32.
+        T x = w;
+        for (int k = 1; k <= 32; ++k) {
+            x = x >= F::P - x ? (T)(x - (F::P - x)) : (T)(x + x);
+            if (x == 1) return {Poseidon2DiagOp::kInvPow2, k, neg != 0};
+        }
+    }
+    return {Poseidon2DiagOp::kMul, 0, false};
+}
+
+// V * x + sum for V described by OP (not kMul), canonical in and out.
+template <class F, Poseidon2DiagOp::Kind KIND, int N, bool NEGATE>
+GP_HD typename F::T poseidon2_diag_cheap(typename F::T x, typename F::T sum) {
+    using T = typename F::T;
+    T y;  // |V| * x
+    if constexpr (KIND == Poseidon2DiagOp::kInvPow2) {
+        y = F::template div_pow2<N>(x);
+    } else {
+        static_assert(KIND == Poseidon2DiagOp::kSmall && N >= 1 && N <= 4, "small V is 1..4");
+        if constexpr (N == 1) {
+            y = x;
+        } else {
+            const T x2 = F::add(x, x);
+            if constexpr (N == 2) y = x2;
+            else if constexpr (N == 3) y = F::add(x2, x);
+            else y = F::add(x2, x2);
+        }
+    }
+    if constexpr (NEGATE) return F::sub(sum, y);
+    else return F::add(y, sum);
+}
+
+// Diagonal read at run time from prepared multipliers: one F::mul_tw a lane.
+template <class F>
+struct Poseidon2RuntimeDiag {
+    using T = typename F::T;
+    const typename F::Tw *diag_tw;  // F::to_tw(V[i])
+    template <int I>
+    GP_HD T term(T x, T sum) const {
+        return F::add(F::mul_tw(x, diag_tw[I]), sum);
+    }
+};
+
+// Diagonal of generated instance C, fixed at compile time lane by lane.
+template <class C>
+struct Poseidon2StaticDiag {
+    using F = typename C::Field;
+    using T = typename F::T;
+    template <int I>
+    GP_HD static T term(T x, T sum) {
+        constexpr T v = C::internal_diag[I];
+        constexpr Poseidon2DiagOp op = poseidon2_diag_op<F>(v);
+        if constexpr (op.kind == Poseidon2DiagOp::kMul) {
+            constexpr typename F::Tw w = Poseidon2Field<F>::const_tw(v);
+            return F::add(F::mul_tw(x, w), sum);
+        } else {
+            return poseidon2_diag_cheap<F, op.kind, op.n, op.negate>(x, sum);
+        }
+    }
+};
+
 // ---- building blocks ----
 
 // x^D with D = 3 or 7. Products go through prepared multipliers: for the
@@ -225,37 +323,81 @@ GP_HD typename F::T poseidon2_sbox(typename F::T x) {
     }
 }
 
-// In-place 4x4 block of M_E, additions and doublings only.
-template <class F, Poseidon2Mat4 M4>
-GP_HD void poseidon2_mat4(typename F::T *x) {
+// Sums inside the linear layers (M_E, and the sum of M_I) go through an
+// accumulator: A values, from(x), add(a, b), reduce(a) -> canonical. For the
+// 31-bit fields A is the canonical value and add is F::add (three
+// instructions on the device). For Goldilocks F::add is a seven-instruction
+// carry chain, so A is a 96-bit integer (an addition is three) and each
+// output is reduced once (Goldilocks::reduce96). The high word stays small:
+// an M_E output is at most 16 (W/4 + 1) canonical values (16 = the largest
+// row sum of a 4x4 block), the sum of M_I W of them.
+template <class F>
+struct Poseidon2Acc {
     using T = typename F::T;
+    using A = T;
+    GP_HD static A from(T x) { return x; }
+    GP_HD static A add(A a, A b) { return F::add(a, b); }
+    GP_HD static T reduce(A a) { return a; }
+};
+
+template <>
+struct Poseidon2Acc<Goldilocks> {
+    using T = uint64_t;
+    struct A {
+        uint64_t lo;
+        uint32_t hi;
+    };
+    GP_HD static A from(T x) { return {x, 0}; }
+    GP_HD static A add(A a, A b) {
+#if defined(__CUDA_ARCH__)
+        uint32_t r0, r1, r2;
+        asm("add.cc.u32 %0, %3, %6;\n\t"
+            "addc.cc.u32 %1, %4, %7;\n\t"
+            "addc.u32 %2, %5, %8;"
+            : "=r"(r0), "=r"(r1), "=r"(r2)
+            : "r"((uint32_t)a.lo), "r"((uint32_t)(a.lo >> 32)), "r"(a.hi),
+              "r"((uint32_t)b.lo), "r"((uint32_t)(b.lo >> 32)), "r"(b.hi));
+        return {((uint64_t)r1 << 32) | r0, r2};
+#else
+        const uint64_t lo = a.lo + b.lo;
+        return {lo, a.hi + b.hi + (uint32_t)(lo < a.lo)};
+#endif
+    }
+    GP_HD static T reduce(A a) { return Goldilocks::reduce96(a.lo, a.hi); }
+};
+
+// The 4x4 block of M_E on accumulators, additions and doublings only.
+template <class F, Poseidon2Mat4 M4>
+GP_HD void poseidon2_mat4_acc(typename Poseidon2Acc<F>::A *x) {
+    using Acc = Poseidon2Acc<F>;
+    using A = typename Acc::A;
     if constexpr (M4 == Poseidon2Mat4::Plonky3) {
         // [[2,3,1,1],[1,2,3,1],[1,1,2,3],[3,1,1,2]] (Plonky3 apply_mat4).
-        const T t01 = F::add(x[0], x[1]);
-        const T t23 = F::add(x[2], x[3]);
-        const T t0123 = F::add(t01, t23);
-        const T t01123 = F::add(t0123, x[1]);
-        const T t01233 = F::add(t0123, x[3]);
-        const T y3 = F::add(t01233, F::add(x[0], x[0]));
-        const T y1 = F::add(t01123, F::add(x[2], x[2]));
-        const T y0 = F::add(t01123, t01);
-        const T y2 = F::add(t01233, t23);
+        const A t01 = Acc::add(x[0], x[1]);
+        const A t23 = Acc::add(x[2], x[3]);
+        const A t0123 = Acc::add(t01, t23);
+        const A t01123 = Acc::add(t0123, x[1]);
+        const A t01233 = Acc::add(t0123, x[3]);
+        const A y3 = Acc::add(t01233, Acc::add(x[0], x[0]));
+        const A y1 = Acc::add(t01123, Acc::add(x[2], x[2]));
+        const A y0 = Acc::add(t01123, t01);
+        const A y2 = Acc::add(t01233, t23);
         x[0] = y0;
         x[1] = y1;
         x[2] = y2;
         x[3] = y3;
     } else {
         // [[5,7,1,3],[4,6,1,1],[1,3,5,7],[1,1,4,6]] (HorizenLabs matmul_m4).
-        const T t0 = F::add(x[0], x[1]);
-        const T t1 = F::add(x[2], x[3]);
-        const T t2 = F::add(F::add(x[1], x[1]), t1);  // 2x1 + x2 + x3
-        const T t3 = F::add(F::add(x[3], x[3]), t0);  // x0 + x1 + 2x3
-        const T t1_2 = F::add(t1, t1);
-        const T t0_2 = F::add(t0, t0);
-        const T t4 = F::add(F::add(t1_2, t1_2), t3);  // x0 + x1 + 4x2 + 6x3
-        const T t5 = F::add(F::add(t0_2, t0_2), t2);  // 4x0 + 6x1 + x2 + x3
-        const T t6 = F::add(t3, t5);                  // 5x0 + 7x1 + x2 + 3x3
-        const T t7 = F::add(t2, t4);                  // x0 + 3x1 + 5x2 + 7x3
+        const A t0 = Acc::add(x[0], x[1]);
+        const A t1 = Acc::add(x[2], x[3]);
+        const A t2 = Acc::add(Acc::add(x[1], x[1]), t1);  // 2x1 + x2 + x3
+        const A t3 = Acc::add(Acc::add(x[3], x[3]), t0);  // x0 + x1 + 2x3
+        const A t1_2 = Acc::add(t1, t1);
+        const A t0_2 = Acc::add(t0, t0);
+        const A t4 = Acc::add(Acc::add(t1_2, t1_2), t3);  // x0 + x1 + 4x2 + 6x3
+        const A t5 = Acc::add(Acc::add(t0_2, t0_2), t2);  // 4x0 + 6x1 + x2 + x3
+        const A t6 = Acc::add(t3, t5);                    // 5x0 + 7x1 + x2 + 3x3
+        const A t7 = Acc::add(t2, t4);                    // x0 + 3x1 + 5x2 + 7x3
         x[0] = t6;
         x[1] = t5;
         x[2] = t7;
@@ -263,31 +405,56 @@ GP_HD void poseidon2_mat4(typename F::T *x) {
     }
 }
 
-// M_E in place: the 4x4 block on each chunk, then s[i] += sum_{j = i mod 4} s[j].
+// In-place 4x4 block of M_E on canonical values.
+template <class F, Poseidon2Mat4 M4>
+GP_HD void poseidon2_mat4(typename F::T *x) {
+    using Acc = Poseidon2Acc<F>;
+    typename Acc::A y[4] = {Acc::from(x[0]), Acc::from(x[1]), Acc::from(x[2]), Acc::from(x[3])};
+    poseidon2_mat4_acc<F, M4>(y);
+    GP_P2_UNROLL
+    for (int i = 0; i < 4; ++i) x[i] = Acc::reduce(y[i]);
+}
+
+// M_E in place: the 4x4 block on each chunk, then s[i] += sum_{j = i mod 4} s[j],
+// accumulated unreduced and reduced once per output.
 template <class F, int WIDTH, Poseidon2Mat4 M4>
 GP_HD void poseidon2_external_linear(typename F::T *s) {
-    using T = typename F::T;
+    using Acc = Poseidon2Acc<F>;
+    using A = typename Acc::A;
+    A y[WIDTH];
     GP_P2_UNROLL
-    for (int b = 0; b < WIDTH; b += 4) poseidon2_mat4<F, M4>(s + b);
-    T sum[4] = {s[0], s[1], s[2], s[3]};
+    for (int i = 0; i < WIDTH; ++i) y[i] = Acc::from(s[i]);
+    GP_P2_UNROLL
+    for (int b = 0; b < WIDTH; b += 4) poseidon2_mat4_acc<F, M4>(y + b);
+    A sum[4] = {y[0], y[1], y[2], y[3]};
     GP_P2_UNROLL
     for (int b = 4; b < WIDTH; b += 4) {
         GP_P2_UNROLL
-        for (int k = 0; k < 4; ++k) sum[k] = F::add(sum[k], s[b + k]);
+        for (int k = 0; k < 4; ++k) sum[k] = Acc::add(sum[k], y[b + k]);
     }
     GP_P2_UNROLL
-    for (int i = 0; i < WIDTH; ++i) s[i] = F::add(s[i], sum[i & 3]);
+    for (int i = 0; i < WIDTH; ++i) s[i] = Acc::reduce(Acc::add(y[i], sum[i & 3]));
 }
 
-// M_I in place: s[i] = V[i] * s[i] + sum(s), V given prepared (F::Tw).
-template <class F, int WIDTH>
-GP_HD void poseidon2_internal_linear(typename F::T *s, const typename F::Tw *diag_tw) {
-    using T = typename F::T;
-    T sum = s[0];
+namespace detail {
+template <class F, int WIDTH, class Diag, int... I>
+GP_HD void poseidon2_internal_linear(typename F::T *s, const Diag &diag,
+                                     std::integer_sequence<int, I...>) {
+    using Acc = Poseidon2Acc<F>;
+    typename Acc::A acc = Acc::from(s[0]);
     GP_P2_UNROLL
-    for (int i = 1; i < WIDTH; ++i) sum = F::add(sum, s[i]);
-    GP_P2_UNROLL
-    for (int i = 0; i < WIDTH; ++i) s[i] = F::add(F::mul_tw(s[i], diag_tw[i]), sum);
+    for (int i = 1; i < WIDTH; ++i) acc = Acc::add(acc, Acc::from(s[i]));
+    const typename F::T sum = Acc::reduce(acc);
+    ((s[I] = diag.template term<I>(s[I], sum)), ...);
+}
+}  // namespace detail
+
+// M_I in place: s[i] = V[i] * s[i] + sum(s), V given by a diagonal policy
+// (Poseidon2RuntimeDiag<F> or Poseidon2StaticDiag<C>). The lanes are
+// expanded at compile time so that each one's V can be a constant.
+template <class F, int WIDTH, class Diag>
+GP_HD void poseidon2_internal_linear(typename F::T *s, const Diag &diag) {
+    detail::poseidon2_internal_linear<F, WIDTH>(s, diag, std::make_integer_sequence<int, WIDTH>{});
 }
 
 // One full round: s = M_E(sbox(s + rc)).
@@ -300,18 +467,19 @@ GP_HD void poseidon2_external_round(typename F::T *s, const typename F::T *rc) {
 }
 
 // One partial round: s[0] = sbox(s[0] + c); s = M_I(s).
-template <class F, int WIDTH>
-GP_HD void poseidon2_internal_round(typename F::T *s, typename F::T c,
-                                    const typename F::Tw *diag_tw) {
+template <class F, int WIDTH, class Diag>
+GP_HD void poseidon2_internal_round(typename F::T *s, typename F::T c, const Diag &diag) {
     s[0] = poseidon2_sbox<F, Poseidon2Field<F>::SBOX_DEGREE>(F::add(s[0], c));
-    poseidon2_internal_linear<F, WIDTH>(s, diag_tw);
+    poseidon2_internal_linear<F, WIDTH>(s, diag);
 }
 
 // ---- the permutation ----
 
-// In place on state[WIDTH] (canonical in, canonical out).
-template <class F, int WIDTH, Poseidon2Mat4 M4>
-GP_HD void poseidon2_permute(const Poseidon2Params<F, WIDTH, M4> &p, typename F::T *state) {
+// In place on state[WIDTH] (canonical in, canonical out); round constants
+// from p, internal diagonal from the policy diag.
+template <class F, int WIDTH, Poseidon2Mat4 M4, class Diag>
+GP_HD void poseidon2_permute(const Poseidon2Params<F, WIDTH, M4> &p, const Diag &diag,
+                             typename F::T *state) {
     using P = Poseidon2Params<F, WIDTH, M4>;
     poseidon2_external_linear<F, WIDTH, M4>(state);
     GP_P2_UNROLL_ROUNDS
@@ -319,17 +487,29 @@ GP_HD void poseidon2_permute(const Poseidon2Params<F, WIDTH, M4> &p, typename F:
         poseidon2_external_round<F, WIDTH, M4>(state, p.external_initial[r]);
     GP_P2_UNROLL_ROUNDS
     for (int r = 0; r < P::kRoundsP; ++r)
-        poseidon2_internal_round<F, WIDTH>(state, p.internal[r], p.internal_diag_tw);
+        poseidon2_internal_round<F, WIDTH>(state, p.internal[r], diag);
     GP_P2_UNROLL_ROUNDS
     for (int r = 0; r < P::kHalfRoundsF; ++r)
         poseidon2_external_round<F, WIDTH, M4>(state, p.external_terminal[r]);
 }
 
-// Plonky3 default instance of (F, WIDTH), constants from __constant__ memory
-// on the device.
+// Any instance, all constants (diagonal included) read from p at run time.
+template <class F, int WIDTH, Poseidon2Mat4 M4>
+GP_HD void poseidon2_permute(const Poseidon2Params<F, WIDTH, M4> &p, typename F::T *state) {
+    poseidon2_permute(p, Poseidon2RuntimeDiag<F>{p.internal_diag_tw}, state);
+}
+
+// Generated instance C: round constants from poseidon2_params<C>()
+// (__constant__ memory on the device), internal diagonal folded into the code.
+template <class C>
+GP_HD void poseidon2_permute_instance(typename C::Field::T *state) {
+    poseidon2_permute(poseidon2_params<C>(), Poseidon2StaticDiag<C>{}, state);
+}
+
+// Plonky3 default instance of (F, WIDTH).
 template <class F, int WIDTH>
 GP_HD void poseidon2_permute_default(typename F::T *state) {
-    poseidon2_permute(poseidon2_default_params<F, WIDTH>(), state);
+    poseidon2_permute_instance<typename Poseidon2Default<F, WIDTH>::Constants>(state);
 }
 
 }  // namespace gp

@@ -105,6 +105,34 @@ struct Goldilocks {
         t2 += ((uint64_t)0 - (uint64_t)(t2 < t1)) & EPS;       // carry: cannot carry again
         return t2 >= P ? t2 - P : t2;
     }
+    // Canonical form of lo + hi * 2^64 for hi < 2^32 (a 96-bit sum of
+    // canonical values): 2^64 = 2^32 - 1 (mod p), so this is t = lo + hi EPS
+    // folded once more. If that addition carries, the value is t + EPS with
+    // t < 2^64 - 2^33, already below p; if not, it is t, less p when t >= p.
+    // Both cases take d = t + EPS (mod 2^64): when t + EPS carries, t >= p
+    // and d = t - p. So the result is d if either addition carried, else t.
+    GP_HD static T reduce96(uint64_t lo, uint32_t hi) {
+#if defined(__CUDA_ARCH__)
+        uint32_t t0, t1, c, d0, d1;
+        asm("{\n\t.reg .u32 u0, u1;\n\t"
+            "sub.cc.u32 u0, 0, %7;\n\t"          // u = hi * 2^32 - hi
+            "subc.u32 u1, %7, 0;\n\t"
+            "add.cc.u32 %0, %5, u0;\n\t"         // t = lo + u
+            "addc.cc.u32 %1, %6, u1;\n\t"
+            "addc.u32 %2, 0, 0;\n\t"             // c = carry
+            "add.cc.u32 %3, %0, 0xffffffff;\n\t" // d = t + EPS
+            "addc.cc.u32 %4, %1, 0;\n\t"
+            "addc.u32 %2, %2, 0;\n\t}"           // c += carry
+            : "=&r"(t0), "=&r"(t1), "=&r"(c), "=&r"(d0), "=&r"(d1)
+            : "r"((uint32_t)lo), "r"((uint32_t)(lo >> 32)), "r"(hi));
+        return c ? (((uint64_t)d1 << 32) | d0) : (((uint64_t)t1 << 32) | t0);
+#else
+        const uint64_t u = ((uint64_t)hi << 32) - hi;
+        const uint64_t t = lo + u;
+        const uint64_t d = t + EPS;
+        return (t < u || d < t) ? d : t;
+#endif
+    }
     GP_HD static T mul(T a, T b) {
 #if defined(__CUDA_ARCH__)
         // 128-bit product from 32-bit multiply-add chains with carries (ten
@@ -151,6 +179,19 @@ struct Goldilocks {
         return reduce128((uint64_t)x, (uint64_t)(x >> 64));
 #endif
     }
+    // x / 2^K for 1 <= K <= 32, exact and canonical, without a multiply.
+    // A Montgomery reduction by 2^K: m = -x mod 2^K makes x + m p divisible
+    // by 2^K (p == 1 mod 2^32), and x + m p < 2^K p keeps the quotient below
+    // p. Split as (x + m) / 2^K = ceil(x / 2^K) plus
+    // m (p - 1) / 2^K = v (2^32 - 1) with v = m 2^(32-K) < 2^32.
+    // x + (2^K - 1) cannot wrap: x < p = 2^64 - 2^32 + 1.
+    template <int K>
+    GP_HD static T div_pow2(T x) {
+        static_assert(K >= 1 && K <= 32, "div_pow2: 1 <= K <= 32");
+        constexpr uint64_t mask = ((uint64_t)1 << K) - 1;
+        const uint64_t v = (((uint64_t)0 - x) & mask) << (32 - K);
+        return ((x + mask) >> K) + ((v << 32) - v);
+    }
     GP_HD static Tw to_tw(T w) { return w; }
     GP_HD static T from_tw(Tw w) { return w; }
     GP_HD static T mul_tw(T a, Tw w) { return mul(a, w); }
@@ -192,6 +233,24 @@ struct Mont31 {
         uint32_t m = (uint32_t)x * NEG_PINV;
         uint32_t t = (uint32_t)((x + (uint64_t)m * P) >> 32);  // < 2P < 2^32
         return t >= P ? t - P : t;
+    }
+    // x / 2^K for 1 <= K <= 32, exact and canonical: a Montgomery reduction
+    // by 2^K instead of 2^32. m = -x P^-1 mod 2^K makes x + m P divisible by
+    // 2^K, and x + m P < 2^K P keeps the quotient below P.
+    template <int K>
+    GP_HD static T div_pow2(T x) {
+        static_assert(K >= 1 && K <= 32, "div_pow2: 1 <= K <= 32");
+        constexpr uint32_t mask = (uint32_t)(((uint64_t)1 << K) - 1);
+        if constexpr (((P - 1) & mask) == 0) {
+            // P == 1 mod 2^K (so K <= 30): m = -x mod 2^K, and (x + m P) / 2^K
+            // splits into (x + m) / 2^K = ceil(x / 2^K) plus m (P - 1) / 2^K,
+            // all in 32 bits (one 32-bit multiply, no wide product).
+            const uint32_t m = (0u - x) & mask;
+            return ((x + mask) >> K) + m * ((P - 1) >> K);
+        } else {
+            const uint32_t m = (x * NEG_PINV) & mask;
+            return (uint32_t)(((uint64_t)m * P + x) >> K);
+        }
     }
     GP_HD static Tw to_tw(T w) { return mont_reduce((uint64_t)w * R2); }
     GP_HD static T from_tw(Tw w) { return mont_reduce(w); }
