@@ -102,28 +102,30 @@ double bfly_rate() {
 
 namespace gpb {
 
+namespace {
+// Runs probe(F{}) for the field once per process and reports the result.
+template <class Probe>
+double cached_rate(gp_field f, double (&cache)[4], const char *what, Probe probe) {
+    const int i = (int)f & 3;
+    if (cache[i] > 0) return cache[i];
+    if (f == GP_FIELD_GOLDILOCKS) cache[i] = probe(gp::Goldilocks{});
+    else if (f == GP_FIELD_BABYBEAR) cache[i] = probe(gp::BabyBear{});
+    else cache[i] = probe(gp::KoalaBear{});
+    std::fprintf(stderr, "measured %s %s: %.3g per second\n",
+                 f == GP_FIELD_GOLDILOCKS ? "Goldilocks" : f == GP_FIELD_BABYBEAR ? "BabyBear" : "KoalaBear", what,
+                 cache[i]);
+    return cache[i];
+}
+}  // namespace
+
 double modmul_rate(gp_field f) {
     static double r[4] = {0, 0, 0, 0};
-    const int i = (int)f & 3;
-    if (r[i] > 0) return r[i];
-    if (f == GP_FIELD_GOLDILOCKS) r[i] = rate<gp::Goldilocks>();
-    else if (f == GP_FIELD_BABYBEAR) r[i] = rate<gp::BabyBear>();
-    else r[i] = rate<gp::KoalaBear>();
-    std::fprintf(stderr, "measured %s multiplication rate: %.3g per second\n",
-                 f == GP_FIELD_GOLDILOCKS ? "Goldilocks" : f == GP_FIELD_BABYBEAR ? "BabyBear" : "KoalaBear", r[i]);
-    return r[i];
+    return cached_rate(f, r, "multiplication rate", [](auto F) { return rate<decltype(F)>(); });
 }
 
 double butterfly_rate(gp_field f) {
     static double r[4] = {0, 0, 0, 0};
-    const int i = (int)f & 3;
-    if (r[i] > 0) return r[i];
-    if (f == GP_FIELD_GOLDILOCKS) r[i] = bfly_rate<gp::Goldilocks>();
-    else if (f == GP_FIELD_BABYBEAR) r[i] = bfly_rate<gp::BabyBear>();
-    else r[i] = bfly_rate<gp::KoalaBear>();
-    std::fprintf(stderr, "measured %s NTT butterfly rate: %.3g per second\n",
-                 f == GP_FIELD_GOLDILOCKS ? "Goldilocks" : f == GP_FIELD_BABYBEAR ? "BabyBear" : "KoalaBear", r[i]);
-    return r[i];
+    return cached_rate(f, r, "NTT butterfly rate", [](auto F) { return bfly_rate<decltype(F)>(); });
 }
 
 }  // namespace gpb
