@@ -723,10 +723,15 @@ void check_generated(const std::vector<const Instance *> &all, size_t *vectors_r
     const P &p = gp::poseidon2_params<C>();
     for (int r = 0; r < 4; ++r)
         for (int i = 0; i < C::WIDTH; ++i) {
-            EXPECT_EQ((uint64_t)p.external_initial[r][i], in->ext_init[r][i]);
-            EXPECT_EQ((uint64_t)p.external_terminal[r][i], in->ext_term[r][i]);
+            EXPECT_EQ((uint64_t)p.external_initial(r, i), in->ext_init[r][i]);
+            EXPECT_EQ((uint64_t)p.external_terminal(r, i), in->ext_term[r][i]);
+            EXPECT_EQ(p.external_initial_tw[r][i], F::to_tw((typename F::T)in->ext_init[r][i]));
+            EXPECT_EQ(p.external_terminal_tw[r][i], F::to_tw((typename F::T)in->ext_term[r][i]));
         }
-    for (int r = 0; r < P::kRoundsP; ++r) EXPECT_EQ((uint64_t)p.internal[r], in->internal[r]);
+    for (int r = 0; r < P::kRoundsP; ++r) {
+        EXPECT_EQ((uint64_t)p.internal(r), in->internal[r]);
+        EXPECT_EQ(p.internal_tw[r], F::to_tw((typename F::T)in->internal[r]));
+    }
     for (int i = 0; i < C::WIDTH; ++i) {
         EXPECT_EQ((uint64_t)p.internal_diag(i), in->diag[i]) << "diag " << i;
         EXPECT_EQ(p.internal_diag_tw[i], F::to_tw((typename F::T)in->diag[i])) << "prepared diag " << i;
@@ -735,6 +740,18 @@ void check_generated(const std::vector<const Instance *> &all, size_t *vectors_r
         SCOPED_TRACE(ka.name);
         EXPECT_TRUE(same_state(run_permute(p, ka.input), ka.output));
         ++*vectors_run;
+    }
+    // The compiled-in instance (constants converted to the Tw form at compile
+    // time, rounds on the Tw form, diagonal folded into the code) against the
+    // naive reference in plain modular arithmetic, on edge and random states.
+    // A wrong conversion into or out of the working form, or a constant
+    // converted twice or not at all, shows here.
+    for (const auto &st : test_states(F::P, C::WIDTH, 0x70F0 + C::WIDTH + (uint64_t)in->rounds_p)) {
+        SCOPED_TRACE("input " + hex_vec(st));
+        typename F::T s[C::WIDTH];
+        for (int i = 0; i < C::WIDTH; ++i) s[i] = (typename F::T)st[(size_t)i];
+        gp::poseidon2_permute_instance<C>(s);
+        EXPECT_TRUE(same_state(std::vector<uint64_t>(s, s + C::WIDTH), naive_permute(*in, st)));
     }
 }
 
@@ -843,6 +860,30 @@ void check_div_pow2(std::integer_sequence<int, K...>) {
 }
 
 /* F::div_pow2<K> (1 <= K <= 32) is exact division by 2^K, canonical out. */
+/* The S-box on the working form: F::from_tw(sbox_tw(F::to_tw(x))) is x^D
+ * computed with canonical F::mul, and the round trip through the Tw form is
+ * the identity, for edge and random x. */
+template <class F, int D>
+void check_sbox_tw(uint64_t seed) {
+    using T = typename F::T;
+    std::vector<T> xs = {0, 1, 2, (T)(F::P - 1), (T)(F::P - 2), (T)(F::P / 2), (T)(F::P / 2 + 1)};
+    gpt::Rng rng(seed);
+    for (int k = 0; k < 200; ++k) xs.push_back((T)rng.elem(F::P));
+    for (T x : xs) {
+        T want = x;
+        for (int k = 1; k < D; ++k) want = F::mul(want, x);
+        EXPECT_EQ(F::from_tw(F::to_tw(x)), x);
+        EXPECT_EQ((F::from_tw(gp::poseidon2_sbox_tw<F, D>(F::to_tw(x)))), want) << "x = " << x;
+        EXPECT_EQ((gp::poseidon2_sbox<F, D>(x)), want) << "x = " << x;
+    }
+}
+
+TEST(Poseidon2WorkingForm, SboxOnTwFormMatchesCanonicalProducts) {
+    check_sbox_tw<gp::Goldilocks, 7>(1);
+    check_sbox_tw<gp::BabyBear, 7>(2);
+    check_sbox_tw<gp::KoalaBear, 3>(3);
+}
+
 TEST(Poseidon2Diagonal, DivPow2IsExactDivision) {
     check_div_pow2<gp::Goldilocks>(std::make_integer_sequence<int, 32>{});
     check_div_pow2<gp::BabyBear>(std::make_integer_sequence<int, 32>{});

@@ -25,12 +25,27 @@
 //   poseidon2_permute_default<F, WIDTH>(T *state)   the same, Plonky3 default
 //   Poseidon2Params<...>::from_canonical(...)  instance from run-time data
 // plus the building blocks (poseidon2_sbox, poseidon2_mat4,
-// poseidon2_external_linear, poseidon2_internal_linear, the two round kinds)
-// for kernels that want to schedule rounds themselves.
+// poseidon2_external_linear, poseidon2_internal_linear, the two round kinds,
+// which work on the Tw form below) for kernels that want to schedule rounds
+// themselves.
 //
-// Data layout inside Poseidon2Params: round constants are canonical T; the
-// internal diagonal is stored prepared (F::Tw, i.e. Montgomery form for the
-// 31-bit fields), so each diagonal product is one F::mul_tw.
+// Working form. The permutation converts its input once to F::Tw form
+// (F::to_tw: Montgomery form x 2^32 mod p for the 31-bit fields, the value
+// itself for Goldilocks), runs every round on that form and converts back once
+// at the end (F::from_tw). For the 31-bit fields a product of two state
+// values is then one Montgomery reduction (F::tw_mul) instead of two
+// (F::mul_tw of a value and a freshly prepared one): x^7 costs 4 reductions
+// instead of 6, x^3 costs 2 instead of 3, against 2 * WIDTH for the two
+// conversions. Everything else in a round is linear, so it is the same code on
+// either form: additions, subtractions, the cheap diagonal operations (small
+// multiples, negation, F::div_pow2), and a general diagonal product
+// F::mul_tw(x, V in Tw form), which maps x 2^32 to V x 2^32. For Goldilocks
+// the conversions are the identity and tw_mul is F::mul: its code is unchanged.
+//
+// Data layout inside Poseidon2Params: every constant is stored in Tw form
+// (the *_tw arrays), round constants because they are added to the working
+// state, the internal diagonal because each diagonal product is one
+// F::mul_tw.
 //
 // Internal diagonal. The partial rounds are most of the permutation, and
 // M_I costs one product V[i] * s[i] per lane. The Plonky3 defaults choose V
@@ -140,12 +155,16 @@ struct Poseidon2Params {
     static_assert(WIDTH >= 8 && WIDTH % 4 == 0, "Poseidon2 width must be a multiple of 4, >= 8");
     static_assert(kRoundsP > 0, "no partial-round count known for this field and width");
 
-    T external_initial[kHalfRoundsF][WIDTH];   // canonical
-    T internal[kRoundsP];                      // canonical, added to state[0]
-    T external_terminal[kHalfRoundsF][WIDTH];  // canonical
-    Tw internal_diag_tw[WIDTH];                // F::to_tw(V[i])
+    // All F::to_tw of the canonical constants (see "Working form" above).
+    Tw external_initial_tw[kHalfRoundsF][WIDTH];
+    Tw internal_tw[kRoundsP];  // added to state[0]
+    Tw external_terminal_tw[kHalfRoundsF][WIDTH];
+    Tw internal_diag_tw[WIDTH];  // V[i]
 
-    // V[i], canonical.
+    // Canonical values of the constants.
+    GP_HD T external_initial(int r, int i) const { return F::from_tw(external_initial_tw[r][i]); }
+    GP_HD T internal(int r) const { return F::from_tw(internal_tw[r]); }
+    GP_HD T external_terminal(int r, int i) const { return F::from_tw(external_terminal_tw[r][i]); }
     GP_HD T internal_diag(int i) const { return F::from_tw(internal_diag_tw[i]); }
 
     // Builds an instance from canonical arrays: ext_init and ext_term are
@@ -155,10 +174,10 @@ struct Poseidon2Params {
         Poseidon2Params p{};
         for (int r = 0; r < kHalfRoundsF; ++r)
             for (int i = 0; i < WIDTH; ++i) {
-                p.external_initial[r][i] = ext_init[r * WIDTH + i];
-                p.external_terminal[r][i] = ext_term[r * WIDTH + i];
+                p.external_initial_tw[r][i] = F::to_tw(ext_init[r * WIDTH + i]);
+                p.external_terminal_tw[r][i] = F::to_tw(ext_term[r * WIDTH + i]);
             }
-        for (int r = 0; r < kRoundsP; ++r) p.internal[r] = internal_rc[r];
+        for (int r = 0; r < kRoundsP; ++r) p.internal_tw[r] = F::to_tw(internal_rc[r]);
         for (int i = 0; i < WIDTH; ++i) p.internal_diag_tw[i] = F::to_tw(diag[i]);
         return p;
     }
@@ -174,15 +193,15 @@ constexpr Poseidon2ParamsFor<C> poseidon2_params_from_constants() {
     using P = Poseidon2ParamsFor<C>;
     static_assert(C::ROUNDS_P == P::kRoundsP, "R_P of the generated instance differs");
     static_assert(C::SBOX_DEGREE == P::kSboxDegree, "S-box degree of the generated instance differs");
+    using PF = Poseidon2Field<typename C::Field>;
     P p{};
     for (int r = 0; r < P::kHalfRoundsF; ++r)
         for (int i = 0; i < C::WIDTH; ++i) {
-            p.external_initial[r][i] = C::external_initial[r][i];
-            p.external_terminal[r][i] = C::external_terminal[r][i];
+            p.external_initial_tw[r][i] = PF::const_tw(C::external_initial[r][i]);
+            p.external_terminal_tw[r][i] = PF::const_tw(C::external_terminal[r][i]);
         }
-    for (int r = 0; r < P::kRoundsP; ++r) p.internal[r] = C::internal[r];
-    for (int i = 0; i < C::WIDTH; ++i)
-        p.internal_diag_tw[i] = Poseidon2Field<typename C::Field>::const_tw(C::internal_diag[i]);
+    for (int r = 0; r < P::kRoundsP; ++r) p.internal_tw[r] = PF::const_tw(C::internal[r]);
+    for (int i = 0; i < C::WIDTH; ++i) p.internal_diag_tw[i] = PF::const_tw(C::internal_diag[i]);
     return p;
 }
 
@@ -303,24 +322,26 @@ struct Poseidon2StaticDiag {
 
 // ---- building blocks ----
 
-// x^D with D = 3 or 7. Products go through prepared multipliers: for the
-// 31-bit fields x^7 costs 6 Montgomery reductions (F::mul would take 8) and
-// x^3 costs 3; for Goldilocks to_tw is the identity and this is 4 (2) muls.
+// x^D with D = 3 or 7 on the Tw form: 2 or 4 products F::tw_mul (one
+// Montgomery reduction each for the 31-bit fields, F::mul for Goldilocks).
+template <class F, int D>
+GP_HD typename F::Tw poseidon2_sbox_tw(typename F::Tw x) {
+    static_assert(D == 3 || D == 7, "S-box degree 3 or 7");
+    using Tw = typename F::Tw;
+    const Tw x2 = F::tw_mul(x, x);
+    if constexpr (D == 3) {
+        return F::tw_mul(x2, x);
+    } else {
+        const Tw x3 = F::tw_mul(x2, x);
+        const Tw x4 = F::tw_mul(x2, x2);
+        return F::tw_mul(x3, x4);
+    }
+}
+
+// x^D, canonical in and out.
 template <class F, int D>
 GP_HD typename F::T poseidon2_sbox(typename F::T x) {
-    static_assert(D == 3 || D == 7, "S-box degree 3 or 7");
-    using T = typename F::T;
-    using Tw = typename F::Tw;
-    const Tw xm = F::to_tw(x);
-    const T x2 = F::mul_tw(x, xm);
-    if constexpr (D == 3) {
-        return F::mul_tw(x2, xm);
-    } else {
-        const T x3 = F::mul_tw(x2, xm);
-        const Tw x2m = F::to_tw(x2);
-        const Tw x4m = F::tw_mul(x2m, x2m);
-        return F::mul_tw(x3, x4m);
-    }
+    return F::from_tw(poseidon2_sbox_tw<F, D>(F::to_tw(x)));
 }
 
 // Sums inside the linear layers (M_E, and the sum of M_I) go through an
@@ -330,7 +351,8 @@ GP_HD typename F::T poseidon2_sbox(typename F::T x) {
 // carry chain, so A is a 96-bit integer (an addition is three) and each
 // output is reduced once (Goldilocks::reduce96). The high word stays small:
 // an M_E output is at most 16 (W/4 + 1) canonical values (16 = the largest
-// row sum of a 4x4 block), the sum of M_I W of them.
+// row sum of a 4x4 block), the sum of M_I W of them. (The sum of M_I for the
+// 31-bit fields bypasses the accumulator: detail::poseidon2_lane_sum.)
 template <class F>
 struct Poseidon2Acc {
     using T = typename F::T;
@@ -437,60 +459,105 @@ GP_HD void poseidon2_external_linear(typename F::T *s) {
 }
 
 namespace detail {
+// Upper bounds (inclusive) on the value after each step of the lane sum's
+// reduction below, for a 31-bit field: S <= W (p - 1); one fold
+// S = hi 2^31 + lo -> lo + hi (2^31 - p) maps S below 2^31 + (S >> 31) (2^31 - p).
+template <class F>
+GP_HD constexpr uint64_t poseidon2_fold31_bound(uint64_t bound) {
+    return ((uint64_t)1 << 31) - 1 + (bound >> 31) * (((uint64_t)1 << 31) - F::P);
+}
+
+// Sum of the WIDTH lanes, canonical. For Goldilocks through the accumulator.
+// For the 31-bit fields (p < 2^31) the lanes are added as 64-bit integers
+// (two instructions an addition against three for F::add), then reduced once:
+// fold the bits from 2^31 up with 2^31 = 2^31 - p (mod p) until the value
+// fits in 32 bits, then subtract p as often as the compile-time bound needs
+// (once for KoalaBear: 2^31 - p = 2^24 - 1 is small).
+template <class F, int WIDTH>
+GP_HD typename F::T poseidon2_lane_sum(const typename F::T *s) {
+    using T = typename F::T;
+    if constexpr (sizeof(T) == 4) {
+        static_assert(F::P < ((uint64_t)1 << 31), "31-bit field expected");
+        uint64_t acc = s[0];
+        GP_P2_UNROLL
+        for (int i = 1; i < WIDTH; ++i) acc += s[i];
+        constexpr uint64_t b0 = (uint64_t)WIDTH * (F::P - 1);
+        constexpr uint64_t b1 = poseidon2_fold31_bound<F>(b0);
+        constexpr uint64_t b2 = b1 >> 32 ? poseidon2_fold31_bound<F>(b1) : b1;
+        static_assert(b2 >> 32 == 0 && b2 < 4 * (uint64_t)F::P, "lane sum bound");
+        constexpr uint32_t c = (uint32_t)(((uint64_t)1 << 31) - F::P);
+        uint64_t t = (acc & 0x7fffffffu) + (acc >> 31) * c;
+        if constexpr (b1 >> 32) t = (t & 0x7fffffffu) + (t >> 31) * c;
+        uint32_t r = (uint32_t)t;
+        if constexpr (b2 >= 2 * (uint64_t)F::P) r = r >= 2 * F::P ? r - 2 * F::P : r;
+        if constexpr (b2 >= F::P) r = r >= F::P ? r - F::P : r;
+        return r;
+    } else {
+        using Acc = Poseidon2Acc<F>;
+        typename Acc::A acc = Acc::from(s[0]);
+        GP_P2_UNROLL
+        for (int i = 1; i < WIDTH; ++i) acc = Acc::add(acc, Acc::from(s[i]));
+        return Acc::reduce(acc);
+    }
+}
+
 template <class F, int WIDTH, class Diag, int... I>
 GP_HD void poseidon2_internal_linear(typename F::T *s, const Diag &diag,
                                      std::integer_sequence<int, I...>) {
-    using Acc = Poseidon2Acc<F>;
-    typename Acc::A acc = Acc::from(s[0]);
-    GP_P2_UNROLL
-    for (int i = 1; i < WIDTH; ++i) acc = Acc::add(acc, Acc::from(s[i]));
-    const typename F::T sum = Acc::reduce(acc);
+    const typename F::T sum = poseidon2_lane_sum<F, WIDTH>(s);
     ((s[I] = diag.template term<I>(s[I], sum)), ...);
 }
 }  // namespace detail
 
 // M_I in place: s[i] = V[i] * s[i] + sum(s), V given by a diagonal policy
 // (Poseidon2RuntimeDiag<F> or Poseidon2StaticDiag<C>). The lanes are
-// expanded at compile time so that each one's V can be a constant.
+// expanded at compile time so that each one's V can be a constant. Linear:
+// the same on canonical values and on the Tw form.
 template <class F, int WIDTH, class Diag>
 GP_HD void poseidon2_internal_linear(typename F::T *s, const Diag &diag) {
     detail::poseidon2_internal_linear<F, WIDTH>(s, diag, std::make_integer_sequence<int, WIDTH>{});
 }
 
-// One full round: s = M_E(sbox(s + rc)).
+// One full round on the Tw form (state and constants): s = M_E(sbox(s + rc)).
 template <class F, int WIDTH, Poseidon2Mat4 M4>
-GP_HD void poseidon2_external_round(typename F::T *s, const typename F::T *rc) {
+GP_HD void poseidon2_external_round(typename F::Tw *s, const typename F::Tw *rc) {
     GP_P2_UNROLL
     for (int i = 0; i < WIDTH; ++i)
-        s[i] = poseidon2_sbox<F, Poseidon2Field<F>::SBOX_DEGREE>(F::add(s[i], rc[i]));
+        s[i] = poseidon2_sbox_tw<F, Poseidon2Field<F>::SBOX_DEGREE>(F::add(s[i], rc[i]));
     poseidon2_external_linear<F, WIDTH, M4>(s);
 }
 
-// One partial round: s[0] = sbox(s[0] + c); s = M_I(s).
+// One partial round on the Tw form: s[0] = sbox(s[0] + c); s = M_I(s).
 template <class F, int WIDTH, class Diag>
-GP_HD void poseidon2_internal_round(typename F::T *s, typename F::T c, const Diag &diag) {
-    s[0] = poseidon2_sbox<F, Poseidon2Field<F>::SBOX_DEGREE>(F::add(s[0], c));
+GP_HD void poseidon2_internal_round(typename F::Tw *s, typename F::Tw c, const Diag &diag) {
+    s[0] = poseidon2_sbox_tw<F, Poseidon2Field<F>::SBOX_DEGREE>(F::add(s[0], c));
     poseidon2_internal_linear<F, WIDTH>(s, diag);
 }
 
 // ---- the permutation ----
 
 // In place on state[WIDTH] (canonical in, canonical out); round constants
-// from p, internal diagonal from the policy diag.
+// from p, internal diagonal from the policy diag. The rounds run on the Tw
+// form (see "Working form" at the top).
 template <class F, int WIDTH, Poseidon2Mat4 M4, class Diag>
 GP_HD void poseidon2_permute(const Poseidon2Params<F, WIDTH, M4> &p, const Diag &diag,
                              typename F::T *state) {
     using P = Poseidon2Params<F, WIDTH, M4>;
-    poseidon2_external_linear<F, WIDTH, M4>(state);
+    typename F::Tw *s = state;  // the same storage type for every field
+    GP_P2_UNROLL
+    for (int i = 0; i < WIDTH; ++i) s[i] = F::to_tw(state[i]);
+    poseidon2_external_linear<F, WIDTH, M4>(s);
     GP_P2_UNROLL_ROUNDS
     for (int r = 0; r < P::kHalfRoundsF; ++r)
-        poseidon2_external_round<F, WIDTH, M4>(state, p.external_initial[r]);
+        poseidon2_external_round<F, WIDTH, M4>(s, p.external_initial_tw[r]);
     GP_P2_UNROLL_ROUNDS
     for (int r = 0; r < P::kRoundsP; ++r)
-        poseidon2_internal_round<F, WIDTH>(state, p.internal[r], diag);
+        poseidon2_internal_round<F, WIDTH>(s, p.internal_tw[r], diag);
     GP_P2_UNROLL_ROUNDS
     for (int r = 0; r < P::kHalfRoundsF; ++r)
-        poseidon2_external_round<F, WIDTH, M4>(state, p.external_terminal[r]);
+        poseidon2_external_round<F, WIDTH, M4>(s, p.external_terminal_tw[r]);
+    GP_P2_UNROLL
+    for (int i = 0; i < WIDTH; ++i) state[i] = F::from_tw(s[i]);
 }
 
 // Any instance, all constants (diagonal included) read from p at run time.
