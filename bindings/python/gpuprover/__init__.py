@@ -1,8 +1,9 @@
 """Python binding of gpuprover (ctypes, standard library only).
 
 gpuprover computes the data-parallel parts of a STARK commitment (batched
-coset low-degree extensions, NTTs, hash permutations, Merkle trees and the
-FRI commit phase) on a CUDA GPU or on the CPU, with bit-identical results on
+coset low-degree extensions, NTTs, hash permutations, Merkle trees, the
+FRI commit phase, the constraint commitment, out-of-domain evaluation and the
+DEEP composition) on a CUDA GPU or on the CPU, with bit-identical results on
 both backends.
 
 The shared library is found, in this order, through
@@ -50,6 +51,8 @@ import weakref
 __all__ = [
     "Backend",
     "Buffer",
+    "CompositionSplit",
+    "ConstraintOptions",
     "Context",
     "Direction",
     "Field",
@@ -65,6 +68,7 @@ __all__ = [
     "MerkleOpening",
     "MerkleOptions",
     "MerkleTree",
+    "OodOptions",
     "Order",
     "Permutation",
     "Status",
@@ -168,6 +172,13 @@ class FriFold(enum.IntEnum):
 
     HALVED = 0  # Plonky3, winterfell: (f(x) + f(-x))/2 + beta (f(x) - f(-x))/(2x) for arity 2
     UNHALVED = 1  # Lambda VM: the same without the 1/arity factor
+
+
+class CompositionSplit(enum.IntEnum):
+    """How the composition polynomial is cut into segments (gp_composition_split)."""
+
+    PLONKY3 = 0  # segment i interpolates rows i, i + D, ... on shift * w^i * <w^D>
+    WINTERFELL = 1  # h(x) = sum_i x^(i N) h_i(x); segment i holds coefficients i N .. (i + 1) N - 1
 
 
 FieldInfo = collections.namedtuple("FieldInfo", "modulus generator two_adicity")
@@ -327,6 +338,28 @@ class _FriOptions(ctypes.Structure):
     ]
 
 
+class _ConstraintOptions(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", _u32),
+        ("split", _c_enum),
+        ("segments", _u32),
+        ("blowup", _u32),
+        ("shift", _u64),
+        ("output_order", _c_enum),
+        ("merkle", _MerkleOptions),
+    ]
+
+
+class _OodOptions(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", _u32),
+        ("shift", _u64),
+        ("order", _c_enum),
+        ("degree_bound", _u64),
+        ("challenge_degree", _u32),
+    ]
+
+
 # gp_status (*)(void *user, uint32_t layer, const void *cap, uint64_t cap_size, void *beta, uint64_t beta_size)
 _CHALLENGE_FN = ctypes.CFUNCTYPE(_c_status, _vp, _u32, _vp, _u64, _vp, _u64)
 
@@ -393,6 +426,11 @@ _proto("gp_fri_open", _c_status, _vp, ctypes.POINTER(_u64), _u64, _vp, _u64)
 _proto("gp_fri_verify", _c_status, ctypes.POINTER(_FriOptions), _c_enum, _u32, _u64, _vp, _u64, _vp, _u64, _vp, _u64,
        _u64, _vp, _u64)
 _proto("gp_fri_destroy", None, _vp)
+_proto("gp_constraint_options_init", None, ctypes.POINTER(_ConstraintOptions))
+_proto("gp_constraint_commit", _c_status, _vp, _vp, ctypes.POINTER(_ConstraintOptions), _pvp, _pvp)
+_proto("gp_ood_options_init", None, ctypes.POINTER(_OodOptions))
+_proto("gp_evaluate_ood", _c_status, _vp, _pvp, _u32, ctypes.POINTER(_OodOptions), _vp, _u32, _vp, _u64)
+_proto("gp_deep_composition", _c_status, _vp, _pvp, _u32, ctypes.POINTER(_OodOptions), _vp, _u32, _vp, _vp, _vp)
 
 
 def _check(function, status):
@@ -673,6 +711,77 @@ class FriOptions:
                          "options.merkle.cap_height = %d exceeds log2(final_size = %d), the height of the last "
                          "committed layer's tree", ch, self.final_size)
         return self.merkle._digest_bytes(field) << ch
+
+
+@dataclasses.dataclass(frozen=True)
+class ConstraintOptions:
+    """Options of Context.constraint_commit (gp_constraint_options), with the
+    C defaults.
+
+    split: CompositionSplit; segments: D, a power of two dividing the number
+    of evaluations; blowup: of the segment LDEs, a power of two in [1, 32];
+    shift: the evaluations lie on shift * <w> and the segment LDEs on
+    shift * <w'> (0: the field's generator); output_order: of the segment
+    LDEs (Plonky3: BIT_REVERSED, winterfell: NATURAL); merkle: the
+    commitment's MerkleOptions.
+    """
+
+    split: int = CompositionSplit.PLONKY3
+    segments: int = 2
+    blowup: int = 2
+    shift: int = 0
+    output_order: int = Order.BIT_REVERSED
+    merkle: MerkleOptions = dataclasses.field(default_factory=MerkleOptions)
+
+    def _c(self, field):
+        if not isinstance(self.merkle, MerkleOptions):
+            raise TypeError("ConstraintOptions.merkle must be a MerkleOptions, not %s" % type(self.merkle).__name__)
+        o = _ConstraintOptions()
+        _lib.gp_constraint_options_init(ctypes.byref(o))
+        o.split = _enum(CompositionSplit, "split", self.split)
+        o.segments = _uint("segments", self.segments, _U32_MAX)
+        o.blowup = _uint("blowup", self.blowup, _U32_MAX)
+        o.shift = _uint("shift", self.shift)
+        o.output_order = _enum(Order, "output_order", self.output_order)
+        size = o.merkle.struct_size
+        o.merkle = self.merkle._c(field)
+        o.merkle.struct_size = size
+        return o
+
+
+@dataclasses.dataclass(frozen=True)
+class OodOptions:
+    """Where committed columns live and which extension the points come from
+    (gp_ood_options), with the C defaults.
+
+    shift: the rows are evaluations on shift * <omega_M>, M = rows (0: the
+    field's generator, lde()'s default coset); order: of the rows (NATURAL,
+    lde()'s default; BIT_REVERSED for Plonky3's committed LDEs);
+    degree_bound: N, a power of two <= M (0: M), evaluate_ood reads the
+    sub-coset shift * <omega_N> only; challenge_degree: E, the extension of
+    the points, values and coefficients (Goldilocks 1, 2, 3; BabyBear and
+    KoalaBear 1, 4; 0: 3 for Goldilocks, 4 otherwise).
+    """
+
+    shift: int = 0
+    order: int = Order.NATURAL
+    degree_bound: int = 0
+    challenge_degree: int = 0
+
+    def challenge_degree_for(self, field):
+        """E for columns over `field`: challenge_degree, or the field's default."""
+        if self.challenge_degree:
+            return self.challenge_degree
+        return 3 if int(field) == Field.GOLDILOCKS else 4
+
+    def _c(self):
+        o = _OodOptions()
+        _lib.gp_ood_options_init(ctypes.byref(o))
+        o.shift = _uint("shift", self.shift)
+        o.order = _enum(Order, "order", self.order)
+        o.degree_bound = _uint("degree_bound", self.degree_bound)
+        o.challenge_degree = _uint("challenge_degree", self.challenge_degree, _U32_MAX)
+        return o
 
 
 def _options(cls, options, kwargs):
@@ -1035,6 +1144,118 @@ class Context:
             size = mats[0].rows * opts._digest_bytes(field)
             _check(fn, self._lib.gp_merkle_hash_rows(self._h(), handles, len(mats), ctypes.byref(copts), out, size))
             return out.raw[:size]
+
+    # -- Constraint commitment, OOD evaluation, DEEP composition
+
+    def constraint_commit(self, evaluations, options=None, **kwargs):
+        """Commits the composition (quotient) polynomial from its evaluations
+        (gp_constraint_commit): the Buffer `evaluations` has N D rows and one
+        column (base or extension), natural order on shift * <w>. It is split
+        into D segments of degree < N, every segment is extended to
+        N blowup rows, and the rows of all segments are committed in one
+        tree. Options: a ConstraintOptions and/or its fields as keywords.
+
+        Returns (segments, tree): a Buffer of N blowup rows and D columns
+        (column i = segment i) and its MerkleTree, which keeps the segments
+        as merkle_commit's trees keep their matrices (open() needs them
+        open). Close both when done."""
+        fn = "gp_constraint_commit"
+        opts = _options(ConstraintOptions, options, kwargs)
+        with self._lock:
+            h_ev = self._own(fn, evaluations, "evaluations")
+            field = evaluations.field
+            copts = opts._c(field)
+            seg, tree = ctypes.c_void_p(), ctypes.c_void_p()
+            _check(fn, self._lib.gp_constraint_commit(self._h(), h_ev, ctypes.byref(copts), ctypes.byref(seg),
+                                                      ctypes.byref(tree)))
+            segments = self._wrap(seg.value)
+            return segments, MerkleTree._new(self, tree.value, [segments], opts.merkle.resolved(field))
+
+    def _ood_args(self, function, columns, points, opts):
+        """(columns, handles, field, E, total columns, points host, number of
+        points) for the OOD and DEEP calls; the context lock is held."""
+        if isinstance(columns, Buffer):
+            columns = [columns]
+        columns = list(columns)
+        if not columns:
+            raise _error(function, Status.INVALID_ARGUMENT, "no columns (at least one buffer is needed)")
+        handles = (ctypes.c_void_p * len(columns))(
+            *[self._own(function, c, "columns[%d]" % i) for i, c in enumerate(columns)])
+        field = columns[0].field
+        ext = _uint("challenge_degree", opts.challenge_degree_for(field), _U32_MAX)
+        host = _host(function, "points", points, _element_size(field))
+        if host.count == 0 or host.count % ext:
+            raise _error(function, Status.SHAPE_MISMATCH,
+                         "points holds %d values, not a positive multiple of the challenge degree %d",
+                         host.count, ext)
+        ncols = sum(c.cols for c in columns)
+        return columns, handles, field, ext, ncols, host, _uint("num_points", host.count // ext, _U32_MAX)
+
+    def evaluate_ood(self, columns, points, options=None, **kwargs):
+        """Evaluates every column of `columns` (a Buffer or a list of Buffers
+        of this context, one field, one number of rows M; base columns or
+        columns of degree E) at `points` (gp_evaluate_ood): the points back to
+        back, E canonical coefficients each, lowest first, none in the
+        evaluation coset. Options: an OodOptions and/or its fields as
+        keywords.
+
+        Returns an array.array ('Q' or 'I'): for each point, for each buffer
+        in order, for each of its columns, f(z) as E coefficients, the value
+        at z of the polynomial of degree < degree_bound the rows interpolate.
+        """
+        fn = "gp_evaluate_ood"
+        opts = _options(OodOptions, options, kwargs)
+        with self._lock:
+            _, handles, field, ext, ncols, pts, npoints = self._ood_args(fn, columns, points, opts)
+            esize = _element_size(field)
+            out = array.array(_TYPECODE[esize], bytes(npoints * ncols * ext * esize))
+            host = _host(fn, "out", out, esize, writable=True)
+            copts = opts._c()
+            _check(fn, self._lib.gp_evaluate_ood(self._h(), handles, len(handles), ctypes.byref(copts), pts.ptr,
+                                                 npoints, host.ptr, host.count * esize))
+            return out
+
+    def deep_composition(self, columns, points, values, alphas, output=None, options=None, **kwargs):
+        """DEEP composition (gp_deep_composition): writes into `output` (a
+        Buffer of this context with M rows and one column of degree E,
+        created when None) the codeword
+
+            Q(x) = sum_j sum_k alpha[j][k] (f_k(x) - v[j][k]) / (x - z_j)
+
+        over all M rows of the columns' coset, in the columns' order: k runs
+        over the columns of the buffers in order, `points` are the z_j (as
+        evaluate_ood takes them), `values` the v as evaluate_ood returns them
+        and `alphas` the coefficients in the same layout. Options: an
+        OodOptions and/or its fields as keywords. Returns output, ready for
+        fri_begin()."""
+        fn = "gp_deep_composition"
+        opts = _options(OodOptions, options, kwargs)
+        with self._lock:
+            cols, handles, field, ext, ncols, pts, npoints = self._ood_args(fn, columns, points, opts)
+            esize = _element_size(field)
+            # The library reads points x columns x E values and alphas
+            # without being told their sizes: they are checked here.
+            want = npoints * ncols * ext
+            vals = _host(fn, "values", values, esize)
+            alph = _host(fn, "alphas", alphas, esize)
+            for what, host in (("values", vals), ("alphas", alph)):
+                if host.count != want:
+                    raise _error(fn, Status.SHAPE_MISMATCH,
+                                 "%s holds %d values; %d points x %d columns x E = %d needs %d",
+                                 what, host.count, npoints, ncols, ext, want)
+            created = None
+            if output is None:
+                output = created = self.buffer(field, cols[0].rows, 1, ext)
+            try:
+                hout = self._own(fn, output, "output")
+                copts = opts._c()
+                _check(fn, self._lib.gp_deep_composition(self._h(), handles, len(handles), ctypes.byref(copts),
+                                                         pts.ptr, npoints, vals.ptr, alph.ptr, hout))
+            except BaseException:
+                if created is not None:
+                    created.close()
+                raise
+            return output
 
     # -- FRI
 

@@ -51,6 +51,20 @@ fn options_structs_have_the_c_size() {
         assert_eq!(o.order, gp_order::GP_ORDER_BIT_REVERSED);
         assert_eq!(o.merkle.struct_size as usize, size_of::<gp_merkle_options>());
 
+        let mut o: gp_ood_options = std::mem::zeroed();
+        gp_ood_options_init(&mut o);
+        assert_eq!(o.struct_size as usize, size_of::<gp_ood_options>());
+        assert_eq!((o.shift, o.degree_bound, o.challenge_degree), (0, 0, 0));
+        assert_eq!(o.order, gp_order::GP_ORDER_NATURAL);
+
+        let mut o: gp_constraint_options = std::mem::zeroed();
+        gp_constraint_options_init(&mut o);
+        assert_eq!(o.struct_size as usize, size_of::<gp_constraint_options>());
+        assert_eq!(o.split, gp_composition_split::GP_COMPOSITION_PLONKY3);
+        assert_eq!((o.segments, o.blowup, o.shift), (2, 2, 0));
+        assert_eq!(o.output_order, gp_order::GP_ORDER_BIT_REVERSED);
+        assert_eq!(o.merkle.struct_size as usize, size_of::<gp_merkle_options>());
+
         assert_eq!(size_of::<gp_matrix_dims>(), 16);
     }
 }

@@ -1,7 +1,10 @@
 //! Safe Rust API of gpuprover: batched coset low-degree extensions, NTTs,
 //! hash permutations, Merkle trees ([`Context::merkle_commit`],
 //! [`merkle_verify`]) and the FRI commit phase ([`Context::fri_begin`],
-//! [`Context::fri_commit`], [`fri_verify`]) for STARK provers, on a CUDA GPU
+//! [`Context::fri_commit`], [`fri_verify`]), the constraint commitment
+//! ([`Context::constraint_commit`]), out-of-domain evaluation and the DEEP
+//! composition ([`Context::evaluate_ood`], [`Context::deep_composition`])
+//! for STARK provers, on a CUDA GPU
 //! or on the CPU, with bit-identical results on both.
 //!
 //! ```no_run
@@ -65,9 +68,11 @@ use std::ptr::{self, NonNull};
 /// The raw FFI bindings this crate is built on.
 pub use gpuprover_sys as sys;
 
+mod deep;
 mod fri;
 mod merkle;
 
+pub use deep::{CompositionSplit, ConstraintCommitment, ConstraintOptions, OodOptions};
 pub use fri::{fri_verify, Fri, FriFold, FriOptions};
 pub use merkle::{merkle_verify, MatrixDims, MerkleKind, MerkleOpening, MerkleOptions, MerkleTree};
 

@@ -331,6 +331,25 @@ impl Context {
 }
 
 impl<'a> MerkleTree<'a> {
+    /// Wraps a tree the library returned from another call (the constraint
+    /// commitment); the caller keeps the committed matrices alive for `'a`.
+    pub(crate) fn from_raw(
+        raw: NonNull<sys::gp_merkle_tree>,
+        ctx: &'a Context,
+        field: Field,
+        options: MerkleOptions,
+        dims: Vec<MatrixDims>,
+    ) -> MerkleTree<'a> {
+        MerkleTree {
+            raw,
+            ctx,
+            field,
+            options,
+            dims,
+            _matrices: PhantomData,
+        }
+    }
+
     /// The raw handle, for calling `gpuprover_sys` functions directly. It
     /// stays owned by `self`.
     pub fn as_raw(&self) -> *mut sys::gp_merkle_tree {
