@@ -469,6 +469,14 @@ def _enum(cls, name, value):
     return v
 
 
+def _embed_merkle(outer, merkle, field):
+    """Sets outer.merkle from MerkleOptions, keeping the struct_size that the
+    outer options' init function wrote into the embedded struct."""
+    size = outer.merkle.struct_size
+    outer.merkle = merkle._c(field)
+    outer.merkle.struct_size = size
+
+
 def _typecode(size):
     for tc in ("Q", "L") if size == 8 else ("I", "L", "H"):
         if array.array(tc).itemsize == size:
@@ -698,9 +706,7 @@ class FriOptions:
         o.order = _enum(Order, "order", self.order)
         o.shift = _uint("shift", self.shift)
         o.fold = _enum(FriFold, "fold", self.fold)
-        size = o.merkle.struct_size
-        o.merkle = self.merkle._c(field)
-        o.merkle.struct_size = size
+        _embed_merkle(o, self.merkle, field)
         return o
 
     def _cap_bytes(self, function, field):
@@ -743,9 +749,7 @@ class ConstraintOptions:
         o.blowup = _uint("blowup", self.blowup, _U32_MAX)
         o.shift = _uint("shift", self.shift)
         o.output_order = _enum(Order, "output_order", self.output_order)
-        size = o.merkle.struct_size
-        o.merkle = self.merkle._c(field)
-        o.merkle.struct_size = size
+        _embed_merkle(o, self.merkle, field)
         return o
 
 
