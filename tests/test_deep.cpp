@@ -197,20 +197,27 @@ struct Committed2 {
     gp_merkle_tree *tree = nullptr;
     ~Committed2() { gp_merkle_tree_destroy(tree); }
 };
+
+// `rows` random evaluations of degree d (column-major, one column) drawn from
+// rng into *evals and onto the device in *ev, committed with `o` into *cc.
+void commit_random(gp_context *ctx, const FieldRef &FR, uint64_t rows, uint32_t d, Rng &rng,
+                   const gp_constraint_options &o, HostMat *evals, BufPtr *ev, Committed2 *cc) {
+    *evals = random_mat(FR, rows, 1, d, rng);
+    ASSERT_GP_OK(upload(ctx, FR, *evals, GP_LAYOUT_COL_MAJOR, ev));
+    gp_buffer *seg = nullptr;
+    ASSERT_GP_OK(gp_constraint_commit(ctx, ev->get(), &o, &seg, &cc->tree));
+    cc->seg.reset(seg);
+}
 }  // namespace
 
 // winterfell's split: sum_i x^(iN) h_i(x) equals h on the LDE coset, where h
 // is extended directly from its N D evaluations (blowup B / D).
-template <class F, int E>
+template <class F>
 void check_winterfell(gp_context *ctx, gp_field field, uint32_t d, uint64_t N, uint32_t D, uint32_t B, uint64_t seed) {
     SCOPED_TRACE(::testing::Message() << "winterfell field " << field << " d=" << d << " N=" << N << " D=" << D
                                       << " B=" << B);
     using T = typename F::T;
     const FieldRef &FR = field_ref(field);
-    Rng rng(seed);
-    const HostMat h = random_mat(FR, N * D, 1, d, rng);
-    BufPtr ev;
-    ASSERT_GP_OK(upload(ctx, FR, h, GP_LAYOUT_COL_MAJOR, &ev));
     gp_constraint_options o;
     gp_constraint_options_init(&o);
     o.split = GP_COMPOSITION_WINTERFELL;
@@ -220,10 +227,13 @@ void check_winterfell(gp_context *ctx, gp_field field, uint32_t d, uint64_t N, u
     o.merkle.perm = field == GP_FIELD_GOLDILOCKS ? GP_PERM_POSEIDON2_GOLDILOCKS_8
                     : field == GP_FIELD_BABYBEAR ? GP_PERM_POSEIDON2_BABYBEAR_16
                                                  : GP_PERM_POSEIDON2_KOALABEAR_16;
+    HostMat h;
+    BufPtr ev;
     Committed2 cc;
-    gp_buffer *seg = nullptr;
-    ASSERT_GP_OK(gp_constraint_commit(ctx, ev.get(), &o, &seg, &cc.tree));
-    cc.seg.reset(seg);
+    Rng rng(seed);
+    commit_random(ctx, FR, N * D, d, rng, o, &h, &ev, &cc);
+    if (::testing::Test::HasFatalFailure()) return;
+    const gp_buffer *seg = cc.seg.get();
     // h extended directly.
     gp_buffer *raw = nullptr;
     ASSERT_GP_OK(gp_buffer_create(ctx, field, d, N * B, 1, &raw));
@@ -251,11 +261,9 @@ void check_winterfell(gp_context *ctx, gp_field field, uint32_t d, uint64_t N, u
     EXPECT_EQ(bad, 0u);
     // The tree is the commitment of the segment buffer.
     gp_merkle_options mo = o.merkle;
-    (void)E;
     {
-        const gp_buffer *m = seg;
         gp_merkle_tree *t2 = nullptr;
-        ASSERT_GP_OK(gp_merkle_commit(ctx, &m, 1, &mo, &t2));
+        ASSERT_GP_OK(gp_merkle_commit(ctx, &seg, 1, &mo, &t2));
         unsigned char a[32], b[32];
         EXPECT_EQ(gp_merkle_root(cc.tree, a, 32), GP_OK);
         EXPECT_EQ(gp_merkle_root(t2, b, 32), GP_OK);
@@ -272,20 +280,19 @@ void check_plonky3(gp_context *ctx, gp_field field, uint32_t d, uint64_t N, uint
                                       << " B=" << B);
     using T = typename F::T;
     const FieldRef &FR = field_ref(field);
-    Rng rng(seed);
-    const HostMat q = random_mat(FR, N * D, 1, d, rng);
-    BufPtr ev;
-    ASSERT_GP_OK(upload(ctx, FR, q, GP_LAYOUT_COL_MAJOR, &ev));
     gp_constraint_options o;
     gp_constraint_options_init(&o);
     o.segments = D;
     o.blowup = B;
     if (field == GP_FIELD_BABYBEAR) o.merkle.perm = GP_PERM_POSEIDON2_BABYBEAR_16;
     if (field == GP_FIELD_KOALABEAR) o.merkle.perm = GP_PERM_POSEIDON2_KOALABEAR_16;
+    HostMat q;
+    BufPtr ev;
     Committed2 cc;
-    gp_buffer *seg = nullptr;
-    ASSERT_GP_OK(gp_constraint_commit(ctx, ev.get(), &o, &seg, &cc.tree));
-    cc.seg.reset(seg);
+    Rng rng(seed);
+    commit_random(ctx, FR, N * D, d, rng, o, &q, &ev, &cc);
+    if (::testing::Test::HasFatalFailure()) return;
+    const gp_buffer *seg = cc.seg.get();
     HostMat sh;
     ASSERT_GP_OK(download(seg, FR, GP_LAYOUT_COL_MAJOR, &sh));
     const T w = gp::two_adic_generator<F>((uint32_t)__builtin_ctzll(N * D));
@@ -337,9 +344,9 @@ void check_plonky3(gp_context *ctx, gp_field field, uint32_t d, uint64_t N, uint
 }
 
 TEST_P(DeepTest, ConstraintCommitSplits) {
-    check_winterfell<gp::Goldilocks, 1>(ctx(), GP_FIELD_GOLDILOCKS, 1, 64, 4, 4, 11);
-    check_winterfell<gp::Goldilocks, 3>(ctx(), GP_FIELD_GOLDILOCKS, 3, 32, 2, 8, 12);
-    check_winterfell<gp::BabyBear, 4>(ctx(), GP_FIELD_BABYBEAR, 4, 32, 4, 4, 13);
+    check_winterfell<gp::Goldilocks>(ctx(), GP_FIELD_GOLDILOCKS, 1, 64, 4, 4, 11);
+    check_winterfell<gp::Goldilocks>(ctx(), GP_FIELD_GOLDILOCKS, 3, 32, 2, 8, 12);
+    check_winterfell<gp::BabyBear>(ctx(), GP_FIELD_BABYBEAR, 4, 32, 4, 4, 13);
     check_plonky3<gp::Goldilocks>(ctx(), GP_FIELD_GOLDILOCKS, 1, 64, 4, 2, 21);
     check_plonky3<gp::Goldilocks>(ctx(), GP_FIELD_GOLDILOCKS, 3, 32, 2, 4, 22);
     check_plonky3<gp::KoalaBear>(ctx(), GP_FIELD_KOALABEAR, 4, 16, 8, 2, 23);

@@ -221,6 +221,21 @@ struct Cfg {
     int profile = 0;
     uint32_t cap_height = 0;
 
+    // A configuration by shape; shift and fold keep their defaults.
+    static Cfg shape(gp_field f, uint32_t d, uint32_t a, gp_order order, uint64_t n, uint64_t final_size,
+                     int profile, uint32_t cap) {
+        Cfg c;
+        c.field = f;
+        c.d = d;
+        c.arity = a;
+        c.order = order;
+        c.n = n;
+        c.final_size = final_size;
+        c.profile = profile;
+        c.cap_height = cap;
+        return c;
+    }
+
     bool bitrev() const { return order == GP_ORDER_BIT_REVERSED; }
     bool unhalved() const { return fold == GP_FRI_FOLD_UNHALVED; }
     uint32_t log_a() const { return log2_exact(arity); }
@@ -442,12 +457,7 @@ class FriTest : public BackendTest {
     // A small commitment still matches the reference (after error cases).
     void expect_context_works() {
         SCOPED_TRACE("context still usable");
-        Cfg c;
-        c.field = GP_FIELD_BABYBEAR;
-        c.d = 4;
-        c.arity = 4;
-        c.n = 64;
-        c.final_size = 4;
+        Cfg c = Cfg::shape(GP_FIELD_BABYBEAR, 4, 4, GP_ORDER_BIT_REVERSED, 64, 4, 0, 0);
         c.shift = 31;
         const Fx X(c.field, c.d);
         Rng rng(4242);
@@ -574,34 +584,17 @@ TEST_P(FriTest, CommitPhaseMatchesReference) {
 
 TEST_P(FriTest, LargerCodewordsAndDeepFolds) {
     // Longer codewords and more layers, with several final sizes.
-    struct Case {
-        gp_field f;
-        uint32_t d, a;
-        gp_order order;
-        uint64_t n, final_size;
-        int profile;
-        uint32_t cap;
-    };
-    const Case cases[] = {
-        {GP_FIELD_GOLDILOCKS, 2, 2, GP_ORDER_BIT_REVERSED, 4096, 1, 0, 0},
-        {GP_FIELD_GOLDILOCKS, 3, 4, GP_ORDER_NATURAL, 4096, 16, 1, 4},
-        {GP_FIELD_BABYBEAR, 4, 8, GP_ORDER_BIT_REVERSED, 4096, 8, 2, 3},
-        {GP_FIELD_KOALABEAR, 4, 2, GP_ORDER_NATURAL, 2048, 32, 0, 5},
-        {GP_FIELD_KOALABEAR, 1, 4, GP_ORDER_BIT_REVERSED, 2048, 2, 1, 1},
-        {GP_FIELD_BABYBEAR, 1, 2, GP_ORDER_BIT_REVERSED, 2, 1, 0, 0},
-        {GP_FIELD_GOLDILOCKS, 1, 8, GP_ORDER_NATURAL, 8, 1, 1, 0},
+    const Cfg cases[] = {
+        Cfg::shape(GP_FIELD_GOLDILOCKS, 2, 2, GP_ORDER_BIT_REVERSED, 4096, 1, 0, 0),
+        Cfg::shape(GP_FIELD_GOLDILOCKS, 3, 4, GP_ORDER_NATURAL, 4096, 16, 1, 4),
+        Cfg::shape(GP_FIELD_BABYBEAR, 4, 8, GP_ORDER_BIT_REVERSED, 4096, 8, 2, 3),
+        Cfg::shape(GP_FIELD_KOALABEAR, 4, 2, GP_ORDER_NATURAL, 2048, 32, 0, 5),
+        Cfg::shape(GP_FIELD_KOALABEAR, 1, 4, GP_ORDER_BIT_REVERSED, 2048, 2, 1, 1),
+        Cfg::shape(GP_FIELD_BABYBEAR, 1, 2, GP_ORDER_BIT_REVERSED, 2, 1, 0, 0),
+        Cfg::shape(GP_FIELD_GOLDILOCKS, 1, 8, GP_ORDER_NATURAL, 8, 1, 1, 0),
     };
     uint64_t seed = 77;
-    for (const Case &cs : cases) {
-        Cfg c;
-        c.field = cs.f;
-        c.d = cs.d;
-        c.arity = cs.a;
-        c.order = cs.order;
-        c.n = cs.n;
-        c.final_size = cs.final_size;
-        c.profile = cs.profile;
-        c.cap_height = cs.cap;
+    for (Cfg c : cases) {
         c.fold = seed & 1 ? GP_FRI_FOLD_UNHALVED : GP_FRI_FOLD_HALVED;
         const Fx X(c.field, c.d);
         Rng rng(seed++);
@@ -613,14 +606,7 @@ TEST_P(FriTest, LargerCodewordsAndDeepFolds) {
 
 TEST_P(FriTest, HostAndBufferCodewordsAgree) {
     for (gp_order order : {GP_ORDER_BIT_REVERSED, GP_ORDER_NATURAL}) {
-        Cfg c;
-        c.field = GP_FIELD_GOLDILOCKS;
-        c.d = 2;
-        c.arity = 4;
-        c.order = order;
-        c.n = 256;
-        c.final_size = 4;
-        c.cap_height = 1;
+        const Cfg c = Cfg::shape(GP_FIELD_GOLDILOCKS, 2, 4, order, 256, 4, 0, 1);
         const Fx X(c.field, c.d);
         Rng rng(5 + order);
         const Elems cw = X.random_vec(c.n, rng), betas = X.random_vec(c.layers(), rng);
@@ -902,32 +888,15 @@ gp_status challenge_cb(void *user, uint32_t layer, const void *cap, uint64_t cap
 }
 
 TEST_P(FriTest, CommitWithCallbackEqualsStepwise) {
-    struct Case {
-        gp_field f;
-        uint32_t d, a;
-        gp_order order;
-        uint64_t n, final_size;
-        int profile;
-        uint32_t cap;
-    };
-    const Case cases[] = {
-        {GP_FIELD_GOLDILOCKS, 3, 2, GP_ORDER_BIT_REVERSED, 128, 1, 0, 0},
-        {GP_FIELD_GOLDILOCKS, 1, 4, GP_ORDER_NATURAL, 256, 4, 1, 2},
-        {GP_FIELD_BABYBEAR, 4, 8, GP_ORDER_BIT_REVERSED, 512, 8, 2, 1},
-        {GP_FIELD_KOALABEAR, 4, 2, GP_ORDER_NATURAL, 64, 2, 0, 1},
+    const Cfg cases[] = {
+        Cfg::shape(GP_FIELD_GOLDILOCKS, 3, 2, GP_ORDER_BIT_REVERSED, 128, 1, 0, 0),
+        Cfg::shape(GP_FIELD_GOLDILOCKS, 1, 4, GP_ORDER_NATURAL, 256, 4, 1, 2),
+        Cfg::shape(GP_FIELD_BABYBEAR, 4, 8, GP_ORDER_BIT_REVERSED, 512, 8, 2, 1),
+        Cfg::shape(GP_FIELD_KOALABEAR, 4, 2, GP_ORDER_NATURAL, 64, 2, 0, 1),
     };
     uint64_t seed = 5000;
-    for (const Case &cs : cases) {
-        Cfg c;
-        c.field = cs.f;
-        c.d = cs.d;
-        c.arity = cs.a;
-        c.order = cs.order;
-        c.n = cs.n;
-        c.final_size = cs.final_size;
-        c.profile = cs.profile;
-        c.cap_height = cs.cap;
-        c.shift = field_ref(cs.f).generator;
+    for (Cfg c : cases) {
+        c.shift = field_ref(c.field).generator;
         c.fold = seed & 1 ? GP_FRI_FOLD_UNHALVED : GP_FRI_FOLD_HALVED;
         SCOPED_TRACE(c.str());
         const Fx X(c.field, c.d);
@@ -988,14 +957,7 @@ TEST_P(FriTest, CommitWithCallbackEqualsStepwise) {
 
 TEST_P(FriTest, CommitWithAWideCap) {
     // A cap of 2^12 digests (128 KiB) reaches the callback whole.
-    Cfg c;
-    c.field = GP_FIELD_GOLDILOCKS;
-    c.d = 1;
-    c.arity = 2;
-    c.n = 1ull << 14;
-    c.final_size = 1ull << 12;
-    c.cap_height = 12;
-    c.profile = 1;
+    const Cfg c = Cfg::shape(GP_FIELD_GOLDILOCKS, 1, 2, GP_ORDER_BIT_REVERSED, 1ull << 14, 1ull << 12, 1, 12);
     const Fx X(c.field, c.d);
     Rng rng(5500);
     const Elems cw = X.random_vec(c.n, rng);
@@ -1017,12 +979,7 @@ TEST_P(FriTest, CommitWithAWideCap) {
 }
 
 TEST_P(FriTest, CommitCallbackErrorsStopIt) {
-    Cfg c;
-    c.field = GP_FIELD_GOLDILOCKS;
-    c.d = 2;
-    c.arity = 2;
-    c.n = 64;
-    c.final_size = 2;
+    const Cfg c = Cfg::shape(GP_FIELD_GOLDILOCKS, 2, 2, GP_ORDER_BIT_REVERSED, 64, 2, 0, 0);
     const Fx X(c.field, c.d);
     Rng rng(6000);
     const Elems cw = X.random_vec(c.n, rng);
