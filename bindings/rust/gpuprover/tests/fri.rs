@@ -90,16 +90,7 @@ fn stepwise_folds_match_a_naive_fold() {
                 },
                 ..FriOptions::default()
             };
-            let buf = Buffer::from_host(
-                &ctx,
-                Field::Goldilocks,
-                1,
-                n,
-                1,
-                Layout::ColMajor,
-                &codeword,
-            )
-            .unwrap();
+            let buf = goldilocks_columns(&ctx, &codeword, n, 1);
             let mut fri = ctx.fri_begin(&buf, &options).unwrap();
             drop(buf); // the codeword is copied
             assert_eq!(fri.layer_count(), 4);
@@ -449,16 +440,7 @@ fn closure_errors_stop_the_commitment() {
     let ctx = cpu();
     let n = 64;
     let codeword = Rng::new(8500).vec(n, GOLDILOCKS_P);
-    let buf = Buffer::from_host(
-        &ctx,
-        Field::Goldilocks,
-        1,
-        n,
-        1,
-        Layout::ColMajor,
-        &codeword,
-    )
-    .unwrap();
+    let buf = goldilocks_columns(&ctx, &codeword, n, 1);
     let options = FriOptions::default();
     for (stop_at, status) in [(0u32, Status::Unsupported), (3, Status::VerifyFailed)] {
         let mut calls = 0;
@@ -496,16 +478,7 @@ fn closure_panics_are_resumed_after_the_call() {
     let ctx = cpu();
     let n = 32;
     let codeword = Rng::new(8600).vec(n, GOLDILOCKS_P);
-    let buf = Buffer::from_host(
-        &ctx,
-        Field::Goldilocks,
-        1,
-        n,
-        1,
-        Layout::ColMajor,
-        &codeword,
-    )
-    .unwrap();
+    let buf = goldilocks_columns(&ctx, &codeword, n, 1);
     let mut calls = 0;
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         ctx.fri_commit(
@@ -606,16 +579,7 @@ fn fri_error_paths() {
             .status(),
         Status::InvalidArgument
     );
-    let two_cols = Buffer::from_host(
-        &ctx,
-        Field::Goldilocks,
-        1,
-        32,
-        2,
-        Layout::ColMajor,
-        &codeword,
-    )
-    .unwrap();
+    let two_cols = goldilocks_columns(&ctx, &codeword, 32, 2);
     assert_eq!(
         ctx.fri_begin(&two_cols, &d).unwrap_err().status(),
         Status::ShapeMismatch

@@ -162,6 +162,25 @@ pub fn transpose(data: &[u64], rows: usize, cols: usize) -> Vec<u64> {
     out
 }
 
+/// A Goldilocks buffer of `cols` base columns of `rows` values, column-major.
+pub fn goldilocks_columns<'a>(
+    ctx: &'a gpuprover::Context,
+    data: &[u64],
+    rows: usize,
+    cols: usize,
+) -> gpuprover::Buffer<'a> {
+    gpuprover::Buffer::from_host(
+        ctx,
+        gpuprover::Field::Goldilocks,
+        1,
+        rows,
+        cols,
+        gpuprover::Layout::ColMajor,
+        data,
+    )
+    .unwrap()
+}
+
 pub fn cpu() -> gpuprover::Context {
     gpuprover::Context::with_options(&gpuprover::ContextOptions {
         backend: gpuprover::Backend::Cpu,
