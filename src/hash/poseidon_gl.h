@@ -36,13 +36,6 @@ GP_HD uint64_t mds_diag(int i) {
     return GP_TABLE(C::kMdsDiag[i], poseidon_gl_device::kMdsDiag[i]);
 }
 
-GP_HD uint64_t pow7(uint64_t x) {
-    uint64_t x2 = F::mul(x, x);
-    uint64_t x3 = F::mul(x2, x);
-    uint64_t x4 = F::mul(x2, x2);
-    return F::mul(x3, x4);
-}
-
 // The MDS entries are small (< 2^16), so 32-bit halves times entries, 13
 // terms, sum to < 2^52 in 64-bit accumulators; lo + hi * 2^32 is reduced once.
 GP_HD void mds(uint64_t s[12]) {
@@ -75,13 +68,13 @@ GP_HD void add_round_constants(uint64_t s[12], int round) {
 GP_HD void full_round(uint64_t s[12], int round) {
     add_round_constants(s, round);
     GP_UNROLL
-    for (int i = 0; i < 12; ++i) s[i] = pow7(s[i]);
+    for (int i = 0; i < 12; ++i) s[i] = pow_small_tw<F, 7>(s[i]);
     mds(s);
 }
 
 GP_HD void partial_round(uint64_t s[12], int round) {
     add_round_constants(s, round);
-    s[0] = pow7(s[0]);
+    s[0] = pow_small_tw<F, 7>(s[0]);
     mds(s);
 }
 

@@ -26,16 +26,6 @@
 #include "hash/rpo_constants.h"
 #include "math/field.h"
 
-#if defined(__CUDA_ARCH__)
-// Device: keep the round loop rolled (one RPO round body is already about
-// 25k SASS instructions on sm_90), unroll the short loops over the state.
-#define GP_RESCUE_PRAGMA_ROLLED _Pragma("unroll 1")
-#define GP_RESCUE_PRAGMA_UNROLL _Pragma("unroll")
-#else
-#define GP_RESCUE_PRAGMA_ROLLED
-#define GP_RESCUE_PRAGMA_UNROLL
-#endif
-
 namespace gp {
 namespace rescue {
 
@@ -43,39 +33,55 @@ using Fg = Goldilocks;
 constexpr int kWidth = 12;
 constexpr int kRounds = 7;
 
-GP_HD uint64_t sqr(uint64_t x) { return Fg::mul(x, x); }
+// Squaring with a possibly non-canonical result (Goldilocks::mul_lazy):
+// chains of products keep only their last one canonical.
+GP_HD uint64_t sqr(uint64_t x) { return Fg::mul_lazy(x, x); }
 
-// x^7 (4 multiplications).
-GP_HD uint64_t pow7(uint64_t x) {
-    const uint64_t x2 = sqr(x);
-    const uint64_t x3 = Fg::mul(x2, x);
-    const uint64_t x4 = sqr(x2);
-    return Fg::mul(x3, x4);
+// x[j] = x[j]^(2^n) * t[j] for four lanes; the loop over n stays rolled in
+// device code (its body holds four independent squarings).
+GP_HD void sqr_n_mul4(uint64_t x[4], int n, const uint64_t t[4]) {
+    GP_ROLLED
+    for (int k = 0; k < n; ++k) {
+        GP_UNROLL
+        for (int j = 0; j < 4; ++j) x[j] = sqr(x[j]);
+    }
+    GP_UNROLL
+    for (int j = 0; j < 4; ++j) x[j] = Fg::mul_lazy(x[j], t[j]);
 }
 
-// x^(2^n) * t.
-GP_HD uint64_t sqr_n_mul(uint64_t x, int n, uint64_t t) {
-    for (int k = 0; k < n; ++k) x = sqr(x);
-    return Fg::mul(x, t);
-}
-
-// x^(1/7) = x^INV_ALPHA by an addition chain of 72 multiplications, where
-// INV_ALPHA = 10540996611094048183 (7^-1 mod p - 1) is, in binary,
+// x^(1/7) = x^INV_ALPHA on four lanes, by an addition chain of 72
+// multiplications, where INV_ALPHA = 10540996611094048183 (7^-1 mod p - 1)
+// is, in binary,
 //   1001001001001001001001001001000110110110110110110110110110110111
 // Writing e(k) for the number whose binary form is "100" repeated k times:
 //   INV_ALPHA = ((e(10) * 2^31 + e(10)) * 2 + e(10)) * 4 + 0b111.
 // e(2k) = e(k) * 2^(3k) + e(k) builds e(10) from e(1) = 0b100 cheaply.
-GP_HD uint64_t pow_inv7(uint64_t x) {
-    const uint64_t x2 = sqr(x);                 // x^0b10
-    const uint64_t x4 = sqr(x2);                // x^e(1)     = x^0b100
-    const uint64_t e2 = sqr_n_mul(x4, 3, x4);   // x^e(2)     = x^0b100100
-    const uint64_t e4 = sqr_n_mul(e2, 6, e2);   // x^e(4)
-    const uint64_t e8 = sqr_n_mul(e4, 12, e4);  // x^e(8)
-    const uint64_t e10 = sqr_n_mul(e8, 6, e2);  // x^e(10)    (30 bits)
-    const uint64_t y = sqr_n_mul(e10, 31, e10); // x^(e(10) 2^31 + e(10))
-    uint64_t r = Fg::mul(sqr(y), e10);
-    r = sqr(sqr(r));
-    return Fg::mul(r, Fg::mul(Fg::mul(x2, x4), x));
+// Any representatives in, canonical out.
+GP_HD void pow_inv7_4(uint64_t x[4]) {
+    uint64_t x2[4], x4[4], e2[4], e4[4], e10[4], y[4];
+    GP_UNROLL
+    for (int j = 0; j < 4; ++j) {
+        x2[j] = sqr(x[j]);                       // x^0b10
+        x4[j] = sqr(x2[j]);                      // x^e(1) = x^0b100
+        e2[j] = x4[j];
+    }
+    sqr_n_mul4(e2, 3, x4);                       // x^e(2) = x^0b100100
+    GP_UNROLL
+    for (int j = 0; j < 4; ++j) e4[j] = e2[j];
+    sqr_n_mul4(e4, 6, e2);                       // x^e(4)
+    GP_UNROLL
+    for (int j = 0; j < 4; ++j) e10[j] = e4[j];
+    sqr_n_mul4(e10, 12, e4);                     // x^e(8)
+    sqr_n_mul4(e10, 6, e2);                      // x^e(10) (30 bits)
+    GP_UNROLL
+    for (int j = 0; j < 4; ++j) y[j] = e10[j];
+    sqr_n_mul4(y, 31, e10);                      // x^(e(10) 2^31 + e(10))
+    GP_UNROLL
+    for (int j = 0; j < 4; ++j) {
+        uint64_t r = Fg::mul_lazy(sqr(y[j]), e10[j]);
+        r = sqr(sqr(r));
+        x[j] = Fg::mul(r, Fg::mul_lazy(Fg::mul_lazy(x2[j], x4[j]), x[j]));
+    }
 }
 
 // state = MDS * state, for any 64-bit inputs (canonical or not); canonical
@@ -86,15 +92,15 @@ GP_HD uint64_t pow_inv7(uint64_t x) {
 GP_HD void apply_mds(uint64_t s[kWidth]) {
     constexpr uint32_t row[kWidth] = GP_RESCUE_MDS_ROW_INIT;
     uint32_t lo[kWidth], hi[kWidth];
-    GP_RESCUE_PRAGMA_UNROLL
+    GP_UNROLL
     for (int j = 0; j < kWidth; ++j) {
         lo[j] = (uint32_t)s[j];
         hi[j] = (uint32_t)(s[j] >> 32);
     }
-    GP_RESCUE_PRAGMA_UNROLL
+    GP_UNROLL
     for (int i = 0; i < kWidth; ++i) {
         uint64_t acc_lo = 0, acc_hi = 0;  // each < 160 * 2^32
-        GP_RESCUE_PRAGMA_UNROLL
+        GP_UNROLL
         for (int j = 0; j < kWidth; ++j) {
             const uint32_t m = row[(j - i + kWidth) % kWidth];
             acc_lo += (uint64_t)m * lo[j];
@@ -109,11 +115,16 @@ GP_HD void apply_mds(uint64_t s[kWidth]) {
 // Forward-backward round r (the RPO round).
 GP_HD void fb_round(uint64_t s[kWidth], int r) {
     apply_mds(s);
-    GP_RESCUE_PRAGMA_UNROLL
-    for (int i = 0; i < kWidth; ++i) s[i] = pow7(Fg::add(s[i], ark1(r, i)));
+    for_each_lane_group<kWidth>(s, [&](uint64_t *x, int g) {
+        GP_UNROLL
+        for (int i = 0; i < 4; ++i) x[i] = pow_small_tw<Fg, 7>(Fg::add(x[i], ark1(r, g + i)));
+    });
     apply_mds(s);
-    GP_RESCUE_PRAGMA_UNROLL
-    for (int i = 0; i < kWidth; ++i) s[i] = pow_inv7(Fg::add(s[i], ark2(r, i)));
+    for_each_lane_group<kWidth>(s, [&](uint64_t *x, int g) {
+        GP_UNROLL
+        for (int i = 0; i < 4; ++i) x[i] = Fg::add(x[i], ark2(r, g + i));
+        pow_inv7_4(x);
+    });
 }
 
 // ---- cubic extension F_p[phi] / (phi^3 - phi - 1), a = a0 + a1 phi + a2 phi^2 ----
@@ -163,16 +174,16 @@ GP_HD void ext3_pow7(uint64_t a[3]) {
 
 // RPX extension round r: +ARK1[r], then x^7 on the four extension elements.
 GP_HD void ext_round(uint64_t s[kWidth], int r) {
-    GP_RESCUE_PRAGMA_UNROLL
+    GP_UNROLL
     for (int i = 0; i < kWidth; ++i) s[i] = Fg::add(s[i], ark1(r, i));
-    GP_RESCUE_PRAGMA_UNROLL
+    GP_UNROLL
     for (int k = 0; k < kWidth; k += 3) ext3_pow7(s + k);
 }
 
 // RPX final (M) round r: MDS, +ARK1[r].
 GP_HD void m_round(uint64_t s[kWidth], int r) {
     apply_mds(s);
-    GP_RESCUE_PRAGMA_UNROLL
+    GP_UNROLL
     for (int i = 0; i < kWidth; ++i) s[i] = Fg::add(s[i], ark1(r, i));
 }
 
@@ -181,12 +192,12 @@ GP_HD void m_round(uint64_t s[kWidth], int r) {
 // ---- permutations ----
 
 GP_HD void rpo256_permute(uint64_t state[12]) {
-    GP_RESCUE_PRAGMA_ROLLED
+    GP_ROLLED
     for (int r = 0; r < rescue::kRounds; ++r) rescue::fb_round(state, r);
 }
 
 GP_HD void rpx256_permute(uint64_t state[12]) {
-    GP_RESCUE_PRAGMA_ROLLED
+    GP_ROLLED
     for (int r = 0; r < 6; r += 2) {
         rescue::fb_round(state, r);       // FB(0), FB(2), FB(4)
         rescue::ext_round(state, r + 1);  // E(1),  E(3),  E(5)

@@ -42,12 +42,7 @@ GP_HD uint64_t combine_halves(uint64_t lo, uint64_t hi) {
     return F::reduce128(l, h);
 }
 
-GP_HD uint64_t pow7(uint64_t x) {
-    uint64_t x2 = F::mul(x, x);
-    uint64_t x3 = F::mul(x2, x);
-    uint64_t x4 = F::mul(x2, x2);
-    return F::mul(x3, x4);
-}
+
 
 // twenty-first keeps elements as m = x * 2^64 mod p and replaces each of the
 // 8 little-endian bytes of m by LOOKUP_TABLE[byte]. m' stays below p (the
@@ -83,8 +78,12 @@ GP_HD void mds(uint64_t s[16]) {
 GP_HD void round(uint64_t s[16], int r) {
     GP_UNROLL
     for (int i = 0; i < Tip5Constants::kNumSplitAndLookup; ++i) s[i] = split_and_lookup(s[i]);
-    GP_UNROLL
-    for (int i = Tip5Constants::kNumSplitAndLookup; i < 16; ++i) s[i] = pow7(s[i]);
+    constexpr int kLookups = Tip5Constants::kNumSplitAndLookup;
+    static_assert(kLookups % 4 == 0, "the power-map lanes come in groups of four");
+    for_each_lane_group<16 - kLookups>(s + kLookups, [](uint64_t *x, int) {
+        GP_UNROLL
+        for (int i = 0; i < 4; ++i) x[i] = pow_small_tw<F, 7>(x[i]);
+    });
     mds(s);
     GP_UNROLL
     for (int i = 0; i < 16; ++i) s[i] = F::add(s[i], round_constant(16 * r + i));
@@ -94,6 +93,7 @@ GP_HD void round(uint64_t s[16], int r) {
 
 // The Tip5 permutation, in place.
 GP_HD void tip5_permute(uint64_t state[16]) {
+    GP_ROLLED
     for (int r = 0; r < Tip5Constants::kRounds; ++r) tip5_detail::round(state, r);
 }
 

@@ -27,6 +27,15 @@
 #define GP_UNROLL
 #endif
 
+// Keeps a loop over hash rounds rolled in device code. An expanded
+// permutation is thousands of instructions; kernels that run one per thread
+// then stall on instruction fetch (docs/PERF.md, "Instruction cache").
+#if defined(__CUDA_ARCH__)
+#define GP_ROLLED _Pragma("unroll 1")
+#else
+#define GP_ROLLED
+#endif
+
 // A constant table has a host copy and, under nvcc, a __constant__ (or
 // __device__) copy: GP_TABLE(host_expr, device_expr) reads the one that the
 // current compilation pass can see.
@@ -135,6 +144,27 @@ struct Goldilocks {
     }
     GP_HD static T mul(T a, T b) {
 #if defined(__CUDA_ARCH__)
+        return mul_impl<true>(a, b);
+#else
+        unsigned __int128 x = (unsigned __int128)a * b;
+        return reduce128((uint64_t)x, (uint64_t)(x >> 64));
+#endif
+    }
+    // a * b for any 64-bit representatives a, b, as a 64-bit representative
+    // (possibly >= p) on the device: mul without its final conditional
+    // subtraction of p, five instructions fewer. Chains of products
+    // (S-boxes) keep only their last product canonical. The host returns
+    // mul(a, b), which is one such representative.
+    GP_HD static T mul_lazy(T a, T b) {
+#if defined(__CUDA_ARCH__)
+        return mul_impl<false>(a, b);
+#else
+        return mul(a, b);
+#endif
+    }
+#if defined(__CUDA_ARCH__)
+    template <bool kCanonical>
+    __device__ static T mul_impl(T a, T b) {
         // 128-bit product from 32-bit multiply-add chains with carries (ten
         // IMADs), cheaper than the generic 64-bit mul.lo + mul.hi lowering.
         uint32_t a0 = (uint32_t)a, a1 = (uint32_t)(a >> 32);
@@ -153,32 +183,33 @@ struct Goldilocks {
             : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
             : "r"(a0), "r"(a1), "r"(b0), "r"(b1));
         // x = r0 + r1 2^32 + r2 2^64 + r3 2^96 == (r1:r0) - r3 + r2 (2^32 - 1).
-        uint32_t t0, t1, m, d0, d1;
+        uint32_t t0, t1, m;
         asm("{\n\t.reg .u32 u0, u1;\n\t"
-            "sub.cc.u32 %0, %5, %8;\n\t"       // t = (r1:r0) - r3
-            "subc.cc.u32 %1, %6, 0;\n\t"
+            "sub.cc.u32 %0, %3, %6;\n\t"       // t = (r1:r0) - r3
+            "subc.cc.u32 %1, %4, 0;\n\t"
             "subc.u32 %2, 0, 0;\n\t"            // m = borrow ? ~0 : 0
             "sub.cc.u32 %0, %0, %2;\n\t"        // t -= EPS on borrow
             "subc.u32 %1, %1, 0;\n\t"
-            "sub.cc.u32 u0, 0, %7;\n\t"         // u = r2 * 2^32 - r2
-            "subc.u32 u1, %7, 0;\n\t"
+            "sub.cc.u32 u0, 0, %5;\n\t"         // u = r2 * 2^32 - r2
+            "subc.u32 u1, %5, 0;\n\t"
             "add.cc.u32 %0, %0, u0;\n\t"        // t += u
             "addc.cc.u32 %1, %1, u1;\n\t"
             "addc.u32 %2, 0, 0;\n\t"            // carry -> 0/1
             "neg.s32 %2, %2;\n\t"
-            "add.cc.u32 %0, %0, %2;\n\t"        // t += EPS on carry
-            "addc.u32 %1, %1, 0;\n\t"
-            "add.cc.u32 %3, %0, 0xffffffff;\n\t" // d = t - p (mod 2^64)
-            "addc.cc.u32 %4, %1, 0;\n\t"
-            "addc.u32 %2, 0, 0;\n\t}"            // carry <=> t >= p
-            : "=&r"(t0), "=&r"(t1), "=&r"(m), "=&r"(d0), "=&r"(d1)
+            "add.cc.u32 %0, %0, %2;\n\t"        // t += EPS on carry (cannot carry)
+            "addc.u32 %1, %1, 0;\n\t}"
+            : "=&r"(t0), "=&r"(t1), "=&r"(m)
             : "r"(r0), "r"(r1), "r"(r2), "r"(r3));
-        return m ? (((uint64_t)d1 << 32) | d0) : (((uint64_t)t1 << 32) | t0);
-#else
-        unsigned __int128 x = (unsigned __int128)a * b;
-        return reduce128((uint64_t)x, (uint64_t)(x >> 64));
-#endif
+        if constexpr (!kCanonical) return ((uint64_t)t1 << 32) | t0;
+        uint32_t d0, d1, c;
+        asm("add.cc.u32 %0, %3, 0xffffffff;\n\t"  // d = t - p (mod 2^64)
+            "addc.cc.u32 %1, %4, 0;\n\t"
+            "addc.u32 %2, 0, 0;"                 // carry <=> t >= p
+            : "=r"(d0), "=r"(d1), "=r"(c)
+            : "r"(t0), "r"(t1));
+        return c ? (((uint64_t)d1 << 32) | d0) : (((uint64_t)t1 << 32) | t0);
     }
+#endif
     // x / 2^K for 1 <= K <= 32, exact and canonical, without a multiply.
     // A Montgomery reduction by 2^K: m = -x mod 2^K makes x + m p divisible
     // by 2^K (p == 1 mod 2^32), and x + m p < 2^K p keeps the quotient below
@@ -196,6 +227,7 @@ struct Goldilocks {
     GP_HD static T from_tw(Tw w) { return w; }
     GP_HD static T mul_tw(T a, Tw w) { return mul(a, w); }
     GP_HD static Tw tw_mul(Tw a, Tw b) { return mul(a, b); }
+    GP_HD static Tw tw_mul_lazy(Tw a, Tw b) { return mul_lazy(a, b); }
     // Multiplication is dear: kernels load each twiddle rather than derive it.
     static constexpr bool kDeriveTwiddles = false;
 };
@@ -258,6 +290,8 @@ struct Mont31 {
     GP_HD static T mul(T a, T b) { return mul_tw(a, to_tw(b)); }
     // Product of two prepared multipliers, itself prepared: aR * bR / R.
     GP_HD static Tw tw_mul(Tw a, Tw b) { return mont_reduce((uint64_t)a * b); }
+    // Montgomery products are canonical already: the lazy form is the same.
+    GP_HD static Tw tw_mul_lazy(Tw a, Tw b) { return tw_mul(a, b); }
     // Multiplication is cheap: kernels derive a group's twiddles from one load.
     static constexpr bool kDeriveTwiddles = true;
 };
@@ -325,6 +359,48 @@ GP_HD void dif_butterfly(typename F::T &a, typename F::T &b, typename F::Tw w) {
     typename F::T d = F::sub(a, b);
     a = F::add(a, b);
     b = F::mul_tw(d, w);
+}
+
+// x^3 or x^7 on the Tw form (F::tw_mul products): the power maps of the hash
+// S-boxes. Only the last product is reduced to canonical form
+// (F::tw_mul_lazy before it); the input may be any representative.
+template <class F, int D>
+GP_HD typename F::Tw pow_small_tw(typename F::Tw x) {
+    static_assert(D == 3 || D == 7, "S-box degree 3 or 7");
+    using Tw = typename F::Tw;
+    const Tw x2 = F::tw_mul_lazy(x, x);
+    if constexpr (D == 3) {
+        return F::tw_mul(x2, x);
+    } else {
+        const Tw x3 = F::tw_mul_lazy(x2, x);
+        const Tw x4 = F::tw_mul_lazy(x2, x2);
+        return F::tw_mul(x3, x4);
+    }
+}
+
+// Runs fn(lanes, g) on each group of four lanes of s[WIDTH] (WIDTH a
+// multiple of 4): lanes points at the group's four values, g is the index of
+// its first lane; fn updates them in place. Device code keeps the loop over
+// groups rolled and rotates the state by four lanes after each group (the
+// indices into s stay compile-time constants, so s stays in registers): a
+// hash round whose per-lane work is long (Goldilocks S-boxes) then fits the
+// instruction cache, for one register move per lane and group.
+template <int WIDTH, class T, class Fn>
+GP_HD void for_each_lane_group(T *s, Fn &&fn) {
+    static_assert(WIDTH % 4 == 0, "lanes come in groups of four");
+#if defined(__CUDA_ARCH__)
+#pragma unroll 1
+    for (int g = 0; g < WIDTH; g += 4) {
+        fn(s, g);
+        T t[4] = {s[0], s[1], s[2], s[3]};
+#pragma unroll
+        for (int i = 0; i < WIDTH - 4; ++i) s[i] = s[i + 4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) s[WIDTH - 4 + i] = t[i];
+    }
+#else
+    for (int g = 0; g < WIDTH; g += 4) fn(s + g, g);
+#endif
 }
 
 // Calls fn.template operator()<F>() with the field type for a runtime id.
