@@ -47,6 +47,14 @@
 
 namespace gp {
 
+#if defined(__CUDACC__)
+// 2^32 - 1 (Goldilocks' EPS) as data: a multiply-add by it stays one
+// IMAD.WIDE (the multiply pipe). Written as an immediate, ptxas strength-
+// reduces the product to a shift and subtractions on the integer ALU pipe,
+// which bounds the Goldilocks hash kernels.
+static __constant__ const uint32_t kGoldilocksEpsData = 0xffffffffu;
+#endif
+
 struct Goldilocks {
     using T = uint64_t;
     using Tw = uint64_t;
@@ -123,17 +131,14 @@ struct Goldilocks {
     GP_HD static T reduce96(uint64_t lo, uint32_t hi) {
 #if defined(__CUDA_ARCH__)
         uint32_t t0, t1, c, d0, d1;
-        asm("{\n\t.reg .u32 u0, u1;\n\t"
-            "sub.cc.u32 u0, 0, %7;\n\t"          // u = hi * 2^32 - hi
-            "subc.u32 u1, %7, 0;\n\t"
-            "add.cc.u32 %0, %5, u0;\n\t"         // t = lo + u
-            "addc.cc.u32 %1, %6, u1;\n\t"
+        asm("mad.lo.cc.u32 %0, %7, %8, %5;\n\t"  // t = lo + hi EPS (multiply pipe)
+            "madc.hi.cc.u32 %1, %7, %8, %6;\n\t"
             "addc.u32 %2, 0, 0;\n\t"             // c = carry
             "add.cc.u32 %3, %0, 0xffffffff;\n\t" // d = t + EPS
             "addc.cc.u32 %4, %1, 0;\n\t"
-            "addc.u32 %2, %2, 0;\n\t}"           // c += carry
+            "addc.u32 %2, %2, 0;"                 // c += carry
             : "=&r"(t0), "=&r"(t1), "=&r"(c), "=&r"(d0), "=&r"(d1)
-            : "r"((uint32_t)lo), "r"((uint32_t)(lo >> 32)), "r"(hi));
+            : "r"((uint32_t)lo), "r"((uint32_t)(lo >> 32)), "r"(hi), "r"(kGoldilocksEpsData));
         return c ? (((uint64_t)d1 << 32) | d0) : (((uint64_t)t1 << 32) | t0);
 #else
         const uint64_t u = ((uint64_t)hi << 32) - hi;
@@ -182,32 +187,32 @@ struct Goldilocks {
             "addc.u32 %3, %3, 0;"
             : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
             : "r"(a0), "r"(a1), "r"(b0), "r"(b1));
-        // x = r0 + r1 2^32 + r2 2^64 + r3 2^96 == (r1:r0) - r3 + r2 (2^32 - 1).
-        uint32_t t0, t1, m;
-        asm("{\n\t.reg .u32 u0, u1;\n\t"
-            "sub.cc.u32 %0, %3, %6;\n\t"       // t = (r1:r0) - r3
-            "subc.cc.u32 %1, %4, 0;\n\t"
-            "subc.u32 %2, 0, 0;\n\t"            // m = borrow ? ~0 : 0
-            "sub.cc.u32 %0, %0, %2;\n\t"        // t -= EPS on borrow
-            "subc.u32 %1, %1, 0;\n\t"
-            "sub.cc.u32 u0, 0, %5;\n\t"         // u = r2 * 2^32 - r2
-            "subc.u32 u1, %5, 0;\n\t"
-            "add.cc.u32 %0, %0, u0;\n\t"        // t += u
-            "addc.cc.u32 %1, %1, u1;\n\t"
-            "addc.u32 %2, 0, 0;\n\t"            // carry -> 0/1
-            "neg.s32 %2, %2;\n\t"
-            "add.cc.u32 %0, %0, %2;\n\t"        // t += EPS on carry (cannot carry)
-            "addc.u32 %1, %1, 0;\n\t}"
-            : "=&r"(t0), "=&r"(t1), "=&r"(m)
-            : "r"(r0), "r"(r1), "r"(r2), "r"(r3));
+        // x = r0 + r1 2^32 + r2 2^64 + r3 2^96 == (r1:r0) + r2 EPS - r3.
+        // t = (r1:r0) + r2 EPS - r3 + c 2^64 with c in {-1, 0, 1}; then
+        // t += c EPS (c 2^64 == c EPS), which lands in [0, 2^64): c = 1
+        // leaves t < (2^32 - 1)^2, c = -1 leaves t >= 2^64 - 2^32.
+        uint32_t t0, t1, c;
+        asm("mad.lo.cc.u32 %0, %5, %7, %3;\n\t"  // t = (r1:r0) + r2 EPS
+            "madc.hi.cc.u32 %1, %5, %7, %4;\n\t"
+            "addc.u32 %2, 0, 0;\n\t"
+            "sub.cc.u32 %0, %0, %6;\n\t"         // t -= r3
+            "subc.cc.u32 %1, %1, 0;\n\t"
+            "subc.u32 %2, %2, 0;"
+            : "=&r"(t0), "=&r"(t1), "=&r"(c)
+            : "r"(r0), "r"(r1), "r"(r2), "r"(r3), "r"(kGoldilocksEpsData));
+        // c EPS as a 64-bit two's-complement word: low -c, high the sign of c.
+        asm("add.cc.u32 %0, %0, %2;\n\t"
+            "addc.u32 %1, %1, %3;"
+            : "+r"(t0), "+r"(t1)
+            : "r"(0u - c), "r"((uint32_t)((int32_t)c >> 31)));
         if constexpr (!kCanonical) return ((uint64_t)t1 << 32) | t0;
-        uint32_t d0, d1, c;
+        uint32_t d0, d1, m;
         asm("add.cc.u32 %0, %3, 0xffffffff;\n\t"  // d = t - p (mod 2^64)
             "addc.cc.u32 %1, %4, 0;\n\t"
             "addc.u32 %2, 0, 0;"                 // carry <=> t >= p
-            : "=r"(d0), "=r"(d1), "=r"(c)
+            : "=r"(d0), "=r"(d1), "=r"(m)
             : "r"(t0), "r"(t1));
-        return c ? (((uint64_t)d1 << 32) | d0) : (((uint64_t)t1 << 32) | t0);
+        return m ? (((uint64_t)d1 << 32) | d0) : (((uint64_t)t1 << 32) | t0);
     }
 #endif
     // x / 2^K for 1 <= K <= 32, exact and canonical, without a multiply.
