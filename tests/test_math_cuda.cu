@@ -13,19 +13,14 @@
 
 #include "hash/rpo.h"
 #include "math/field.h"
+#include "test_util.h"
 
 namespace {
 
 using gp::Goldilocks;
 constexpr uint64_t P = Goldilocks::P;
 
-uint64_t ref_mul(uint64_t a, uint64_t b) { return (uint64_t)((unsigned __int128)a * b % P); }
-uint64_t ref_pow(uint64_t x, uint64_t e, uint64_t p) {
-    unsigned __int128 r = 1, b = x % p;
-    for (; e; e >>= 1, b = b * b % p)
-        if (e & 1) r = r * b % p;
-    return (uint64_t)r;
-}
+uint64_t ref_mul(uint64_t a, uint64_t b) { return gpt::mul_mod(a, b, P); }
 
 bool have_device() {
     int n = 0;
@@ -91,14 +86,8 @@ std::vector<uint64_t> operands(uint64_t seed, size_t n) {
     std::vector<uint64_t> v = {0,           1,      2,          P - 1,      P,         P + 1,
                                ~0ull,       ~0ull - 1, 0xffffffffull, 1ull << 32, 1ull << 63, P - 2,
                                0xffffffff00000000ull, 0x00000000ffffffffull, 3,          ~0ull >> 1};
-    uint64_t x = seed;
-    while (v.size() < n) {
-        x += 0x9e3779b97f4a7c15ull;
-        uint64_t z = x;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        v.push_back(z ^ (z >> 31));
-    }
+    gpt::Rng rng(seed);
+    while (v.size() < n) v.push_back(rng.next());
     return v;
 }
 
@@ -134,21 +123,21 @@ TEST_F(MathCuda, SboxPowersMatchHost) {
     }
     const std::vector<uint64_t> gl7 = run(kPow7Gl, a, a), kb3 = run(kPow3Kb, kb, kb), bb7 = run(kPow7Bb, bb, bb);
     for (size_t i = 0; i < a.size(); ++i) {
-        ASSERT_EQ(gl7[i], ref_pow(a[i], 7, P)) << std::hex << a[i];
+        ASSERT_EQ(gl7[i], gpt::pow_mod(a[i], 7, P)) << std::hex << a[i];
         // The host computes the same map through the same header.
         ASSERT_EQ(gl7[i], (gp::pow_small_tw<Goldilocks, 7>(a[i])));
         // On the Tw (Montgomery) form, x^3 of the form is the form of x^3 / R^2.
         ASSERT_EQ(kb3[i], (gp::pow_small_tw<gp::KoalaBear, 3>((uint32_t)kb[i])));
         ASSERT_EQ(bb7[i], (gp::pow_small_tw<gp::BabyBear, 7>((uint32_t)bb[i])));
         ASSERT_EQ(gp::KoalaBear::from_tw((uint32_t)kb3[i]),
-                  ref_pow(gp::KoalaBear::from_tw((uint32_t)kb[i]), 3, gp::KoalaBear::P));
+                  gpt::pow_mod(gp::KoalaBear::from_tw((uint32_t)kb[i]), 3, gp::KoalaBear::P));
     }
 }
 
 TEST_F(MathCuda, RpoInverseSboxOfAnyRepresentatives) {
     const std::vector<uint64_t> a = operands(4, 1024);
     const std::vector<uint64_t> y = run(kInv7, a, {});
-    for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(y[i], ref_pow(a[i], 10540996611094048183ull, P)) << std::hex << a[i];
+    for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(y[i], gpt::pow_mod(a[i], 10540996611094048183ull, P)) << std::hex << a[i];
 }
 
 TEST_F(MathCuda, LaneGroupsVisitEachLaneOnce) {

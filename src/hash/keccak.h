@@ -67,22 +67,15 @@ GP_HD void store_le64(uint8_t *p, uint64_t v) {
 
 }  // namespace keccak_detail
 
-// The loop over the 24 rounds stays rolled in device code: a round is about
-// 200 instructions, the expanded permutation 4k, and kernels running it
-// stalled on instruction fetch (rolled, Merkle leaf hashing ran 1.35x faster
-// on the H200).
-#ifndef GP_KECCAK_UNROLL_ROUNDS
-#if defined(__CUDA_ARCH__)
-#define GP_KECCAK_UNROLL_ROUNDS _Pragma("unroll 1")
-#else
-#define GP_KECCAK_UNROLL_ROUNDS
-#endif
-#endif
+// The loop over the 24 rounds stays rolled in device code (GP_ROLLED): a
+// round is about 200 instructions, the expanded permutation 4k, and kernels
+// running it stalled on instruction fetch (rolled, Merkle leaf hashing ran
+// 1.35x faster on the H200).
 
 // Keccak-f[1600], in place, on 25 lanes a[x + 5 * y].
 GP_HD void keccak_f1600(uint64_t a[25]) {
     using keccak_detail::rotl;
-    GP_KECCAK_UNROLL_ROUNDS
+    GP_ROLLED
     for (int round = 0; round < KeccakConstants::kRounds; ++round) {
         // theta
         uint64_t c[5], d[5];

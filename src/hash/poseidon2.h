@@ -78,8 +78,8 @@
 #endif
 
 // Loop unrolling. GP_P2_UNROLL: loops over the state (width <= 32), unrolled
-// so that the state lives in registers. GP_P2_UNROLL_ROUNDS: loops over full
-// rounds. Device code keeps the round loops rolled (partial rounds unrolled
+// so that the state lives in registers. GP_ROLLED (math/field.h): loops
+// over full rounds. Device code keeps the round loops rolled (partial rounds unrolled
 // by Poseidon2Field<F>::kPartialUnroll): a fully expanded permutation is 6k
 // (KoalaBear width 16) to 20k (Goldilocks width 12) instructions, far more
 // than the instruction cache holds, and its kernels stalled on instruction
@@ -95,13 +95,6 @@
 #define GP_P2_UNROLL _Pragma("GCC unroll 32")
 #else
 #define GP_P2_UNROLL
-#endif
-#endif
-#ifndef GP_P2_UNROLL_ROUNDS
-#if defined(__CUDA_ARCH__)
-#define GP_P2_UNROLL_ROUNDS _Pragma("unroll 1")
-#else
-#define GP_P2_UNROLL_ROUNDS
 #endif
 #endif
 
@@ -565,7 +558,7 @@ GP_HD void poseidon2_permute(const Poseidon2Params<F, WIDTH, M4> &p, const Diag 
     GP_P2_UNROLL
     for (int i = 0; i < WIDTH; ++i) s[i] = F::to_tw(state[i]);
     poseidon2_external_linear<F, WIDTH, M4>(s);
-    GP_P2_UNROLL_ROUNDS
+    GP_ROLLED
     for (int r = 0; r < P::kHalfRoundsF; ++r)
         poseidon2_external_round<F, WIDTH, M4>(s, p.external_initial_tw[r]);
 #if defined(__CUDA_ARCH__)
@@ -574,7 +567,7 @@ GP_HD void poseidon2_permute(const Poseidon2Params<F, WIDTH, M4> &p, const Diag 
 #endif
     for (int r = 0; r < P::kRoundsP; ++r)
         poseidon2_internal_round<F, WIDTH>(s, p.internal_tw[r], diag);
-    GP_P2_UNROLL_ROUNDS
+    GP_ROLLED
     for (int r = 0; r < P::kHalfRoundsF; ++r)
         poseidon2_external_round<F, WIDTH, M4>(s, p.external_terminal_tw[r]);
     GP_P2_UNROLL
