@@ -55,11 +55,5 @@ __global__ void k_deep(const ColSet<typename F::T> *sets, uint32_t nsets, uint32
     }
 }
 
-template <class T>
-__global__ void k_copy_rows(const T *from, uint64_t start, uint64_t stride, uint64_t count, T *to) {
-    for (uint64_t k = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; k < count; k += (uint64_t)gridDim.x * blockDim.x)
-        to[k] = from[start + k * stride];
-}
-
 }  // namespace kern
 }  // namespace gp

@@ -6,7 +6,6 @@
 
 #include <cstdint>
 
-#include "core/fri_ops.h"
 #include "core/merkle_ops.h"
 
 namespace gp {
@@ -39,20 +38,6 @@ __global__ void k_merkle_open(const MatView<T> *mats, uint32_t nmats, uint64_t r
         if (paths)
             merkle_open_path(nodes, log_h, path_len, digest, indices[q], paths + q * (uint64_t)path_len * digest);
     }
-}
-
-template <class F, int D>
-__global__ void k_fri_fold(FriFoldParams<F, D> p, const typename F::T *in, uint64_t groups, typename F::T *out) {
-    for (uint64_t g = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; g < groups;
-         g += (uint64_t)gridDim.x * blockDim.x)
-        fri_fold_group<F, D>(p, in, g, out);
-}
-
-template <class T>
-__global__ void k_fri_to_matrix(uint32_t log_n, uint32_t log_a, bool bitrev, uint32_t D, const T *in, T *out) {
-    const uint64_t n = 1ull << log_n;
-    for (uint64_t p = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; p < n; p += (uint64_t)gridDim.x * blockDim.x)
-        fri_to_matrix(log_n, log_a, bitrev, D, in, p, out);
 }
 
 }  // namespace kern

@@ -379,39 +379,5 @@ __global__ void k_bitrev_copy(const T *__restrict__ src, T *__restrict__ dst, ui
     }
 }
 
-// out[b][c][r] = in[b][r][c] for batch b, R rows, C columns.
-template <class T>
-__global__ void k_transpose(const T *__restrict__ in, T *__restrict__ out, uint64_t batch,
-                            uint64_t R, uint64_t C) {
-    __shared__ T tile[32][33];
-    const uint64_t tr = (R + 31) / 32, tc = (C + 31) / 32, per = tr * tc;
-    for (uint64_t blk = blockIdx.x; blk < per * batch; blk += gridDim.x) {
-        uint64_t b = blk / per, rem = blk % per;
-        uint64_t r0 = (rem / tc) * 32, c0 = (rem % tc) * 32;
-        const T *ib = in + b * R * C;
-        T *ob = out + b * R * C;
-        for (uint32_t y = threadIdx.y; y < 32; y += blockDim.y) {
-            uint64_t r = r0 + y, c = c0 + threadIdx.x;
-            if (r < R && c < C) tile[y][threadIdx.x] = ib[r * C + c];
-        }
-        __syncthreads();
-        for (uint32_t y = threadIdx.y; y < 32; y += blockDim.y) {
-            uint64_t c = c0 + y, r = r0 + threadIdx.x;
-            if (r < R && c < C) ob[c * R + r] = tile[threadIdx.x][y];
-        }
-        __syncthreads();
-    }
-}
-
-// Records in *first_bad the smallest index i with data[i] >= p (left as is
-// when all values are canonical).
-template <class T>
-__global__ void k_check_canonical(const T *__restrict__ data, uint64_t count, uint64_t p,
-                                  uint64_t index_offset, unsigned long long *first_bad) {
-    for (uint64_t g = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; g < count;
-         g += (uint64_t)gridDim.x * blockDim.x)
-        if ((uint64_t)data[g] >= p) atomicMin(first_bad, (unsigned long long)(g + index_offset));
-}
-
 }  // namespace kern
 }  // namespace gp

@@ -223,6 +223,23 @@ public:
     uint64_t buffer_bytes = 0;
 };
 
+// Object lifetimes (core/context.cpp).
+// A zero-filled rows x cols buffer of degree-`ext` elements, registered with
+// the context.
+Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols);
+// A new buffer holding host data of the given layout (values checked).
+Buffer *buffer_from_host(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols,
+                         gp_layout layout, const void *data);
+// Release a live buffer or tree of its context; anything else is ignored.
+void release_buffer(Buffer *b);
+void release_tree(MerkleTree *t);
+// Releases every buffer and tree the context still holds; returns how many.
+size_t release_all(Context &c);
+
+// Field elements (elem_size bytes each) to and from 64-bit words.
+void words_out(const FieldDesc &f, const std::vector<uint64_t> &w, void *out);
+std::vector<uint64_t> words_in(const FieldDesc &f, const void *in, uint64_t count);
+
 // Validates host data[begin, end): every value < p. Throws
 // GP_ERR_NON_CANONICAL naming the first offending index.
 void check_canonical(const FieldDesc &f, const void *data, uint64_t begin, uint64_t end,

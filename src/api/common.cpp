@@ -1,0 +1,49 @@
+// What every C shim shares (see common.h).
+#include "api/common.h"
+
+namespace gp {
+namespace {
+thread_local std::string t_last_error;
+}  // namespace
+
+const char *last_error() { return t_last_error.c_str(); }
+
+gp_status set_error(gp_status s, const std::string &msg) {
+    t_last_error = msg;
+    return s;
+}
+
+void clear_error() { t_last_error.clear(); }
+
+void check_struct_size(uint32_t got, const char *what) {
+    if (got < sizeof(uint32_t) || got > 4096)
+        fail(GP_ERR_INVALID_ARGUMENT, what, "->struct_size is ", got,
+             " (call the matching *_options_init first)");
+}
+
+void check_buffer(const gp_context *ctx, const gp_buffer *b, const char *arg) {
+    if (!ctx_of(ctx)->buffers.count(const_cast<Buffer *>(buf_of(b))))
+        fail(GP_ERR_CONTEXT_MISMATCH, "buffer `", arg, "` does not belong to this context");
+}
+
+std::vector<const Buffer *> checked_matrices(gp_context *ctx, const gp_buffer *const *matrices, uint32_t count,
+                                             const char *arg) {
+    if (!matrices) fail(GP_ERR_NULL_POINTER, "argument `", arg, "` is NULL");
+    if (count == 0) fail(GP_ERR_INVALID_ARGUMENT, "count = 0 (`", arg, "` must hold at least one buffer)");
+    std::vector<const Buffer *> mats;
+    for (uint32_t i = 0; i < count; ++i) {
+        std::string name = std::string(arg) + "[" + std::to_string(i) + "]";
+        if (!matrices[i]) fail(GP_ERR_NULL_POINTER, "argument `", name, "` is NULL");
+        check_buffer(ctx, matrices[i], name.c_str());
+        const Buffer *b = buf_of(matrices[i]);
+        if (!mats.empty() && b->field != mats[0]->field)
+            fail(GP_ERR_FIELD_MISMATCH, name, " is over ", b->field->name, " but ", arg, "[0] is over ",
+                 mats[0]->field->name);
+        mats.push_back(b);
+    }
+    return mats;
+}
+
+}  // namespace gp
+
+GP_EXPORT const char *gp_last_error(void) { return gp::last_error(); }

@@ -1,0 +1,75 @@
+// What every C shim shares: the thread-local error message, `guard` (runs
+// the body, turns exceptions into a status and message), reading option
+// structs by their struct_size, and the checks of handles from C.
+#pragma once
+
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "core/checks.h"
+#include "core/core.h"
+#include "gpuprover.h"
+
+#define GP_EXPORT extern "C" GP_API
+
+namespace gp {
+
+// Records `msg` as gp_last_error() of this thread and returns `s`.
+gp_status set_error(gp_status s, const std::string &msg);
+// Clears gp_last_error() of this thread.
+void clear_error();
+const char *last_error();
+
+// Runs fn, turning exceptions into a status and message.
+template <class Fn>
+gp_status guard(const char *fname, Fn &&fn) {
+    try {
+        clear_error();
+        fn();
+        return GP_OK;
+    } catch (const Error &e) {
+        return set_error(e.status, std::string(fname) + ": " + e.what());
+    } catch (const std::bad_alloc &) {
+        return set_error(GP_ERR_HOST_OUT_OF_MEMORY, std::string(fname) + ": host allocation failed");
+    } catch (const std::exception &e) {
+        return set_error(GP_ERR_INTERNAL, std::string(fname) + ": internal error: " + e.what());
+    } catch (...) {
+        return set_error(GP_ERR_INTERNAL, std::string(fname) + ": unknown internal error");
+    }
+}
+
+void check_struct_size(uint32_t got, const char *what);
+
+// Copies the caller's options struct over defaults, honouring struct_size so
+// that older callers with shorter structs keep working.
+template <class Opt>
+Opt read_options(const Opt *user, void (*init)(Opt *), const char *what) {
+    Opt o;
+    init(&o);
+    if (user) {
+        check_struct_size(user->struct_size, what);
+        size_t n = user->struct_size < sizeof(Opt) ? user->struct_size : sizeof(Opt);
+        std::memcpy(&o, user, n);
+        o.struct_size = sizeof(Opt);
+    }
+    return o;
+}
+
+// Handles and the objects behind them.
+inline Context *ctx_of(gp_context *c) { return reinterpret_cast<Context *>(c); }
+inline const Context *ctx_of(const gp_context *c) { return reinterpret_cast<const Context *>(c); }
+inline Buffer *buf_of(gp_buffer *b) { return reinterpret_cast<Buffer *>(b); }
+inline const Buffer *buf_of(const gp_buffer *b) { return reinterpret_cast<const Buffer *>(b); }
+inline MerkleTree *tree_of(gp_merkle_tree *t) { return reinterpret_cast<MerkleTree *>(t); }
+inline const MerkleTree *tree_of(const gp_merkle_tree *t) { return reinterpret_cast<const MerkleTree *>(t); }
+
+// Throws GP_ERR_CONTEXT_MISMATCH unless `b` is a live buffer of `ctx`.
+void check_buffer(const gp_context *ctx, const gp_buffer *b, const char *arg);
+// Validates `count` buffer handles (named `arg`[i]): non-null, of this
+// context, of one field.
+std::vector<const Buffer *> checked_matrices(gp_context *ctx, const gp_buffer *const *matrices, uint32_t count,
+                                             const char *arg = "matrices");
+
+}  // namespace gp

@@ -1,0 +1,116 @@
+// C entry points: batched NTTs and coset LDEs.
+#include "api/common.h"
+
+using namespace gp;
+
+GP_EXPORT void gp_ntt_options_init(gp_ntt_options *o) {
+    if (!o) return;
+    std::memset(o, 0, sizeof(*o));
+    o->struct_size = sizeof(*o);
+    o->direction = GP_NTT_FORWARD;
+}
+
+
+GP_EXPORT gp_status gp_ntt_batch(gp_context *ctx, gp_buffer *buf, const gp_ntt_options *options) {
+    return guard("gp_ntt_batch", [&] {
+        GP_REQUIRE_PTR(ctx);
+        GP_REQUIRE_PTR(buf);
+        check_buffer(ctx, buf, "buf");
+        gp_ntt_options o = read_options(options, gp_ntt_options_init, "gp_ntt_options");
+        auto *b = reinterpret_cast<Buffer *>(buf);
+        int dir = raw(o.direction);
+        if (dir != GP_NTT_FORWARD && dir != GP_NTT_INVERSE)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->direction = ", dir, " is not a gp_ntt_direction");
+        check_order(o.input_order, "options->input_order");
+        check_order(o.output_order, "options->output_order");
+        check_log_size(*b->field, b->rows, "rows");
+        check_shift(*b->field, o.shift, "options->shift");
+        NttArgs a{o.direction, o.shift ? o.shift : 1, o.input_order, o.output_order};
+        b->ctx->backend->ntt(*b, a);
+    });
+}
+
+GP_EXPORT void gp_lde_options_init(gp_lde_options *o) {
+    if (!o) return;
+    std::memset(o, 0, sizeof(*o));
+    o->struct_size = sizeof(*o);
+    o->blowup = 2;
+    o->output_order = GP_ORDER_NATURAL;
+    o->input_layout = GP_LAYOUT_COL_MAJOR;
+}
+
+// Shared validation of both LDE entry points; fills everything but the input.
+static LdeArgs prepare_lde(gp_context *ctx, const FieldDesc &f, uint32_t ext, uint64_t rows,
+                           uint64_t cols, const gp_lde_options *options, gp_buffer *output) {
+    gp_lde_options o = read_options(options, gp_lde_options_init, "gp_lde_options");
+    if (rows == 0) fail(GP_ERR_INVALID_ARGUMENT, "the input has 0 rows");
+    if (cols == 0) fail(GP_ERR_INVALID_ARGUMENT, "the input has 0 columns");
+    uint64_t n = o.n ? o.n : rows;
+    uint32_t log_n = check_log_size(f, n, o.n ? "options->n" : "input rows (options->n = 0)");
+    if (rows > n)
+        fail(GP_ERR_SHAPE_MISMATCH, "the input has ", rows, " rows, more than options->n = ", n);
+    if (!is_pow2(o.blowup) || o.blowup > 32)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->blowup = ", o.blowup,
+             " is not a power of two in [1, 32]");
+    uint32_t log_b = log2_exact(o.blowup);
+    if (log_n + log_b > f.two_adicity)
+        fail(GP_ERR_TWO_ADICITY, "n * blowup = 2^", log_n + log_b, " exceeds the two-adicity of ",
+             f.name, " (2^", f.two_adicity, ")");
+    check_shift(f, o.shift, "options->shift");
+    check_shift(f, o.input_shift, "options->input_shift");
+    check_order(o.output_order, "options->output_order");
+    check_layout(o.input_layout, "options->input_layout");
+    GP_REQUIRE_PTR(output);
+    check_buffer(ctx, output, "output");
+    auto *out = reinterpret_cast<Buffer *>(output);
+    if (out->field != &f || out->ext != ext)
+        fail(GP_ERR_FIELD_MISMATCH, "output is ", out->field->name, "^", out->ext,
+             " but the input is ", f.name, "^", ext);
+    uint64_t out_rows = checked_mul(n, o.blowup, "n * blowup");
+    if (out->rows != out_rows || out->cols != cols)
+        fail(GP_ERR_SHAPE_MISMATCH, "output is ", out->rows, " x ", out->cols, ", expected ",
+             out_rows, " x ", cols, " (n * blowup rows, input columns)");
+    LdeArgs a{};
+    a.field = &f;
+    a.ext = ext;
+    a.rows_in = rows;
+    a.cols = cols;
+    a.log_n = log_n;
+    a.log_blowup = log_b;
+    a.shift = o.shift ? o.shift : f.generator;
+    a.input_shift = o.input_shift ? o.input_shift : 1;
+    a.order = o.output_order;
+    a.in_layout = o.input_layout;
+    a.out = out;
+    return a;
+}
+
+GP_EXPORT gp_status gp_lde_batch(gp_context *ctx, const gp_buffer *input,
+                                 const gp_lde_options *options, gp_buffer *output) {
+    return guard("gp_lde_batch", [&] {
+        GP_REQUIRE_PTR(ctx);
+        GP_REQUIRE_PTR(input);
+        check_buffer(ctx, input, "input");
+        auto *in = reinterpret_cast<const Buffer *>(input);
+        LdeArgs a = prepare_lde(ctx, *in->field, in->ext, in->rows, in->cols, options, output);
+        if (input == output) fail(GP_ERR_INVALID_ARGUMENT, "input and output are the same buffer");
+        a.in_buf = in;
+        reinterpret_cast<Context *>(ctx)->backend->lde(a);
+    });
+}
+
+GP_EXPORT gp_status gp_lde_batch_host(gp_context *ctx, gp_field field, uint32_t ext_degree,
+                                      const void *data, uint64_t rows, uint64_t cols,
+                                      const gp_lde_options *options, gp_buffer *output) {
+    return guard("gp_lde_batch_host", [&] {
+        GP_REQUIRE_PTR(ctx);
+        GP_REQUIRE_PTR(data);
+        const FieldDesc &f = field_desc(field);
+        check_ext_degree(f, ext_degree);
+        LdeArgs a = prepare_lde(ctx, f, ext_degree, rows, cols, options, output);
+        checked_mul(checked_mul(rows, cols, "rows * cols"), ext_degree * f.elem_size,
+                    "input bytes");
+        a.in_host = data;
+        reinterpret_cast<Context *>(ctx)->backend->lde(a);
+    });
+}

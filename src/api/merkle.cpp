@@ -1,0 +1,117 @@
+// C entry points: Merkle commitments, digests, openings and verification.
+#include "api/common.h"
+#include "core/merkle_tree.h"
+
+using namespace gp;
+
+GP_EXPORT void gp_merkle_options_init(gp_merkle_options *o) {
+    if (!o) return;
+    std::memset(o, 0, sizeof(*o));
+    o->struct_size = sizeof(*o);
+    o->kind = GP_MERKLE_FIELD_SPONGE;
+    o->perm = GP_PERM_POSEIDON2_GOLDILOCKS_8;
+}
+
+GP_EXPORT gp_status gp_merkle_commit(gp_context *ctx, const gp_buffer *const *matrices, uint32_t count,
+                                     const gp_merkle_options *options, gp_merkle_tree **out) {
+    return guard("gp_merkle_commit", [&] {
+        GP_REQUIRE_PTR(ctx);
+        GP_REQUIRE_PTR(out);
+        *out = nullptr;
+        gp_merkle_options o = read_options(options, gp_merkle_options_init, "gp_merkle_options");
+        std::vector<const Buffer *> mats = checked_matrices(ctx, matrices, count);
+        *out = reinterpret_cast<gp_merkle_tree *>(commit_matrices(ctx_of(ctx), mats, o));
+    });
+}
+
+GP_EXPORT gp_status gp_merkle_hash_rows(gp_context *ctx, const gp_buffer *const *matrices, uint32_t count,
+                                        const gp_merkle_options *options, void *digests, uint64_t size_bytes) {
+    return guard("gp_merkle_hash_rows", [&] {
+        GP_REQUIRE_PTR(ctx);
+        gp_merkle_options o = read_options(options, gp_merkle_options_init, "gp_merkle_options");
+        hash_rows(ctx_of(ctx), checked_matrices(ctx, matrices, count), o, digests, size_bytes);
+    });
+}
+
+GP_EXPORT uint64_t gp_merkle_digest_size(const gp_merkle_tree *tree) {
+    return tree ? tree_of(tree)->digest_bytes() : 0;
+}
+
+GP_EXPORT uint64_t gp_merkle_cap_size(const gp_merkle_tree *tree) {
+    return tree ? tree_of(tree)->cap_bytes() : 0;
+}
+
+namespace {
+// The root or the cap (`what`) of a tree into out[size_bytes].
+void read_layer(const char *what, const gp_merkle_tree *tree, void *out, uint64_t size_bytes, bool cap) {
+    GP_REQUIRE_PTR(tree);
+    GP_REQUIRE_PTR(out);
+    const MerkleTree &t = *tree_of(tree);
+    const uint64_t need = cap ? t.cap_bytes() : t.digest_bytes();
+    if (size_bytes < need)
+        fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes, " is smaller than the ", what, " (", need,
+             " bytes)");
+    read_digests(t, cap ? t.cap_layer() : t.log_h, need, out);
+}
+}  // namespace
+
+GP_EXPORT gp_status gp_merkle_root(const gp_merkle_tree *tree, void *out, uint64_t size_bytes) {
+    return guard("gp_merkle_root", [&] { read_layer("root", tree, out, size_bytes, false); });
+}
+
+GP_EXPORT gp_status gp_merkle_cap(const gp_merkle_tree *tree, void *out, uint64_t size_bytes) {
+    return guard("gp_merkle_cap", [&] { read_layer("cap", tree, out, size_bytes, true); });
+}
+
+GP_EXPORT gp_status gp_merkle_opening_size(const gp_merkle_tree *tree, uint64_t *row_bytes, uint64_t *path_bytes) {
+    return guard("gp_merkle_opening_size", [&] {
+        GP_REQUIRE_PTR(tree);
+        const MerkleTree *t = tree_of(tree);
+        if (row_bytes) *row_bytes = opened_row_bytes(t->committed);
+        if (path_bytes) *path_bytes = t->path_len() * t->digest_bytes();
+    });
+}
+
+GP_EXPORT gp_status gp_merkle_open(const gp_merkle_tree *tree, const uint64_t *indices, uint64_t count, void *rows,
+                                   uint64_t rows_size, void *paths, uint64_t paths_size) {
+    return guard("gp_merkle_open", [&] {
+        GP_REQUIRE_PTR(tree);
+        if (count == 0) return;
+        GP_REQUIRE_PTR(indices);
+        auto *t = reinterpret_cast<const MerkleTree *>(tree);
+        const uint64_t H = 1ull << t->log_h;
+        for (uint64_t i = 0; i < count; ++i)
+            if (indices[i] >= H)
+                fail(GP_ERR_INVALID_ARGUMENT, "indices[", i, "] = ", indices[i], " is past the end of the tree (",
+                     H, " leaves)");
+        auto need = [&](void *p, uint64_t size, uint64_t each, const char *what) {
+            if (!p) return;
+            uint64_t total = checked_mul(count, each, what);
+            if (size < total)
+                fail(GP_ERR_INVALID_ARGUMENT, what, "_size = ", size, " is smaller than ", count, " x ", each,
+                     " = ", total, " bytes");
+        };
+        need(rows, rows_size, opened_row_bytes(t->committed), "rows");
+        need(paths, paths_size, t->path_len() * t->digest_bytes(), "paths");
+        if (!rows && !paths) return;
+        t->ctx->backend->merkle_open(*t, indices, count, rows, paths);
+    });
+}
+
+GP_EXPORT gp_status gp_merkle_verify(const gp_merkle_options *options, gp_field field, const gp_matrix_dims *dims,
+                                     uint32_t count, const void *cap, uint64_t cap_size, uint64_t index,
+                                     const void *rows, uint64_t rows_size, const void *path, uint64_t path_size) {
+    return guard("gp_merkle_verify", [&] {
+        GP_REQUIRE_PTR(dims);
+        GP_REQUIRE_PTR(cap);
+        GP_REQUIRE_PTR(rows);
+        if (count == 0) fail(GP_ERR_INVALID_ARGUMENT, "count = 0 (a tree needs at least one matrix)");
+        gp_merkle_options o = read_options(options, gp_merkle_options_init, "gp_merkle_options");
+        merkle_verify_opening(o, field_desc(field), dims, count, cap, cap_size, index, rows, rows_size, path,
+                              path_size);
+    });
+}
+
+GP_EXPORT void gp_merkle_tree_destroy(gp_merkle_tree *tree) {
+    if (tree) release_tree(tree_of(tree));
+}

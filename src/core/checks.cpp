@@ -1,0 +1,95 @@
+// Argument checks shared by the C shims and the protocol code.
+#include "core/checks.h"
+
+#include "hash/permutations.h"
+#include "math/field.h"
+
+namespace gp {
+namespace {
+
+const FieldDesc kFields[] = {
+    {FieldId::Goldilocks, 8, Goldilocks::P, Goldilocks::GENERATOR, Goldilocks::TWO_ADICITY,
+     "Goldilocks"},
+    {FieldId::BabyBear, 4, BabyBear::P, BabyBear::GENERATOR, BabyBear::TWO_ADICITY, "BabyBear"},
+    {FieldId::KoalaBear, 4, KoalaBear::P, KoalaBear::GENERATOR, KoalaBear::TWO_ADICITY,
+     "KoalaBear"},
+};
+
+}  // namespace
+
+const FieldDesc &field_desc(gp_field f, const char *arg) {
+    int v = raw(f);
+    for (const auto &d : kFields)
+        if ((int)d.id == v) return d;
+    fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", v, " is not a known gp_field");
+}
+
+uint32_t field_elem_size(int v) {
+    for (const auto &d : kFields)
+        if ((int)d.id == v) return d.elem_size;
+    return 0;
+}
+
+void check_ext_degree(const FieldDesc &f, uint32_t d, const char *arg) {
+    bool ok = d == 1 || (f.id == FieldId::Goldilocks ? (d == 2 || d == 3) : d == 4);
+    if (!ok)
+        fail(GP_ERR_UNSUPPORTED, arg, " = ", d, " is not a supported extension degree of ", f.name,
+             f.id == FieldId::Goldilocks ? " (1, 2 or 3)" : " (1 or 4)");
+}
+
+void check_canonical(const FieldDesc &f, const void *data, uint64_t begin, uint64_t end,
+                     const char *arg) {
+    if (f.elem_size == 8) {
+        auto *p = static_cast<const uint64_t *>(data);
+        for (uint64_t i = begin; i < end; ++i)
+            if (p[i] >= f.modulus)
+                fail(GP_ERR_NON_CANONICAL, arg, "[", i, "] = ", p[i], " is not a canonical ",
+                     f.name, " element");
+    } else {
+        auto *p = static_cast<const uint32_t *>(data);
+        uint32_t m = (uint32_t)f.modulus;
+        for (uint64_t i = begin; i < end; ++i)
+            if (p[i] >= m)
+                fail(GP_ERR_NON_CANONICAL, arg, "[", i, "] = ", p[i], " is not a canonical ",
+                     f.name, " element");
+    }
+}
+
+void check_layout(const gp_layout &l, const char *arg) {
+    int v = raw(l);
+    if (v != GP_LAYOUT_COL_MAJOR && v != GP_LAYOUT_ROW_MAJOR)
+        fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", v, " is not a gp_layout");
+}
+
+void check_order(const gp_order &o, const char *arg) {
+    int v = raw(o);
+    if (v != GP_ORDER_NATURAL && v != GP_ORDER_BIT_REVERSED)
+        fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", v, " is not a gp_order");
+}
+
+void check_shift(const FieldDesc &f, uint64_t v, const char *arg) {
+    if (v >= f.modulus)
+        fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", v, " is not a canonical ", f.name,
+             " element (must be < ", f.modulus, ")");
+}
+
+uint32_t check_log_size(const FieldDesc &f, uint64_t n, const char *arg) {
+    if (!is_pow2(n)) fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", n, " is not a power of two");
+    uint32_t l = log2_exact(n);
+    if (l > f.two_adicity)
+        fail(GP_ERR_TWO_ADICITY, arg, " = 2^", l, " exceeds the two-adicity of ", f.name, " (2^",
+             f.two_adicity, ")");
+    return l;
+}
+
+PermShape perm_shape(int id, const char *arg) {
+    PermShape p{0, 0};
+    bool known = perm::dispatch(id, [&](auto P) {
+        p.width = (uint32_t)decltype(P)::WIDTH;
+        p.elem_size = (uint32_t)sizeof(typename decltype(P)::T);
+    });
+    if (!known) fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", id, " is not a gp_permutation");
+    return p;
+}
+
+}  // namespace gp

@@ -1,0 +1,46 @@
+// Argument checks shared by the C shims and the protocol code: enums read
+// from C, field descriptions, sizes, shifts and canonical values. Each
+// throws gp::Error naming the caller's argument.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "core/core.h"
+#include "gpuprover.h"
+
+namespace gp {
+
+// Reads an enum coming from C without an enum-typed load: C callers may pass
+// any int, which is undefined behaviour to load as a C++ enum of smaller range.
+template <class E>
+int raw(const E &e) {
+    static_assert(sizeof(E) == sizeof(int), "C enums are int-sized");
+    int v;
+    std::memcpy(&v, &e, sizeof v);
+    return v;
+}
+
+#define GP_REQUIRE_PTR(p)                                                      \
+    do {                                                                       \
+        if (!(p)) ::gp::fail(GP_ERR_NULL_POINTER, "argument `" #p "` is NULL"); \
+    } while (0)
+
+// The element size of field value `v`, or 0 for an unknown field.
+uint32_t field_elem_size(int v);
+
+void check_layout(const gp_layout &l, const char *arg);
+void check_order(const gp_order &o, const char *arg);
+// Throws unless v < p.
+void check_shift(const FieldDesc &f, uint64_t v, const char *arg);
+// log2(n) for a power of two within the field's two-adicity.
+uint32_t check_log_size(const FieldDesc &f, uint64_t n, const char *arg);
+
+// Width and element size of permutation `id`, or GP_ERR_INVALID_ARGUMENT
+// naming `arg`.
+struct PermShape {
+    uint32_t width, elem_size;
+};
+PermShape perm_shape(int id, const char *arg);
+
+}  // namespace gp

@@ -1,0 +1,83 @@
+// Lifetimes of the objects a context owns: buffers and trees.
+#include <memory>
+
+#include "core/core.h"
+
+namespace gp {
+
+Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols) {
+    if (rows == 0) fail(GP_ERR_INVALID_ARGUMENT, "rows = 0 (a buffer needs at least one row)");
+    if (cols == 0) fail(GP_ERR_INVALID_ARGUMENT, "cols = 0 (a buffer needs at least one column)");
+    uint64_t elems = checked_mul(checked_mul(rows, cols, "rows * cols"), ext, "rows * cols * ext");
+    uint64_t bytes = checked_mul(elems, f.elem_size, "element count * element size");
+    auto b = std::make_unique<Buffer>();
+    b->ctx = c;
+    b->field = &f;
+    b->ext = ext;
+    b->rows = rows;
+    b->cols = cols;
+    b->bytes = bytes;
+    b->data = c->backend->alloc_buffer(bytes);
+    c->buffers.insert(b.get());
+    c->buffer_bytes += bytes;
+    return b.release();
+}
+
+Buffer *buffer_from_host(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols,
+                         gp_layout layout, const void *data) {
+    Buffer *b = new_buffer(c, f, ext, rows, cols);
+    try {
+        c->backend->upload(*b, data, layout);
+    } catch (...) {
+        release_buffer(b);
+        throw;
+    }
+    return b;
+}
+
+void release_buffer(Buffer *b) {
+    Context *c = b->ctx;
+    if (!c->buffers.erase(b)) return;  // not a live buffer of its context
+    c->buffer_bytes -= b->bytes;
+    c->backend->free_buffer(b->data);
+    delete b;
+}
+
+void release_tree(MerkleTree *t) {
+    Context *c = t->ctx;
+    if (!c->trees.erase(t)) return;
+    c->backend->free_buffer(t->nodes);
+    delete t;
+}
+
+size_t release_all(Context &c) {
+    size_t n = c.buffers.size() + c.trees.size();
+    for (MerkleTree *t : c.trees) {
+        c.backend->free_buffer(t->nodes);
+        delete t;
+    }
+    c.trees.clear();
+    for (Buffer *b : c.buffers) {
+        c.backend->free_buffer(b->data);
+        delete b;
+    }
+    c.buffers.clear();
+    c.buffer_bytes = 0;
+    return n;
+}
+
+void words_out(const FieldDesc &f, const std::vector<uint64_t> &w, void *out) {
+    for (size_t i = 0; i < w.size(); ++i) {
+        if (f.elem_size == 8) static_cast<uint64_t *>(out)[i] = w[i];
+        else static_cast<uint32_t *>(out)[i] = (uint32_t)w[i];
+    }
+}
+
+std::vector<uint64_t> words_in(const FieldDesc &f, const void *in, uint64_t count) {
+    std::vector<uint64_t> w(count);
+    for (uint64_t i = 0; i < count; ++i)
+        w[i] = f.elem_size == 8 ? static_cast<const uint64_t *>(in)[i] : static_cast<const uint32_t *>(in)[i];
+    return w;
+}
+
+}  // namespace gp

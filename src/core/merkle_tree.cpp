@@ -1,0 +1,271 @@
+// Merkle commitments against the Backend interface (see merkle_tree.h).
+#include "core/merkle_tree.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "core/checks.h"
+#include "core/merkle_ops.h"
+#include "hash/permutations.h"
+
+namespace gp {
+
+const char *merkle_kind_name(int kind) {
+    switch (kind) {
+        case GP_MERKLE_FIELD_SPONGE: return "GP_MERKLE_FIELD_SPONGE";
+        case GP_MERKLE_MIDEN: return "GP_MERKLE_MIDEN";
+        case GP_MERKLE_MIDEN_V0_11: return "GP_MERKLE_MIDEN_V0_11";
+        case GP_MERKLE_MIDEN_V0_10: return "GP_MERKLE_MIDEN_V0_10";
+        case GP_MERKLE_KECCAK_PLONKY3: return "GP_MERKLE_KECCAK_PLONKY3";
+        case GP_MERKLE_KECCAK_BE: return "GP_MERKLE_KECCAK_BE";
+        default: return nullptr;
+    }
+}
+
+// Validates a Merkle profile for matrices over `f` (named by `what`).
+TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *what) {
+    TreeSpec s;
+    s.kind = raw(o.kind);
+    const char *kname = merkle_kind_name(s.kind);
+    if (!kname) fail(GP_ERR_INVALID_ARGUMENT, "options->kind = ", s.kind, " is not a gp_merkle_kind");
+    s.perm = raw(o.perm);
+    const PermShape p = perm_shape(s.perm, "options->perm");
+    const int pfield = perm::field_of(s.perm);
+    auto fixed_digest = [&](uint32_t words) {
+        if (o.digest != 0 || o.rate != 0)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->digest = ", o.digest, ", options->rate = ", o.rate,
+                 ": ", kname, " has a fixed digest and rate; leave both 0");
+        s.digest = words;
+        s.word_size = 8;
+    };
+    switch (s.kind) {
+        case GP_MERKLE_FIELD_SPONGE: {
+            if (pfield == 0)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm,
+                     " (Keccak-f) has no field sponge: use GP_MERKLE_KECCAK_PLONKY3 or GP_MERKLE_KECCAK_BE");
+            s.field = pfield;
+            s.word_size = p.elem_size;
+            s.digest = o.digest ? o.digest : (p.elem_size == 8 ? 4 : 8);
+            if (s.digest > p.width / 2)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->digest = ", s.digest, ": two digests exceed the width ",
+                     p.width, " of the permutation");
+            s.rate = o.rate ? o.rate : p.width - s.digest;
+            // Plonky3's PaddingFreeSponge: 0 < OUT <= RATE < WIDTH.
+            if (s.rate >= p.width)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->rate = ", s.rate,
+                     " must be below the permutation's width ", p.width);
+            if (s.digest > s.rate)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->digest = ", s.digest, " exceeds the sponge rate ", s.rate);
+            break;
+        }
+        case GP_MERKLE_MIDEN:
+        case GP_MERKLE_MIDEN_V0_11:
+        case GP_MERKLE_MIDEN_V0_10:
+            if (s.perm != GP_PERM_RPO256 && s.perm != GP_PERM_RPX256)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
+                     " hashes with GP_PERM_RPO256 or GP_PERM_RPX256");
+            s.field = GP_FIELD_GOLDILOCKS;
+            fixed_digest(4);
+            break;
+        case GP_MERKLE_KECCAK_PLONKY3:
+        case GP_MERKLE_KECCAK_BE:
+            if (s.perm != GP_PERM_KECCAK_F1600)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
+                     " hashes with Keccak-256; set GP_PERM_KECCAK_F1600");
+            s.field = (int)f.id;
+            if (s.kind == GP_MERKLE_KECCAK_BE && f.id != FieldId::Goldilocks)
+                fail(GP_ERR_UNSUPPORTED, what, " are over ", f.name, ": ", kname,
+                     " is defined for Goldilocks (lambdaworks writes 31-bit base fields in Montgomery form"
+                     " and their extensions canonically)");
+            fixed_digest(4);
+            break;
+    }
+    if (s.field != (int)f.id)
+        fail(GP_ERR_FIELD_MISMATCH, what, " are over ", f.name, " but ", kname, " with options->perm = ", s.perm,
+             " hashes ", field_desc((gp_field)s.field).name, " elements");
+    return s;
+}
+
+TreePlan plan_tree(const TreeSpec &s, const std::vector<uint64_t> &heights, uint32_t cap_height,
+                   const char *what) {
+    TreePlan p;
+    uint64_t hi = 0, lo = ~0ull;
+    for (size_t i = 0; i < heights.size(); ++i) {
+        if (!is_pow2(heights[i]))
+            fail(GP_ERR_INVALID_ARGUMENT, what, "[", i, "] has ", heights[i], " rows, not a power of two");
+        hi = std::max(hi, heights[i]);
+        lo = std::min(lo, heights[i]);
+    }
+    const bool one_height = s.kind != GP_MERKLE_FIELD_SPONGE && s.kind != GP_MERKLE_KECCAK_PLONKY3;
+    if (one_height && hi != lo)
+        fail(GP_ERR_SHAPE_MISMATCH, merkle_kind_name(s.kind), " commits matrices of one height; ", what,
+             " have heights from ", lo, " to ", hi);
+    p.log_h = log2_exact(hi);
+    if (cap_height > log2_exact(lo)) {
+        if (hi == lo)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->cap_height = ", cap_height, " exceeds the tree's height (",
+                 p.log_h, " layers above ", hi, " leaves)");
+        fail(GP_ERR_INVALID_ARGUMENT, "options->cap_height = ", cap_height, " exceeds log2 of the least height ",
+             lo, ": the rows of a matrix shorter than the cap would not be bound by it");
+    }
+    p.order.resize(heights.size());
+    for (uint32_t i = 0; i < heights.size(); ++i) p.order[i] = i;
+    std::stable_sort(p.order.begin(), p.order.end(),
+                     [&](uint32_t x, uint32_t y) { return heights[x] > heights[y]; });
+    p.groups.assign(p.log_h + 1, {0, 0});
+    for (uint32_t k = 0, m = 0; k <= p.log_h; ++k) {
+        uint32_t m0 = m;
+        while (m < p.order.size() && heights[p.order[m]] == (hi >> k)) ++m;
+        p.groups[k] = {m0, m};
+    }
+    return p;
+}
+
+// Validates a profile for matrices (of one field); fills `a` (spec, sorted
+// matrices, groups, log_h).
+void plan_request(const std::vector<const Buffer *> &mats, const gp_merkle_options &o, bool leaves_only,
+                  MerkleArgs &a) {
+    std::vector<uint64_t> heights;
+    for (const Buffer *b : mats) heights.push_back(b->rows);
+    a.spec = tree_spec(o, *mats[0]->field, "the matrices");
+    a.leaves_only = leaves_only;
+    if (leaves_only) {
+        for (size_t i = 1; i < heights.size(); ++i)
+            if (heights[i] != heights[0])
+                fail(GP_ERR_SHAPE_MISMATCH, "matrices[", i, "] has ", heights[i], " rows but matrices[0] has ",
+                     heights[0], ": rows are hashed across matrices of one height");
+    }
+    TreePlan p = plan_tree(a.spec, heights, leaves_only ? 0 : o.cap_height, "the matrices");
+    a.cap_height = leaves_only ? 0 : o.cap_height;
+    a.log_h = p.log_h;
+    a.groups = p.groups;
+    for (uint32_t i : p.order) a.mats.push_back(mats[i]);
+}
+
+// Commits validated matrices and registers the tree with the context.
+MerkleTree *commit_matrices(Context *c, const std::vector<const Buffer *> &committed, const gp_merkle_options &o) {
+    MerkleArgs a;
+    plan_request(committed, o, false, a);
+    const uint64_t H = 1ull << a.log_h;
+    uint64_t words = checked_mul(2 * H - 1, a.spec.digest, "tree nodes * digest");
+    uint64_t bytes = checked_mul(words, a.spec.word_size, "tree bytes");
+    auto t = std::make_unique<MerkleTree>();
+    t->ctx = c;
+    t->spec = a.spec;
+    t->cap_height = a.cap_height;
+    t->log_h = a.log_h;
+    t->committed = committed;
+    t->nodes = c->backend->alloc_buffer(bytes);
+    try {
+        c->backend->merkle_commit(a, *t);
+    } catch (...) {
+        c->backend->free_buffer(t->nodes);
+        throw;
+    }
+    c->trees.insert(t.get());
+    return t.release();
+}
+
+void hash_rows(Context *c, const std::vector<const Buffer *> &mats, const gp_merkle_options &o, void *digests,
+               uint64_t size_bytes) {
+    MerkleArgs a;
+    plan_request(mats, o, true, a);
+    GP_REQUIRE_PTR(digests);
+    const uint64_t H = 1ull << a.log_h;
+    const uint64_t bytes = checked_mul(checked_mul(H, a.spec.digest, "rows * digest"), a.spec.word_size,
+                                       "digest bytes");
+    if (size_bytes < bytes)
+        fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes, " is smaller than the ", H, " digests (",
+             bytes, " bytes)");
+    MerkleTree t;
+    t.ctx = c;
+    t.spec = a.spec;
+    t.log_h = a.log_h;
+    t.nodes = c->backend->alloc_buffer(bytes);
+    try {
+        c->backend->merkle_commit(a, t);
+        c->backend->read_tree(t, 0, digests, bytes);
+    } catch (...) {
+        c->backend->free_buffer(t.nodes);
+        throw;
+    }
+    c->backend->free_buffer(t.nodes);
+}
+
+void read_digests(const MerkleTree &t, uint32_t k, uint64_t bytes, void *out) {
+    t.ctx->backend->read_tree(t, merkle_layer_offset(t.log_h, k) * t.digest_bytes(), out, bytes);
+}
+
+void read_cap(const MerkleTree &t, void *out) { read_digests(t, t.cap_layer(), t.cap_bytes(), out); }
+
+uint64_t opened_row_bytes(const std::vector<const Buffer *> &mats) {
+    uint64_t n = 0;
+    for (const Buffer *b : mats) n += b->base_cols() * b->field->elem_size;
+    return n;
+}
+
+void merkle_verify_opening(const gp_merkle_options &o, const FieldDesc &f, const gp_matrix_dims *dims,
+                           uint32_t count, const void *cap, uint64_t cap_size, uint64_t index, const void *rows,
+                           uint64_t rows_size, const void *path, uint64_t path_size) {
+    TreeSpec s = tree_spec(o, f, "the matrices");
+    std::vector<uint64_t> heights(count);
+    uint64_t row_elems = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        std::string arg = "dims[" + std::to_string(i) + "]";
+        check_ext_degree(f, dims[i].ext_degree, (arg + ".ext_degree").c_str());
+        if (dims[i].cols == 0) fail(GP_ERR_INVALID_ARGUMENT, arg, ".cols = 0");
+        heights[i] = dims[i].rows;
+        row_elems += (uint64_t)dims[i].cols * dims[i].ext_degree;
+    }
+    TreePlan p = plan_tree(s, heights, o.cap_height, "dims");
+    const uint64_t H = 1ull << p.log_h;
+    if (index >= H)
+        fail(GP_ERR_INVALID_ARGUMENT, "index = ", index, " is past the end of the tree (", H, " leaves)");
+    const uint64_t dbytes = (uint64_t)s.digest * s.word_size;
+    const uint32_t len = p.log_h - o.cap_height;
+    auto exact = [](uint64_t got, uint64_t want, const char *what) {
+        if (got != want)
+            fail(GP_ERR_SHAPE_MISMATCH, what, " = ", got, " bytes, but the shapes give ", want);
+    };
+    exact(cap_size, dbytes << o.cap_height, "cap_size");
+    exact(rows_size, row_elems * f.elem_size, "rows_size");
+    exact(path_size, len * dbytes, "path_size");
+    if (len) GP_REQUIRE_PTR(path);
+    check_canonical(f, rows, 0, row_elems, "rows");
+    bool ok = false;
+    tree_dispatch(s, [&](auto h) {
+        using H = decltype(h);
+        using T = typename H::T;
+        using W = typename H::W;
+        // Each matrix's opened row as a one-row view, sorted as committed.
+        std::vector<MatView<T>> views(count);
+        const T *at = static_cast<const T *>(rows);
+        std::vector<const T *> starts(count);
+        for (uint32_t i = 0; i < count; ++i) {
+            starts[i] = at;
+            at += (uint64_t)dims[i].cols * dims[i].ext_degree;
+        }
+        for (uint32_t m = 0; m < count; ++m) {
+            uint32_t i = p.order[m];
+            views[m] = {starts[i], 1, (uint64_t)dims[i].cols * dims[i].ext_degree};
+        }
+        W node[H::kMaxDigest], sib[H::kMaxDigest], inj[H::kMaxDigest];
+        h.hash_row(views.data(), p.groups[0].first, p.groups[0].second, 0, node);
+        for (uint32_t k = 1; k <= len; ++k) {
+            std::memcpy(sib, static_cast<const char *>(path) + (k - 1) * dbytes, dbytes);
+            if ((index >> (k - 1)) & 1) h.compress(sib, node, node);
+            else h.compress(node, sib, node);
+            if (p.groups[k].first < p.groups[k].second) {
+                h.hash_row(views.data(), p.groups[k].first, p.groups[k].second, 0, inj);
+                h.compress(node, inj, node);
+            }
+        }
+        ok = std::memcmp(node, static_cast<const char *>(cap) + (index >> len) * dbytes, dbytes) == 0;
+    });
+    if (!ok)
+        fail(GP_ERR_VERIFY_FAILED, "the opening of index ", index, " does not hash to cap digest ", index >> len);
+}
+
+}  // namespace gp

@@ -1,0 +1,186 @@
+// The CUDA backend's host side, shared by its translation units: the
+// CudaBackend class, error and launch helpers, and the cached device scratch.
+// Its members are defined one capability a file: cuda_context.cu (device,
+// memory, staging, layout), cuda_ntt.cu (LDE and NTT), cuda_merkle.cu
+// (permutations and Merkle trees), cuda_fri.cu (FRI) and cuda_deep.cu (OOD
+// and DEEP).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/core.h"
+#include "core/tables.h"
+#include "core/thread_pool.h"
+#include "math/field.h"
+#include "math/ntt.h"
+
+namespace gp {
+
+template <class T>
+struct MatView;  // hash/tree_hash.h
+
+namespace cuda {
+
+#define GP_CUDA(call)                                                                    \
+    do {                                                                                 \
+        cudaError_t e_ = (call);                                                         \
+        if (e_ != cudaSuccess) cuda_fail(e_, #call, __FILE__, __LINE__);                 \
+    } while (0)
+
+[[noreturn]] inline void cuda_fail(cudaError_t e, const char *what, const char *file, int line) {
+    cudaGetLastError();  // clear sticky-free errors so the context stays usable
+    if (e == cudaErrorMemoryAllocation)
+        fail(GP_ERR_DEVICE_OUT_OF_MEMORY, "device allocation failed (", what, ")");
+    fail(GP_ERR_CUDA, cudaGetErrorName(e), ": ", cudaGetErrorString(e), " at ", file, ":", line,
+         " (", what, ")");
+}
+
+inline void check_launch() { GP_CUDA(cudaGetLastError()); }
+
+inline uint32_t grid_for(uint64_t blocks, uint32_t cap = 1u << 30) {
+    return (uint32_t)std::max<uint64_t>(1, std::min<uint64_t>(blocks, cap));
+}
+
+// A grow-only device allocation reused across calls.
+struct DeviceScratch {
+    void *ptr = nullptr;
+    uint64_t bytes = 0;
+};
+
+class CudaBackend final : public Backend {
+public:
+    CudaBackend(int device, unsigned threads);
+    ~CudaBackend() override;
+
+    gp_backend kind() const override;
+    std::string device_name() const override;
+
+    void *alloc_buffer(uint64_t bytes) override;
+    void free_buffer(void *p) override;
+
+    void upload(Buffer &dst, const void *host, gp_layout layout) override;
+    void download(const Buffer &src, void *host, gp_layout layout) override;
+
+    void lde(const LdeArgs &a) override;
+    void ntt(Buffer &buf, const NttArgs &a) override;
+
+    void permute(int perm, void *states, uint64_t count) override;
+
+    template <class T>
+    const MatView<T> *device_views(const std::vector<const Buffer *> &mats);
+
+    void merkle_commit(const MerkleArgs &a, MerkleTree &t) override;
+    void merkle_open(const MerkleTree &t, const uint64_t *indices, uint64_t count, void *rows,
+                     void *paths) override;
+    void fri_fold(const FriFoldArgs &a) override;
+    void fri_to_matrix(uint32_t elem_size, uint32_t ext, uint32_t log_n, uint32_t log_a, bool bitrev,
+                       const void *in, void *out) override;
+    void copy_rows(const Buffer &src, uint64_t src_col, uint64_t start, uint64_t stride, uint64_t count, Buffer &dst,
+                   uint64_t dst_col) override;
+    void ood_sums(const OodArgs &a, uint64_t *out) override;
+    void deep(const DeepArgs &a) override;
+    void read_tree(const MerkleTree &t, uint64_t offset, void *out, uint64_t bytes) override;
+
+    void trim() override;
+    uint64_t cache_bytes() const override;
+    uint64_t allocations() const override;
+
+private:
+    static constexpr int kSlots = 3;
+    static constexpr uint64_t kStageBytes = 64ull << 20;
+
+    template <class F>
+    static void set_smem_limit_for();
+    void set_smem_limits();
+
+    // ---- memory ----
+    void *device_alloc(uint64_t bytes, const char *what);
+    void *scratch(DeviceScratch &s, uint64_t bytes, const char *what);
+    struct Pinned {
+        void *ptr = nullptr;
+        uint64_t bytes = 0;
+    };
+    void *pinned(int i, uint64_t bytes);
+    void release_caches();
+
+    template <class F>
+    const typename F::Tw *device_table(const TableKey &key, const typename F::Tw *host, uint64_t count);
+    template <class F>
+    const typename F::Tw *dev_twiddles(FieldId id, uint32_t log, bool inverse);
+    template <class F>
+    const typename F::Tw *dev_powers(FieldId id, uint32_t log, typename F::T base, typename F::T c);
+
+    // ---- host -> device staging ----
+    bool is_pinned(const void *p);
+    void stage_chunk(const void *host, void *dst, uint64_t bytes, bool direct);
+    void stage_to_device(const void *host, void *dst, uint64_t bytes);
+
+    void check_device_canonical(const FieldDesc &f, const void *data, uint64_t count, uint64_t offset);
+    void queue_canonical_check(const FieldDesc &f, const void *data, uint64_t count, uint64_t offset);
+    void finish_canonical_check(const char *arg);
+
+    void transpose(uint32_t es, const void *in, void *out, uint64_t batch, uint64_t R, uint64_t C);
+
+    // ---- transforms ----
+    template <class F>
+    struct LdePlan {
+        uint32_t log_n, log_b;
+        SegmentPlan seg;
+        bool single, natural;
+        const typename F::Tw *tw_inv, *tw_fwd, *scale;
+    };
+
+    template <class F>
+    static size_t smem_bytes(uint32_t t, uint32_t logC);
+    template <class F>
+    static uint32_t strided_logC(uint32_t lo);
+    uint32_t grid_blocks(uint64_t blocks);
+
+    template <class F, bool DIF>
+    void tile_passes(typename F::T *data, uint64_t col_stride, uint64_t ncols, uint32_t n,
+                     const SegmentPlan &seg, uint32_t first, uint32_t last, const typename F::Tw *tw);
+    template <class F>
+    SegmentPlan plan_for(uint32_t n, bool &single);
+    template <class F>
+    uint32_t threads_for(uint32_t tile_log) const;
+    template <class F>
+    void lde_columns(const LdePlan<F> &p, const typename F::T *in, uint64_t in_stride,
+                     uint64_t rows_in, typename F::T *out, uint64_t ncols);
+    template <class F>
+    void lde_impl(const LdeArgs &a);
+    template <class F>
+    void ntt_impl(Buffer &buf, const NttArgs &a);
+
+    int device_;
+    std::string name_;
+    int sms_ = 1;
+    ThreadPool pool_;
+    HostTables tables_;
+    cudaStream_t compute_{}, copy_{};
+    cudaEvent_t ev_copied_[kSlots]{}, ev_done_[kSlots]{}, ev_pin_[kSlots]{};
+    uint64_t pin_counter_ = 0;
+    uint32_t threads_override_ = 0;
+    uint32_t tile_log_override_ = 0;
+    unsigned long long *flag_ = nullptr;
+    std::map<TableKey, DeviceScratch> dev_tables_;
+    DeviceScratch perm_, regions_, in_slot_[kSlots], merkle_views_;
+    // Every cached scratch allocation, for accounting and release.
+    std::array<DeviceScratch *, 3 + kSlots> scratches() const {
+        static_assert(kSlots == 3, "list every input slot below");
+        auto *self = const_cast<CudaBackend *>(this);
+        return {&self->perm_, &self->regions_, &self->in_slot_[0], &self->in_slot_[1], &self->in_slot_[2],
+                &self->merkle_views_};
+    }
+    Pinned pinned_[kSlots];
+    uint64_t allocations_ = 0;
+};
+
+}  // namespace cuda
+}  // namespace gp

@@ -1,0 +1,324 @@
+// The CUDA backend's device context: construction on a device, buffers and
+// cached device memory, pinned host->device staging, the canonical-form
+// checks of uploaded data, layout transposes (upload, download) and row
+// copies (kernels/layout.cuh).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "core/core.h"
+#include "cuda/cuda_backend.h"
+#include "kernels/layout.cuh"
+#include "kernels/ntt.cuh"  // kern::kThreads bounds GP_CUDA_THREADS
+
+namespace gp {
+namespace cuda {
+
+CudaBackend::CudaBackend(int device, unsigned threads) : device_(device), pool_(threads), tables_(pool_) {
+    GP_CUDA(cudaSetDevice(device_));
+    cudaDeviceProp prop;
+    GP_CUDA(cudaGetDeviceProperties(&prop, device_));
+    name_ = prop.name;
+    sms_ = prop.multiProcessorCount;
+    GP_CUDA(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
+    GP_CUDA(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
+    for (auto &e : ev_copied_) GP_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    for (auto &e : ev_done_) GP_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    for (auto &e : ev_pin_) GP_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    GP_CUDA(cudaMalloc(&flag_, sizeof(unsigned long long)));
+    ++allocations_;
+    set_smem_limits();
+    // Tuning knobs for experiments: threads per block (128..512, power
+    // of two) and the largest tile (log2 elements).
+    if (const char *v = std::getenv("GP_CUDA_THREADS")) {
+        uint32_t t = (uint32_t)std::strtoul(v, nullptr, 10);
+        if (is_pow2(t) && t >= 64 && t <= (uint32_t)kern::kThreads) threads_override_ = t;
+    }
+    if (const char *v = std::getenv("GP_CUDA_TILE_LOG")) {
+        uint32_t t = (uint32_t)std::strtoul(v, nullptr, 10);
+        if (t >= 8) tile_log_override_ = t;
+    }
+}
+
+CudaBackend::~CudaBackend() {
+    cudaSetDevice(device_);
+    cudaStreamSynchronize(compute_);
+    cudaStreamSynchronize(copy_);
+    release_caches();
+    cudaFree(flag_);
+    for (auto &e : ev_copied_) cudaEventDestroy(e);
+    for (auto &e : ev_done_) cudaEventDestroy(e);
+    for (auto &e : ev_pin_) cudaEventDestroy(e);
+    cudaStreamDestroy(compute_);
+    cudaStreamDestroy(copy_);
+}
+
+gp_backend CudaBackend::kind() const { return GP_BACKEND_CUDA; }
+std::string CudaBackend::device_name() const { return name_; }
+
+void *CudaBackend::alloc_buffer(uint64_t bytes) {
+    void *p = device_alloc(bytes, "buffer");
+    cudaError_t e = cudaMemsetAsync(p, 0, bytes, compute_);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(compute_);
+    if (e != cudaSuccess) {
+        cudaFree(p);
+        cuda_fail(e, "cudaMemsetAsync", __FILE__, __LINE__);
+    }
+    return p;
+}
+
+void CudaBackend::free_buffer(void *p) {
+    cudaSetDevice(device_);
+    cudaStreamSynchronize(compute_);
+    cudaFree(p);
+}
+
+void CudaBackend::upload(Buffer &dst, const void *host, gp_layout layout) {
+    GP_CUDA(cudaSetDevice(device_));
+    const uint32_t es = dst.field->elem_size;
+    const uint64_t count = dst.rows * dst.base_cols();
+    bool direct = layout == GP_LAYOUT_COL_MAJOR && dst.ext == 1;
+    void *target = direct ? dst.data : scratch(perm_, dst.bytes, "layout scratch");
+    stage_to_device(host, target, dst.bytes);
+    check_device_canonical(*dst.field, target, count, 0);
+    if (!direct) {
+        // Host layout -> base columns: rows x (cols*ext) transpose (row-major),
+        // or per extension column a rows x ext transpose (column-major).
+        bool rm = layout == GP_LAYOUT_ROW_MAJOR;
+        transpose(es, target, dst.data, rm ? 1 : dst.cols, dst.rows, rm ? dst.base_cols() : dst.ext);
+    }
+    GP_CUDA(cudaStreamSynchronize(compute_));
+}
+
+void CudaBackend::download(const Buffer &src, void *host, gp_layout layout) {
+    GP_CUDA(cudaSetDevice(device_));
+    const uint32_t es = src.field->elem_size;
+    bool direct = layout == GP_LAYOUT_COL_MAJOR && src.ext == 1;
+    const void *from = src.data;
+    if (!direct) {
+        void *tmp = scratch(perm_, src.bytes, "layout scratch");
+        bool rm = layout == GP_LAYOUT_ROW_MAJOR;
+        // inverse of the upload transposes
+        if (rm)
+            transpose(es, src.data, tmp, 1, src.base_cols(), src.rows);
+        else
+            transpose(es, src.data, tmp, src.cols, src.ext, src.rows);
+        from = tmp;
+    }
+    GP_CUDA(cudaStreamSynchronize(compute_));
+    GP_CUDA(cudaMemcpy(host, from, src.bytes, cudaMemcpyDeviceToHost));
+}
+
+void CudaBackend::copy_rows(const Buffer &src, uint64_t src_col, uint64_t start, uint64_t stride, uint64_t count,
+                            Buffer &dst, uint64_t dst_col) {
+    GP_CUDA(cudaSetDevice(device_));
+    const uint32_t es = src.field->elem_size;
+    const uint32_t grid = grid_for((count + 255) / 256, (uint32_t)sms_ * 16);
+    for (uint32_t c = 0; c < src.ext; ++c) {
+        const char *from = static_cast<const char *>(src.data) + (src_col * src.ext + c) * src.rows * es;
+        char *to = static_cast<char *>(dst.data) + (dst_col * dst.ext + c) * dst.rows * es;
+        if (es == 8)
+            kern::k_copy_rows<uint64_t><<<grid, 256, 0, compute_>>>(reinterpret_cast<const uint64_t *>(from), start,
+                                                                     stride, count, reinterpret_cast<uint64_t *>(to));
+        else
+            kern::k_copy_rows<uint32_t><<<grid, 256, 0, compute_>>>(reinterpret_cast<const uint32_t *>(from), start,
+                                                                     stride, count, reinterpret_cast<uint32_t *>(to));
+        check_launch();
+        if (dst.rows > count) GP_CUDA(cudaMemsetAsync(to + count * es, 0, (dst.rows - count) * es, compute_));
+    }
+    GP_CUDA(cudaStreamSynchronize(compute_));
+}
+
+void CudaBackend::read_tree(const MerkleTree &t, uint64_t offset, void *out, uint64_t bytes) {
+    GP_CUDA(cudaSetDevice(device_));
+    GP_CUDA(cudaStreamSynchronize(compute_));
+    GP_CUDA(cudaMemcpy(out, static_cast<const char *>(t.nodes) + offset, bytes, cudaMemcpyDeviceToHost));
+}
+
+void CudaBackend::trim() {
+    GP_CUDA(cudaSetDevice(device_));
+    GP_CUDA(cudaStreamSynchronize(compute_));
+    GP_CUDA(cudaStreamSynchronize(copy_));
+    release_caches();
+}
+
+uint64_t CudaBackend::cache_bytes() const {
+    uint64_t b = 0;
+    for (auto &kv : dev_tables_) b += kv.second.bytes;
+    for (const DeviceScratch *s : scratches()) b += s->bytes;
+    for (auto &s : pinned_) b += s.bytes;
+    return b;
+}
+
+uint64_t CudaBackend::allocations() const { return allocations_; }
+
+// ---- memory ----
+void *CudaBackend::device_alloc(uint64_t bytes, const char *what) {
+    size_t free_b = 0, total_b = 0;
+    GP_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    if (bytes > free_b)
+        fail(GP_ERR_DEVICE_OUT_OF_MEMORY, what, " needs ", bytes, " bytes of device memory; ",
+             free_b, " of ", total_b, " are free on ", name_);
+    void *p = nullptr;
+    cudaError_t e = cudaMalloc(&p, std::max<uint64_t>(bytes, 1));
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        fail(GP_ERR_DEVICE_OUT_OF_MEMORY, what, ": cudaMalloc of ", bytes,
+             " bytes failed: ", cudaGetErrorString(e));
+    }
+    ++allocations_;
+    return p;
+}
+
+void *CudaBackend::scratch(DeviceScratch &s, uint64_t bytes, const char *what) {
+    if (s.bytes >= bytes) return s.ptr;
+    GP_CUDA(cudaStreamSynchronize(compute_));
+    GP_CUDA(cudaStreamSynchronize(copy_));
+    cudaFree(s.ptr);
+    s.ptr = nullptr;
+    s.bytes = 0;
+    s.ptr = device_alloc(bytes, what);
+    s.bytes = bytes;
+    return s.ptr;
+}
+
+void *CudaBackend::pinned(int i, uint64_t bytes) {
+    Pinned &p = pinned_[i];
+    if (p.bytes >= bytes) return p.ptr;
+    if (p.ptr) cudaFreeHost(p.ptr);
+    p.ptr = nullptr;
+    p.bytes = 0;
+    cudaError_t e = cudaHostAlloc(&p.ptr, bytes, cudaHostAllocDefault);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        fail(GP_ERR_HOST_OUT_OF_MEMORY, "cannot allocate ", bytes, " bytes of pinned staging");
+    }
+    p.bytes = bytes;
+    ++allocations_;
+    return p.ptr;
+}
+
+void CudaBackend::release_caches() {
+    for (auto &kv : dev_tables_) cudaFree(kv.second.ptr);
+    dev_tables_.clear();
+    for (DeviceScratch *s : scratches()) {
+        cudaFree(s->ptr);
+        *s = DeviceScratch{};
+    }
+    for (auto &p : pinned_) {
+        if (p.ptr) cudaFreeHost(p.ptr);
+        p = Pinned{};
+    }
+    tables_.clear();
+}
+
+// ---- host -> device staging ----
+bool CudaBackend::is_pinned(const void *p) {
+    cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return attr.type == cudaMemoryTypeHost;
+}
+
+// Copies one chunk (<= kStageBytes) of host memory into the next pinned
+// staging buffer (in parallel) when pageable, then queues the H2D copy on
+// copy_. Staging buffers rotate; each is reused once its copy finished.
+void CudaBackend::stage_chunk(const void *host, void *dst, uint64_t bytes, bool direct) {
+    const void *from = host;
+    int slot = (int)(pin_counter_++ % kSlots);
+    if (!direct) {
+        GP_CUDA(cudaEventSynchronize(ev_pin_[slot]));  // staging buffer free again
+        for (int i = 0; i < kSlots; ++i) pinned(i, kStageBytes);  // all at once: later calls allocate nothing
+        void *pin = pinned_[slot].ptr;
+        pool_.parallel_ranges((bytes + 4095) / 4096, [&](uint64_t b, uint64_t e) {
+            uint64_t lo = b * 4096, hi = std::min(bytes, e * 4096);
+            std::memcpy(static_cast<char *>(pin) + lo, static_cast<const char *>(host) + lo, hi - lo);
+        });
+        from = pin;
+    }
+    GP_CUDA(cudaMemcpyAsync(dst, from, bytes, cudaMemcpyHostToDevice, copy_));
+    GP_CUDA(cudaEventRecord(ev_pin_[slot], copy_));
+}
+
+void CudaBackend::stage_to_device(const void *host, void *dst, uint64_t bytes) {
+    bool direct = is_pinned(host);
+    for (uint64_t off = 0; off < bytes; off += kStageBytes) {
+        uint64_t len = std::min(kStageBytes, bytes - off);
+        stage_chunk(static_cast<const char *>(host) + off, static_cast<char *>(dst) + off, len, direct);
+    }
+    GP_CUDA(cudaStreamSynchronize(copy_));
+}
+
+void CudaBackend::check_device_canonical(const FieldDesc &f, const void *data, uint64_t count, uint64_t offset) {
+    unsigned long long none = ~0ull;
+    GP_CUDA(cudaMemcpyAsync(flag_, &none, sizeof(none), cudaMemcpyHostToDevice, compute_));
+    queue_canonical_check(f, data, count, offset);
+    finish_canonical_check("data");
+}
+
+void CudaBackend::queue_canonical_check(const FieldDesc &f, const void *data, uint64_t count, uint64_t offset) {
+    uint32_t grid = grid_for((count + 255) / 256, (uint32_t)sms_ * 8);
+    if (f.elem_size == 8)
+        kern::k_check_canonical<uint64_t><<<grid, 256, 0, compute_>>>(
+            static_cast<const uint64_t *>(data), count, f.modulus, offset, flag_);
+    else
+        kern::k_check_canonical<uint32_t><<<grid, 256, 0, compute_>>>(
+            static_cast<const uint32_t *>(data), count, f.modulus, offset, flag_);
+    check_launch();
+}
+
+void CudaBackend::finish_canonical_check(const char *arg) {
+    unsigned long long bad = 0;
+    GP_CUDA(cudaMemcpyAsync(&bad, flag_, sizeof(bad), cudaMemcpyDeviceToHost, compute_));
+    GP_CUDA(cudaStreamSynchronize(compute_));
+    if (bad != ~0ull)
+        fail(GP_ERR_NON_CANONICAL, arg, "[", bad, "] is not a canonical field element");
+}
+
+void CudaBackend::transpose(uint32_t es, const void *in, void *out, uint64_t batch, uint64_t R, uint64_t C) {
+    uint64_t tiles = batch * ((R + 31) / 32) * ((C + 31) / 32);
+    dim3 block(32, 8);
+    uint32_t grid = grid_for(tiles, (uint32_t)sms_ * 32);
+    if (es == 8)
+        kern::k_transpose<uint64_t><<<grid, block, 0, compute_>>>(
+            static_cast<const uint64_t *>(in), static_cast<uint64_t *>(out), batch, R, C);
+    else
+        kern::k_transpose<uint32_t><<<grid, block, 0, compute_>>>(
+            static_cast<const uint32_t *>(in), static_cast<uint32_t *>(out), batch, R, C);
+    check_launch();
+}
+
+}  // namespace cuda
+
+std::unique_ptr<Backend> make_cuda_backend(int device, unsigned threads, std::string &why) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        why = std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")";
+        return nullptr;
+    }
+    if (count == 0) {
+        why = "no CUDA device is visible";
+        return nullptr;
+    }
+    if (device < 0 || device >= count) {
+        why = "device ordinal " + std::to_string(device) + " does not exist (" + std::to_string(count) +
+              " device(s) visible)";
+        return nullptr;
+    }
+    try {
+        return std::make_unique<cuda::CudaBackend>(device, threads);
+    } catch (const Error &err) {
+        why = err.what();
+        return nullptr;
+    }
+}
+
+}  // namespace gp

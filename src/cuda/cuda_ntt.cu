@@ -1,0 +1,342 @@
+// The CUDA backend's transforms: the launch sequences of the LDE and NTT
+// passes (kernels/ntt.cuh), their pass plans and shared-memory limits, and
+// the cached device twiddle and power tables.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "core/core.h"
+#include "core/tables.h"
+#include "cuda/cuda_backend.h"
+#include "kernels/ntt.cuh"
+#include "math/field.h"
+#include "math/ntt.h"
+
+namespace gp {
+namespace cuda {
+
+template <class F>
+void CudaBackend::set_smem_limit_for() {
+    int bytes = (int)kern::tile_bytes<F>(1u << kern::TileCfg<F>::kTileLog);
+    cudaFuncSetAttribute(kern::k_tile_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(kern::k_tile_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(kern::k_chunk_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(kern::k_chunk_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(kern::k_lde_fused<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(kern::k_lde_spread<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+
+void CudaBackend::set_smem_limits() {
+    set_smem_limit_for<Goldilocks>();
+    set_smem_limit_for<BabyBear>();
+    set_smem_limit_for<KoalaBear>();
+    GP_CUDA(cudaGetLastError());
+}
+
+// Device copy of a host table, cached under the same key.
+template <class F>
+const typename F::Tw *CudaBackend::device_table(const TableKey &key, const typename F::Tw *host, uint64_t count) {
+    auto it = dev_tables_.find(key);
+    if (it != dev_tables_.end()) return static_cast<const typename F::Tw *>(it->second.ptr);
+    uint64_t bytes = count * sizeof(typename F::Tw);
+    void *p = device_alloc(bytes, "twiddle table");
+    // Ordered before the kernels that read it (a plain cudaMemcpy from
+    // pageable memory may return before its DMA lands, and compute_ does
+    // not synchronise with the legacy stream).
+    GP_CUDA(cudaMemcpyAsync(p, host, bytes, cudaMemcpyHostToDevice, compute_));
+    dev_tables_[key] = DeviceScratch{p, bytes};
+    return static_cast<const typename F::Tw *>(p);
+}
+
+template <class F>
+const typename F::Tw *CudaBackend::dev_twiddles(FieldId id, uint32_t log, bool inverse) {
+    // Always keep one table per direction at the largest size seen.
+    TableKey key{id, inverse ? TableKind::TwiddlesInv : TableKind::TwiddlesFwd, 0, 0, 0};
+    auto it = dev_tables_.find(key);
+    if (it != dev_tables_.end() && it->second.bytes >= (sizeof(typename F::Tw) << log))
+        return static_cast<const typename F::Tw *>(it->second.ptr);
+    if (it != dev_tables_.end()) {
+        GP_CUDA(cudaStreamSynchronize(compute_));
+        cudaFree(it->second.ptr);
+        dev_tables_.erase(it);
+    }
+    const typename F::Tw *h = tables_.twiddles<F>(id, log, inverse);
+    return device_table<F>(key, h, 1ull << log);
+}
+
+template <class F>
+const typename F::Tw *CudaBackend::dev_powers(FieldId id, uint32_t log, typename F::T base, typename F::T c) {
+    TableKey key{id, TableKind::Powers, log, (uint64_t)base, (uint64_t)c};
+    auto it = dev_tables_.find(key);
+    if (it != dev_tables_.end()) return static_cast<const typename F::Tw *>(it->second.ptr);
+    return device_table<F>(key, tables_.powers<F>(id, log, base, c), 1ull << log);
+}
+
+// ---- transforms ----
+template <class F>
+size_t CudaBackend::smem_bytes(uint32_t t, uint32_t logC) {
+    return kern::tile_bytes<F>(1u << (t + logC));
+}
+
+template <class F>
+uint32_t CudaBackend::strided_logC(uint32_t lo) {
+    return std::min<uint32_t>(lo, kern::TileCfg<F>::kLogC);
+}
+
+uint32_t CudaBackend::grid_blocks(uint64_t blocks) { return grid_for(blocks, (uint32_t)sms_ * 64); }
+
+// In-place passes over the segments [first, last) of a plan, DIT
+// ascending or DIF descending, on ncols columns of 2^n.
+template <class F, bool DIF>
+void CudaBackend::tile_passes(typename F::T *data, uint64_t col_stride, uint64_t ncols, uint32_t n,
+                              const SegmentPlan &seg, uint32_t first, uint32_t last, const typename F::Tw *tw) {
+    for (uint32_t ii = first; ii < last; ++ii) {
+        uint32_t i = DIF ? last - 1 - (ii - first) : ii;
+        uint32_t lo = seg.lo[i], t = seg.bits[i];
+        uint32_t logC = strided_logC<F>(lo);
+        uint64_t blocks = (1ull << (n - t - logC)) * ncols;
+        kern::k_tile_pass<F, DIF><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
+            data, col_stride, ncols, n, lo, t, logC, tw);
+        check_launch();
+    }
+}
+
+// Pass plan for size 2^n: the fewest segments the largest tile allows,
+// then the smaller of the two largest tiles that keeps that count (more,
+// smaller blocks per SM hide latency better: measured on an H200, see
+// docs/PERF.md). GP_CUDA_TILE_LOG caps the tile (a tuning knob).
+template <class F>
+SegmentPlan CudaBackend::plan_for(uint32_t n, bool &single) {
+    constexpr uint32_t max_log = kern::TileCfg<F>::kTileLog, logC = kern::TileCfg<F>::kLogC;
+    uint32_t top = tile_log_override_ ? std::min(max_log, tile_log_override_) : max_log;
+    auto segs = [&](uint32_t tl) { return n <= tl ? 1u : (n + tl - logC - 1) / (tl - logC); };
+    uint32_t tile_log = top;
+    if (top > 9 && segs(top - 1) == segs(top)) tile_log = top - 1;
+    single = n <= tile_log;
+    return single ? plan_segments(n, tile_log) : plan_segments(n, tile_log - logC);
+}
+
+// Threads for a tile of 2^tile_log elements: kEpt elements a thread (the
+// fused kernel keeps that many coefficients in registers).
+template <class F>
+uint32_t CudaBackend::threads_for(uint32_t tile_log) const {
+    constexpr uint32_t ept_log = kern::TileCfg<F>::kTileLog - __builtin_ctz(kern::kThreads);  // log2(kEpt)
+    uint32_t t = tile_log > ept_log ? 1u << (tile_log - ept_log) : 1u;
+    if (threads_override_) t = std::max(t, threads_override_);
+    return std::min<uint32_t>(std::max<uint32_t>(t, 64), kern::kThreads);
+}
+
+// LDE of ncols base columns: in (col stride in_stride, rows_in rows) ->
+// out (col stride n*B). Everything queued on compute_.
+template <class F>
+void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint64_t in_stride,
+                              uint64_t rows_in, typename F::T *out, uint64_t ncols) {
+    using T = typename F::T;
+    const uint32_t n = p.log_n;
+    const uint64_t N = 1ull << n, B = 1ull << p.log_b, NB = N * B;
+    kern::FusedArgs fa{};
+    fa.rows_in = rows_in;
+    fa.dst_stride = NB;
+    fa.ncols = ncols;
+    fa.n = n;
+    fa.log_b = p.log_b;
+    fa.tw_inv = p.tw_inv;
+    fa.tw_fwd = p.tw_fwd;
+    fa.scale = p.scale;
+    if (p.single) {
+        fa.src = in;
+        fa.src_stride = in_stride;
+        fa.dst = out;
+        fa.lo = 0;
+        fa.t = n;
+        fa.logC = 0;
+        fa.bitrev_regions = true;
+        fa.natural_out = p.natural;
+        kern::k_lde_fused<F><<<grid_blocks(ncols), threads_for<F>(n), smem_bytes<F>(n, 0), compute_>>>(fa);
+        check_launch();
+        return;
+    }
+    const SegmentPlan &s = p.seg;
+    const uint32_t k = s.count;
+    T *R = p.natural ? static_cast<T *>(scratch(regions_, ncols * NB * sizeof(T), "LDE scratch")) : out;
+    // A_1: gather + inverse DIT on the lowest segment into region 0.
+    {
+        uint32_t t = s.bits[0], logC = std::min<uint32_t>(n - t, kern::TileCfg<F>::kLogC);
+        uint64_t blocks = (1ull << (n - t - logC)) * ncols;
+        kern::k_chunk_pass<F, true><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
+            in, in_stride, rows_in, R, NB, ncols, n, t, logC, p.log_b, p.tw_inv);
+        check_launch();
+    }
+    // A_i: middle segments of the inverse DIT.
+    tile_passes<F, false>(R, NB, ncols, n, s, 1, k - 1, p.tw_inv);
+    // F: top segment of the inverse DIT, coset scaling into the B regions.
+    {
+        uint32_t lo = s.lo[k - 1], t = s.bits[k - 1], logC = strided_logC<F>(lo);
+        fa.src = R;
+        fa.src_stride = NB;
+        fa.dst = R;
+        fa.lo = lo;
+        fa.t = t;
+        fa.logC = logC;
+        fa.bitrev_regions = !p.natural;
+        fa.natural_out = false;
+        uint64_t blocks = (1ull << (n - t - logC)) * ncols;
+        kern::k_lde_spread<F><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(fa);
+        check_launch();
+    }
+    // B_i: the forward DIF of every region, top segment down to segment 1.
+    tile_passes<F, true>(R, N, ncols * B, n, s, 1, k, p.tw_fwd);
+    // B_1: lowest segment; bit-reversed output in place, natural scattered.
+    if (!p.natural) {
+        SegmentPlan one = s;
+        tile_passes<F, true>(R, N, ncols * B, n, one, 0, 1, p.tw_fwd);
+    } else {
+        uint32_t t = s.bits[0], logC = std::min<uint32_t>(n - t, kern::TileCfg<F>::kLogC);
+        uint64_t blocks = (1ull << (n - t - logC)) * ncols * B;
+        kern::k_chunk_pass<F, false><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
+            R, N, 0, out, NB, ncols * B, n, t, logC, p.log_b, p.tw_fwd);
+        check_launch();
+    }
+}
+
+template <class F>
+void CudaBackend::lde_impl(const LdeArgs &a) {
+    using T = typename F::T;
+    const FieldId id = a.field->id;
+    LdePlan<F> p{};
+    p.log_n = a.log_n;
+    p.log_b = a.log_blowup;
+    p.natural = a.order == GP_ORDER_NATURAL;
+    p.seg = plan_for<F>(a.log_n, p.single);
+    p.tw_inv = dev_twiddles<F>(id, a.log_n, true);
+    p.tw_fwd = dev_twiddles<F>(id, a.log_n + a.log_blowup, false);
+    const uint64_t N = 1ull << a.log_n, NB = N << a.log_blowup;
+    T g_over_s = F::mul((T)a.shift, finv<F>((T)a.input_shift));
+    p.scale = dev_powers<F>(id, a.log_n, g_over_s, finv<F>((T)(N % F::P)));
+
+    const uint64_t base_cols = a.cols * a.ext, rows_in = a.rows_in;
+    T *out = static_cast<T *>(a.out->data);
+    // Natural order needs n*B scratch per column: bound it by batching.
+    uint64_t max_cols = base_cols;
+    if (p.natural && !p.single) {
+        size_t free_b = 0, total_b = 0;
+        GP_CUDA(cudaMemGetInfo(&free_b, &total_b));
+        uint64_t budget = std::max<uint64_t>(regions_.bytes, std::min<uint64_t>(free_b / 2, 4ull << 30));
+        max_cols = std::max<uint64_t>(1, budget / (NB * sizeof(T)));
+    }
+
+    if (a.in_buf) {
+        const T *in = static_cast<const T *>(a.in_buf->data);
+        for (uint64_t c0 = 0; c0 < base_cols; c0 += max_cols) {
+            uint64_t nc = std::min(max_cols, base_cols - c0);
+            lde_columns<F>(p, in + c0 * rows_in, rows_in, rows_in, out + c0 * NB, nc);
+        }
+        GP_CUDA(cudaStreamSynchronize(compute_));
+        return;
+    }
+
+    const uint64_t host_bytes = rows_in * base_cols * sizeof(T);
+    unsigned long long none = ~0ull;
+    GP_CUDA(cudaMemcpyAsync(flag_, &none, sizeof(none), cudaMemcpyHostToDevice, compute_));
+    if (a.in_layout == GP_LAYOUT_ROW_MAJOR) {
+        // Upload whole, transpose to columns, then transform.
+        T *raw = static_cast<T *>(scratch(perm_, host_bytes, "layout scratch"));
+        stage_to_device(a.in_host, raw, host_bytes);
+        queue_canonical_check(*a.field, raw, rows_in * base_cols, 0);
+        T *cols = static_cast<T *>(scratch(in_slot_[0], host_bytes, "LDE input"));
+        transpose(sizeof(T), raw, cols, 1, rows_in, base_cols);
+        for (uint64_t c0 = 0; c0 < base_cols; c0 += max_cols) {
+            uint64_t nc = std::min(max_cols, base_cols - c0);
+            lde_columns<F>(p, cols + c0 * rows_in, rows_in, rows_in, out + c0 * NB, nc);
+        }
+        finish_canonical_check("data");
+        return;
+    }
+
+    // Column-major host input: pipeline batches of extension columns
+    // through kSlots device slots; upload of batch i+1 overlaps the
+    // transform of batch i.
+    const uint64_t col_bytes = rows_in * a.ext * sizeof(T);
+    uint64_t batch = std::max<uint64_t>(1, kStageBytes / col_bytes);
+    batch = std::min({batch, a.cols, std::max<uint64_t>(1, max_cols / a.ext)});
+    const bool direct = is_pinned(a.in_host);
+    const uint64_t slot_bytes = batch * col_bytes;
+    T *slot_ptr[kSlots], *slot_cols[kSlots];
+    for (int i = 0; i < kSlots; ++i) {
+        slot_ptr[i] = static_cast<T *>(scratch(in_slot_[i], slot_bytes * (a.ext > 1 ? 2 : 1), "LDE input slot"));
+        slot_cols[i] = a.ext > 1 ? slot_ptr[i] + batch * rows_in * a.ext : slot_ptr[i];
+    }
+    for (auto &e : ev_done_) GP_CUDA(cudaEventRecord(e, compute_));
+    const char *host = static_cast<const char *>(a.in_host);
+    uint64_t i = 0;
+    for (uint64_t c0 = 0; c0 < a.cols; c0 += batch, ++i) {
+        int slot = (int)(i % kSlots);
+        uint64_t nc = std::min(batch, a.cols - c0);
+        uint64_t bytes = nc * col_bytes;
+        GP_CUDA(cudaStreamWaitEvent(copy_, ev_done_[slot], 0));  // device slot free
+        // Large batches are staged in kStageBytes pieces.
+        for (uint64_t off = 0; off < bytes; off += kStageBytes) {
+            uint64_t len = std::min(kStageBytes, bytes - off);
+            stage_chunk(host + c0 * col_bytes + off, reinterpret_cast<char *>(slot_ptr[slot]) + off, len,
+                        direct);
+        }
+        GP_CUDA(cudaEventRecord(ev_copied_[slot], copy_));
+        GP_CUDA(cudaStreamWaitEvent(compute_, ev_copied_[slot], 0));
+        queue_canonical_check(*a.field, slot_ptr[slot], nc * rows_in * a.ext, c0 * rows_in * a.ext);
+        if (a.ext > 1) transpose(sizeof(T), slot_ptr[slot], slot_cols[slot], nc, rows_in, a.ext);
+        lde_columns<F>(p, slot_cols[slot], rows_in, rows_in, out + c0 * a.ext * NB, nc * a.ext);
+        GP_CUDA(cudaEventRecord(ev_done_[slot], compute_));
+    }
+    finish_canonical_check("data");
+}
+
+template <class F>
+void CudaBackend::ntt_impl(Buffer &buf, const NttArgs &a) {
+    using T = typename F::T;
+    const FieldId id = buf.field->id;
+    const uint32_t n = log2_exact(buf.rows);
+    const uint64_t N = buf.rows, ncols = buf.base_cols();
+    const bool inverse = a.direction == GP_NTT_INVERSE;
+    const bool in_rev = a.input_order == GP_ORDER_BIT_REVERSED;
+    T *data = static_cast<T *>(buf.data);
+    const typename F::Tw *tw = dev_twiddles<F>(id, n, inverse);
+    T s = (T)a.shift;
+    uint32_t sgrid = grid_blocks((N * ncols + 255) / 256);
+    if (!inverse && s != 1) {
+        const typename F::Tw *pw = dev_powers<F>(id, n, s, 1);
+        kern::k_scale_powers<F><<<sgrid, 256, 0, compute_>>>(data, N, ncols, n, in_rev, pw);
+        check_launch();
+    }
+    bool single;
+    SegmentPlan seg = plan_for<F>(n, single);
+    if (in_rev)
+        tile_passes<F, false>(data, N, ncols, n, seg, 0, seg.count, tw);
+    else
+        tile_passes<F, true>(data, N, ncols, n, seg, 0, seg.count, tw);
+    const bool out_rev = !in_rev;
+    if (inverse) {
+        const typename F::Tw *pw = dev_powers<F>(id, n, finv<F>(s), finv<F>((T)(N % F::P)));
+        kern::k_scale_powers<F><<<sgrid, 256, 0, compute_>>>(data, N, ncols, n, out_rev, pw);
+        check_launch();
+    }
+    if (out_rev != (a.output_order == GP_ORDER_BIT_REVERSED)) {
+        T *tmp = static_cast<T *>(scratch(perm_, buf.bytes, "permutation scratch"));
+        kern::k_bitrev_copy<T><<<sgrid, 256, 0, compute_>>>(data, tmp, ncols, n);
+        check_launch();
+        GP_CUDA(cudaMemcpyAsync(data, tmp, buf.bytes, cudaMemcpyDeviceToDevice, compute_));
+    }
+    GP_CUDA(cudaStreamSynchronize(compute_));
+}
+
+void CudaBackend::lde(const LdeArgs &a) {
+    GP_CUDA(cudaSetDevice(device_));
+    dispatch_field(a.field->id, [&](auto F) { lde_impl<decltype(F)>(a); });
+}
+
+void CudaBackend::ntt(Buffer &buf, const NttArgs &a) {
+    GP_CUDA(cudaSetDevice(device_));
+    dispatch_field(buf.field->id, [&](auto F) { ntt_impl<decltype(F)>(buf, a); });
+}
+
+}  // namespace cuda
+}  // namespace gp
