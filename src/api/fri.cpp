@@ -17,6 +17,13 @@ FriShape codeword_shape(gp_context *ctx, const gp_buffer *codeword, const gp_fri
         fail(GP_ERR_SHAPE_MISMATCH, "codeword has ", cw->cols, " columns; a FRI codeword is one column");
     return fri_shape(read_options(options, gp_fri_options_init, "gp_fri_options"), *cw->field, cw->ext, cw->rows);
 }
+
+// The FRI shape of a codeword of n elements described by field and degree.
+FriShape described_shape(gp_field field, uint32_t ext_degree, uint64_t n, const gp_fri_options *options) {
+    const FieldDesc &f = field_desc(field);
+    check_ext_degree(f, ext_degree);
+    return fri_shape(read_options(options, gp_fri_options_init, "gp_fri_options"), f, ext_degree, n);
+}
 }  // namespace
 
 GP_EXPORT void gp_fri_options_init(gp_fri_options *o) {
@@ -50,11 +57,9 @@ GP_EXPORT gp_status gp_fri_begin_host(gp_context *ctx, gp_field field, uint32_t 
         GP_REQUIRE_PTR(codeword);
         GP_REQUIRE_PTR(out);
         *out = nullptr;
-        const FieldDesc &f = field_desc(field);
-        check_ext_degree(f, ext_degree);
-        const FriShape s = fri_shape(read_options(options, gp_fri_options_init, "gp_fri_options"), f, ext_degree, n);
+        const FriShape s = described_shape(field, ext_degree, n, options);
         Context *c = ctx_of(ctx);
-        Buffer *b = buffer_from_host(c, f, ext_degree, n, 1, GP_LAYOUT_ROW_MAJOR, codeword);
+        Buffer *b = buffer_from_host(c, *s.f, ext_degree, n, 1, GP_LAYOUT_ROW_MAJOR, codeword);
         try {
             *out = reinterpret_cast<gp_fri *>(fri_begin(c, *b, s, cap, cap_size).release());
         } catch (...) {
@@ -124,10 +129,8 @@ GP_EXPORT gp_status gp_fri_verify(const gp_fri_options *options, gp_field field,
         GP_REQUIRE_PTR(betas);
         GP_REQUIRE_PTR(remainder);
         GP_REQUIRE_PTR(opening);
-        const FieldDesc &f = field_desc(field);
-        check_ext_degree(f, ext_degree);
-        const FriShape s = fri_shape(read_options(options, gp_fri_options_init, "gp_fri_options"), f, ext_degree, n);
-        fri_verify(s, caps, caps_size, betas, betas_size, remainder, remainder_size, index, opening, opening_size);
+        fri_verify(described_shape(field, ext_degree, n, options), caps, caps_size, betas, betas_size, remainder,
+                   remainder_size, index, opening, opening_size);
     });
 }
 
