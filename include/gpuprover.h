@@ -2,8 +2,10 @@
  * gpuprover.h - GPU commitment primitives for STARK provers (C99 ABI).
  *
  * gpuprover computes the expensive, data-parallel parts of a STARK commitment
- * (batched coset low-degree extensions, NTTs, and later Merkle trees and FRI)
- * on a CUDA GPU or on the CPU, with bit-identical results on both backends.
+ * (batched coset low-degree extensions and NTTs, Merkle commitments in the
+ * provers' conventions, FRI, out-of-domain evaluation, DEEP composition and
+ * the constraint commitment) on a CUDA GPU or on the CPU, with bit-identical
+ * results on both backends.
  *
  * Conventions that hold for every function in this header:
  *
@@ -12,7 +14,10 @@
  *    message that names the offending argument and its value. Nothing throws
  *    or aborts across this ABI, and a failed call leaves every handle usable.
  *  - Every handle has exactly one create and one destroy function; destroying
- *    NULL is a no-op.
+ *    NULL is a no-op. A handle that was destroyed (or whose context was)
+ *    is recognised without being read: a call given one returns
+ *    GP_ERR_INVALID_ARGUMENT, a destroy function given one does nothing, and
+ *    a getter returns 0.
  *  - Option structs start with `struct_size` and have a *_options_init()
  *    function that fills the defaults. Always call the init function first, so
  *    that later library versions can append fields without breaking callers.
@@ -26,9 +31,12 @@
  *    Supported degrees: Goldilocks 1, 2, 3; BabyBear and KoalaBear 1, 4.
  *  - Sizes are uint64_t. Size products are checked for overflow and against
  *    available memory before anything is allocated.
- *  - A context may be used from one thread at a time; distinct contexts may be
- *    used concurrently from different threads. Buffers belong to the context
- *    that created them and must not outlive it.
+ *  - Contexts, and every handle of a context, may be used from several
+ *    threads at once: the calls on one context are serialized (a call waits
+ *    for the one in flight), calls on distinct contexts run concurrently.
+ *    For parallel work, give each thread its own context. Buffers, trees and
+ *    FRI commitments belong to the context that created them; destroying the
+ *    context releases those still alive.
  */
 #ifndef GPUPROVER_H
 #define GPUPROVER_H
@@ -175,11 +183,10 @@ GP_API void gp_context_options_init(gp_context_options *options);
 GP_API gp_status gp_context_create(const gp_context_options *options,
                                    gp_context **out);
 
-/** Destroys a context. All its buffers, trees and FRI commitments must have
- *  been destroyed first; buffers and trees still alive are released with it
- *  (and a leak is reported in gp_last_error()), after which their handles,
- *  and the handles of FRI commitments, must not be used, not even to
- *  destroy them. NULL is a no-op. */
+/** Destroys a context, after the call in flight on it (if any). Buffers,
+ *  trees and FRI commitments still alive are released with it, and
+ *  gp_last_error() then reports how many; their handles are dead afterwards
+ *  (see above). NULL and a dead context are no-ops. */
 GP_API void gp_context_destroy(gp_context *ctx);
 
 /** Returns the backend the context runs on (GP_BACKEND_CPU or
@@ -203,6 +210,11 @@ typedef struct gp_memory_stats {
      *  staging; device memory on the CUDA backend) the context has made since
      *  it was created. Repeating a call of one shape leaves it unchanged. */
     uint64_t allocations;
+    /** Cached coset power tables released, least recently used first, to
+     *  keep them within their budget (64 tables and 256 MiB per context);
+     *  cache_bytes includes the tables still cached. (Appended in 0.1.0; a
+     *  caller whose struct_size ends before it does not receive it.) */
+    uint64_t evictions;
 } gp_memory_stats;
 
 /** Reports the context's memory use. Set stats->struct_size first. */
@@ -679,7 +691,8 @@ GP_API gp_status gp_fri_verify(const gp_fri_options *options, gp_field field,
                                const void *remainder, uint64_t remainder_size,
                                uint64_t index, const void *opening, uint64_t opening_size);
 
-/** Destroys a FRI commitment, before its context. NULL is a no-op. */
+/** Destroys a FRI commitment (its layer buffers and trees). NULL and a dead
+ *  handle are no-ops; destroying the context releases it too. */
 GP_API void gp_fri_destroy(gp_fri *fri);
 
 /* ------------------------------------------------------------------------ */

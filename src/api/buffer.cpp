@@ -6,7 +6,7 @@ using namespace gp;
 GP_EXPORT gp_status gp_buffer_create(gp_context *ctx, gp_field field, uint32_t ext_degree,
                                      uint64_t rows, uint64_t cols, gp_buffer **out) {
     return guard("gp_buffer_create", [&] {
-        GP_REQUIRE_PTR(ctx);
+        ContextCall call(ctx, HandleKind::Context, "ctx");
         GP_REQUIRE_PTR(out);
         *out = nullptr;
         const FieldDesc &f = field_desc(field);
@@ -19,7 +19,7 @@ GP_EXPORT gp_status gp_buffer_from_host(gp_context *ctx, gp_field field, uint32_
                                         uint64_t rows, uint64_t cols, gp_layout layout,
                                         const void *data, gp_buffer **out) {
     return guard("gp_buffer_from_host", [&] {
-        GP_REQUIRE_PTR(ctx);
+        ContextCall call(ctx, HandleKind::Context, "ctx");
         GP_REQUIRE_PTR(data);
         GP_REQUIRE_PTR(out);
         *out = nullptr;
@@ -27,41 +27,46 @@ GP_EXPORT gp_status gp_buffer_from_host(gp_context *ctx, gp_field field, uint32_
         check_ext_degree(f, ext_degree);
         check_layout(layout, "layout");
         *out = reinterpret_cast<gp_buffer *>(
-            buffer_from_host(ctx_of(ctx), f, ext_degree, rows, cols, (gp_layout)raw(layout), data));
+            buffer_from_host(ctx_of(ctx), f, ext_degree, rows, cols, (gp_layout)raw(layout), data, "data"));
     });
 }
 
 GP_EXPORT gp_status gp_buffer_to_host(const gp_buffer *buf, gp_layout layout, void *data,
                                       uint64_t size_bytes) {
     return guard("gp_buffer_to_host", [&] {
-        GP_REQUIRE_PTR(buf);
+        ContextCall call(buf, HandleKind::Buffer, "buf");
         GP_REQUIRE_PTR(data);
-        auto *b = reinterpret_cast<const Buffer *>(buf);
+        const Buffer *b = buf_of(buf);
         check_layout(layout, "layout");
         if (size_bytes < b->bytes)
             fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes,
                  " is smaller than the buffer (", b->bytes, " bytes)");
-        b->ctx->backend->download(*b, data, layout);
+        b->ctx->backend->download(*b, data, (gp_layout)raw(layout));
     });
 }
 
 
 GP_EXPORT void gp_buffer_destroy(gp_buffer *buf) {
-    if (buf) release_buffer(buf_of(buf));
+    if (!buf || !is_live(buf, HandleKind::Buffer)) return;
+    guard("gp_buffer_destroy", [&] {
+        ContextCall call(buf, HandleKind::Buffer, "buf");
+        release_buffer(buf_of(buf));
+    });
 }
 
+// Fixed fields of a live buffer; 0 for NULL or a dead handle.
 GP_EXPORT uint64_t gp_buffer_rows(const gp_buffer *b) {
-    return b ? reinterpret_cast<const Buffer *>(b)->rows : 0;
+    return with_live(b, HandleKind::Buffer, (uint64_t)0, [&] { return buf_of(b)->rows; });
 }
 GP_EXPORT uint64_t gp_buffer_cols(const gp_buffer *b) {
-    return b ? reinterpret_cast<const Buffer *>(b)->cols : 0;
+    return with_live(b, HandleKind::Buffer, (uint64_t)0, [&] { return buf_of(b)->cols; });
 }
 GP_EXPORT gp_field gp_buffer_field(const gp_buffer *b) {
-    return b ? (gp_field)(int)reinterpret_cast<const Buffer *>(b)->field->id : (gp_field)0;
+    return with_live(b, HandleKind::Buffer, (gp_field)0, [&] { return (gp_field)(int)buf_of(b)->field->id; });
 }
 GP_EXPORT uint32_t gp_buffer_ext_degree(const gp_buffer *b) {
-    return b ? reinterpret_cast<const Buffer *>(b)->ext : 0;
+    return with_live(b, HandleKind::Buffer, (uint32_t)0, [&] { return buf_of(b)->ext; });
 }
 GP_EXPORT uint64_t gp_buffer_size_bytes(const gp_buffer *b) {
-    return b ? reinterpret_cast<const Buffer *>(b)->bytes : 0;
+    return with_live(b, HandleKind::Buffer, (uint64_t)0, [&] { return buf_of(b)->bytes; });
 }

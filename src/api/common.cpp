@@ -22,6 +22,9 @@ void check_struct_size(uint32_t got, const char *what) {
 }
 
 void check_buffer(const gp_context *ctx, const gp_buffer *b, const char *arg) {
+    if (!is_live(b, HandleKind::Buffer))
+        fail(GP_ERR_INVALID_ARGUMENT, "buffer `", arg, "` is not a live gp_buffer (it was destroyed, its context was",
+             " destroyed, or it never was one)");
     if (!ctx_of(ctx)->buffers.count(const_cast<Buffer *>(buf_of(b))))
         fail(GP_ERR_CONTEXT_MISMATCH, "buffer `", arg, "` does not belong to this context");
 }

@@ -10,6 +10,7 @@
 
 #include "core/checks.h"
 #include "core/core.h"
+#include "core/registry.h"
 #include "gpuprover.h"
 
 #define GP_EXPORT extern "C" GP_API
@@ -65,7 +66,9 @@ inline const Buffer *buf_of(const gp_buffer *b) { return reinterpret_cast<const 
 inline MerkleTree *tree_of(gp_merkle_tree *t) { return reinterpret_cast<MerkleTree *>(t); }
 inline const MerkleTree *tree_of(const gp_merkle_tree *t) { return reinterpret_cast<const MerkleTree *>(t); }
 
-// Throws GP_ERR_CONTEXT_MISMATCH unless `b` is a live buffer of `ctx`.
+// Throws GP_ERR_INVALID_ARGUMENT unless `b` is a live buffer and
+// GP_ERR_CONTEXT_MISMATCH unless it belongs to `ctx` (whose call lock the
+// caller holds).
 void check_buffer(const gp_context *ctx, const gp_buffer *b, const char *arg);
 // Validates `count` buffer handles (named `arg`[i]): non-null, of this
 // context, of one field.

@@ -19,7 +19,7 @@ GP_EXPORT gp_status gp_constraint_commit(gp_context *ctx, const gp_buffer *evalu
                                          const gp_constraint_options *options, gp_buffer **segments,
                                          gp_merkle_tree **tree) {
     return guard("gp_constraint_commit", [&] {
-        GP_REQUIRE_PTR(ctx);
+        ContextCall call(ctx, HandleKind::Context, "ctx");
         GP_REQUIRE_PTR(segments);
         GP_REQUIRE_PTR(tree);
         *segments = nullptr;

@@ -83,28 +83,35 @@ GP_EXPORT gp_status gp_context_create(const gp_context_options *options, gp_cont
                 fail(GP_ERR_NO_DEVICE, "the CUDA backend is unavailable: ", why);
         }
         if (!ctx->backend) ctx->backend = make_cpu_backend(o.cpu_threads);
+        register_handle(ctx.get(), HandleKind::Context, ctx.get());
         *out = reinterpret_cast<gp_context *>(ctx.release());
     });
 }
 
 GP_EXPORT void gp_context_destroy(gp_context *ctx) {
-    if (!ctx) return;
-    Context *c = ctx_of(ctx);
-    size_t leaked = release_all(*c);
-    delete c;
-    if (leaked)
+    if (!ctx || !is_live(ctx, HandleKind::Context)) return;
+    size_t leaked = 0;
+    const gp_status st = guard("gp_context_destroy", [&] {
+        // Waits for calls in flight; calls that wait behind this one find
+        // every handle of the context dead.
+        ContextCall call(ctx, HandleKind::Context, "ctx");
+        Context *c = call.ctx();
+        unregister_handle(c);
+        leaked = release_all(*c);
+        delete c;
+    });
+    if (st == GP_OK && leaked)
         set_error(GP_OK, "gp_context_destroy: released " + std::to_string(leaked) +
-                             " buffer(s) or tree(s) that were still alive");
+                             " buffer(s), tree(s) or FRI commitment(s) that were still alive");
 }
 
 GP_EXPORT gp_backend gp_context_backend(const gp_context *ctx) {
-    if (!ctx) return GP_BACKEND_AUTO;
-    return reinterpret_cast<const Context *>(ctx)->backend->kind();
+    return with_live(ctx, HandleKind::Context, GP_BACKEND_AUTO, [&] { return ctx_of(ctx)->backend->kind(); });
 }
 
 GP_EXPORT gp_status gp_context_device_name(const gp_context *ctx, char *name, size_t size) {
     return guard("gp_context_device_name", [&] {
-        GP_REQUIRE_PTR(ctx);
+        ContextCall call(ctx, HandleKind::Context, "ctx");
         GP_REQUIRE_PTR(name);
         if (size == 0) fail(GP_ERR_INVALID_ARGUMENT, "size = 0");
         std::string s = reinterpret_cast<const Context *>(ctx)->backend->device_name();
@@ -116,7 +123,7 @@ GP_EXPORT gp_status gp_context_device_name(const gp_context *ctx, char *name, si
 
 GP_EXPORT gp_status gp_context_memory_stats(const gp_context *ctx, gp_memory_stats *stats) {
     return guard("gp_context_memory_stats", [&] {
-        GP_REQUIRE_PTR(ctx);
+        ContextCall call(ctx, HandleKind::Context, "ctx");
         GP_REQUIRE_PTR(stats);
         check_struct_size(stats->struct_size, "stats");
         auto *c = reinterpret_cast<const Context *>(ctx);
@@ -125,6 +132,7 @@ GP_EXPORT gp_status gp_context_memory_stats(const gp_context *ctx, gp_memory_sta
         s.buffer_bytes = c->buffer_bytes;
         s.cache_bytes = c->backend->cache_bytes();
         s.allocations = c->backend->allocations();
+        s.evictions = c->backend->evictions();
         size_t n = stats->struct_size < sizeof(s) ? stats->struct_size : sizeof(s);
         uint32_t keep = stats->struct_size;
         std::memcpy(stats, &s, n);
@@ -134,7 +142,7 @@ GP_EXPORT gp_status gp_context_memory_stats(const gp_context *ctx, gp_memory_sta
 
 GP_EXPORT gp_status gp_context_trim(gp_context *ctx) {
     return guard("gp_context_trim", [&] {
-        GP_REQUIRE_PTR(ctx);
+        ContextCall call(ctx, HandleKind::Context, "ctx");
         reinterpret_cast<Context *>(ctx)->backend->trim();
     });
 }

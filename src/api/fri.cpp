@@ -19,7 +19,7 @@ FriShape codeword_shape(gp_context *ctx, const gp_buffer *codeword, const gp_fri
 }
 
 // The FRI shape of a codeword of n elements described by field and degree.
-FriShape described_shape(gp_field field, uint32_t ext_degree, uint64_t n, const gp_fri_options *options) {
+FriShape described_shape(const gp_field &field, uint32_t ext_degree, uint64_t n, const gp_fri_options *options) {
     const FieldDesc &f = field_desc(field);
     check_ext_degree(f, ext_degree);
     return fri_shape(read_options(options, gp_fri_options_init, "gp_fri_options"), f, ext_degree, n);
@@ -41,7 +41,7 @@ GP_EXPORT void gp_fri_options_init(gp_fri_options *o) {
 GP_EXPORT gp_status gp_fri_begin(gp_context *ctx, const gp_buffer *codeword, const gp_fri_options *options, void *cap,
                                  uint64_t cap_size, gp_fri **out) {
     return guard("gp_fri_begin", [&] {
-        GP_REQUIRE_PTR(ctx);
+        ContextCall call(ctx, HandleKind::Context, "ctx");
         GP_REQUIRE_PTR(out);
         *out = nullptr;
         const FriShape s = codeword_shape(ctx, codeword, options);
@@ -53,13 +53,13 @@ GP_EXPORT gp_status gp_fri_begin_host(gp_context *ctx, gp_field field, uint32_t 
                                       uint64_t n, const gp_fri_options *options, void *cap, uint64_t cap_size,
                                       gp_fri **out) {
     return guard("gp_fri_begin_host", [&] {
-        GP_REQUIRE_PTR(ctx);
+        ContextCall call(ctx, HandleKind::Context, "ctx");
         GP_REQUIRE_PTR(codeword);
         GP_REQUIRE_PTR(out);
         *out = nullptr;
         const FriShape s = described_shape(field, ext_degree, n, options);
         Context *c = ctx_of(ctx);
-        Buffer *b = buffer_from_host(c, *s.f, ext_degree, n, 1, GP_LAYOUT_ROW_MAJOR, codeword);
+        Buffer *b = buffer_from_host(c, *s.f, ext_degree, n, 1, GP_LAYOUT_ROW_MAJOR, codeword, "codeword");
         try {
             *out = reinterpret_cast<gp_fri *>(fri_begin(c, *b, s, cap, cap_size).release());
         } catch (...) {
@@ -70,23 +70,30 @@ GP_EXPORT gp_status gp_fri_begin_host(gp_context *ctx, gp_field field, uint32_t 
     });
 }
 
-GP_EXPORT uint32_t gp_fri_layer_count(const gp_fri *fri) { return fri ? fri_of(fri)->layers : 0; }
+// Fixed figures of a live FRI commitment; 0 for NULL or a dead handle.
+GP_EXPORT uint32_t gp_fri_layer_count(const gp_fri *fri) {
+    return with_live(fri, HandleKind::Fri, (uint32_t)0, [&] { return fri_of(fri)->layers; });
+}
 
-GP_EXPORT uint64_t gp_fri_cap_size(const gp_fri *fri) { return fri ? fri_of(fri)->cap_size() : 0; }
+GP_EXPORT uint64_t gp_fri_cap_size(const gp_fri *fri) {
+    return with_live(fri, HandleKind::Fri, (uint64_t)0, [&] { return fri_of(fri)->cap_size(); });
+}
 
 GP_EXPORT gp_status gp_fri_fold(gp_fri *fri, const void *beta, uint64_t beta_size, void *cap, uint64_t cap_size) {
     return guard("gp_fri_fold", [&] {
-        GP_REQUIRE_PTR(fri);
+        ContextCall call(fri, HandleKind::Fri, "fri");
         GP_REQUIRE_PTR(beta);
         fri_fold(*fri_of(fri), beta, beta_size, cap, cap_size);
     });
 }
 
-GP_EXPORT uint64_t gp_fri_remainder_size(const gp_fri *fri) { return fri ? fri_of(fri)->remainder_size() : 0; }
+GP_EXPORT uint64_t gp_fri_remainder_size(const gp_fri *fri) {
+    return with_live(fri, HandleKind::Fri, (uint64_t)0, [&] { return fri_of(fri)->remainder_size(); });
+}
 
 GP_EXPORT gp_status gp_fri_remainder(const gp_fri *fri, void *out, uint64_t size_bytes) {
     return guard("gp_fri_remainder", [&] {
-        GP_REQUIRE_PTR(fri);
+        ContextCall call(fri, HandleKind::Fri, "fri");
         GP_REQUIRE_PTR(out);
         const FriState &s = *fri_of(fri);
         if (s.folded != s.layers)
@@ -102,7 +109,7 @@ GP_EXPORT gp_status gp_fri_commit(gp_context *ctx, const gp_buffer *codeword, co
                                   gp_fri_challenge_fn challenge, void *user, gp_fri **out) {
     return guard("gp_fri_commit", [&] {
         if (out) *out = nullptr;
-        GP_REQUIRE_PTR(ctx);
+        ContextCall call(ctx, HandleKind::Context, "ctx");
         GP_REQUIRE_PTR(challenge);
         const FriShape s = codeword_shape(ctx, codeword, options);
         std::unique_ptr<FriState> fri = fri_commit(ctx_of(ctx), *buf_of(codeword), s, challenge, user);
@@ -110,12 +117,14 @@ GP_EXPORT gp_status gp_fri_commit(gp_context *ctx, const gp_buffer *codeword, co
     });
 }
 
-GP_EXPORT uint64_t gp_fri_opening_size(const gp_fri *fri) { return fri ? fri_of(fri)->opening_size() : 0; }
+GP_EXPORT uint64_t gp_fri_opening_size(const gp_fri *fri) {
+    return with_live(fri, HandleKind::Fri, (uint64_t)0, [&] { return fri_of(fri)->opening_size(); });
+}
 
 GP_EXPORT gp_status gp_fri_open(const gp_fri *fri, const uint64_t *indices, uint64_t count, void *out,
                                 uint64_t size_bytes) {
     return guard("gp_fri_open", [&] {
-        GP_REQUIRE_PTR(fri);
+        ContextCall call(fri, HandleKind::Fri, "fri");
         fri_open(*fri_of(fri), indices, count, out, size_bytes);
     });
 }
@@ -134,4 +143,10 @@ GP_EXPORT gp_status gp_fri_verify(const gp_fri_options *options, gp_field field,
     });
 }
 
-GP_EXPORT void gp_fri_destroy(gp_fri *fri) { delete fri_of(fri); }
+GP_EXPORT void gp_fri_destroy(gp_fri *fri) {
+    if (!fri || !is_live(fri, HandleKind::Fri)) return;
+    guard("gp_fri_destroy", [&] {
+        ContextCall call(fri, HandleKind::Fri, "fri");
+        delete fri_of(fri);
+    });
+}

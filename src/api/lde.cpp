@@ -13,7 +13,7 @@ GP_EXPORT void gp_ntt_options_init(gp_ntt_options *o) {
 
 GP_EXPORT gp_status gp_ntt_batch(gp_context *ctx, gp_buffer *buf, const gp_ntt_options *options) {
     return guard("gp_ntt_batch", [&] {
-        GP_REQUIRE_PTR(ctx);
+        ContextCall call(ctx, HandleKind::Context, "ctx");
         GP_REQUIRE_PTR(buf);
         check_buffer(ctx, buf, "buf");
         gp_ntt_options o = read_options(options, gp_ntt_options_init, "gp_ntt_options");
@@ -88,7 +88,7 @@ static LdeArgs prepare_lde(gp_context *ctx, const FieldDesc &f, uint32_t ext, ui
 GP_EXPORT gp_status gp_lde_batch(gp_context *ctx, const gp_buffer *input,
                                  const gp_lde_options *options, gp_buffer *output) {
     return guard("gp_lde_batch", [&] {
-        GP_REQUIRE_PTR(ctx);
+        ContextCall call(ctx, HandleKind::Context, "ctx");
         GP_REQUIRE_PTR(input);
         check_buffer(ctx, input, "input");
         auto *in = reinterpret_cast<const Buffer *>(input);
@@ -103,7 +103,7 @@ GP_EXPORT gp_status gp_lde_batch_host(gp_context *ctx, gp_field field, uint32_t 
                                       const void *data, uint64_t rows, uint64_t cols,
                                       const gp_lde_options *options, gp_buffer *output) {
     return guard("gp_lde_batch_host", [&] {
-        GP_REQUIRE_PTR(ctx);
+        ContextCall call(ctx, HandleKind::Context, "ctx");
         GP_REQUIRE_PTR(data);
         const FieldDesc &f = field_desc(field);
         check_ext_degree(f, ext_degree);

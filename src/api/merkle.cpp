@@ -15,7 +15,7 @@ GP_EXPORT void gp_merkle_options_init(gp_merkle_options *o) {
 GP_EXPORT gp_status gp_merkle_commit(gp_context *ctx, const gp_buffer *const *matrices, uint32_t count,
                                      const gp_merkle_options *options, gp_merkle_tree **out) {
     return guard("gp_merkle_commit", [&] {
-        GP_REQUIRE_PTR(ctx);
+        ContextCall call(ctx, HandleKind::Context, "ctx");
         GP_REQUIRE_PTR(out);
         *out = nullptr;
         gp_merkle_options o = read_options(options, gp_merkle_options_init, "gp_merkle_options");
@@ -27,24 +27,24 @@ GP_EXPORT gp_status gp_merkle_commit(gp_context *ctx, const gp_buffer *const *ma
 GP_EXPORT gp_status gp_merkle_hash_rows(gp_context *ctx, const gp_buffer *const *matrices, uint32_t count,
                                         const gp_merkle_options *options, void *digests, uint64_t size_bytes) {
     return guard("gp_merkle_hash_rows", [&] {
-        GP_REQUIRE_PTR(ctx);
+        ContextCall call(ctx, HandleKind::Context, "ctx");
         gp_merkle_options o = read_options(options, gp_merkle_options_init, "gp_merkle_options");
         hash_rows(ctx_of(ctx), checked_matrices(ctx, matrices, count), o, digests, size_bytes);
     });
 }
 
 GP_EXPORT uint64_t gp_merkle_digest_size(const gp_merkle_tree *tree) {
-    return tree ? tree_of(tree)->digest_bytes() : 0;
+    return with_live(tree, HandleKind::Tree, (uint64_t)0, [&] { return tree_of(tree)->digest_bytes(); });
 }
 
 GP_EXPORT uint64_t gp_merkle_cap_size(const gp_merkle_tree *tree) {
-    return tree ? tree_of(tree)->cap_bytes() : 0;
+    return with_live(tree, HandleKind::Tree, (uint64_t)0, [&] { return tree_of(tree)->cap_bytes(); });
 }
 
 namespace {
 // The root or the cap (`what`) of a tree into out[size_bytes].
 void read_layer(const char *what, const gp_merkle_tree *tree, void *out, uint64_t size_bytes, bool cap) {
-    GP_REQUIRE_PTR(tree);
+    ContextCall call(tree, HandleKind::Tree, "tree");
     GP_REQUIRE_PTR(out);
     const MerkleTree &t = *tree_of(tree);
     const uint64_t need = cap ? t.cap_bytes() : t.digest_bytes();
@@ -65,7 +65,7 @@ GP_EXPORT gp_status gp_merkle_cap(const gp_merkle_tree *tree, void *out, uint64_
 
 GP_EXPORT gp_status gp_merkle_opening_size(const gp_merkle_tree *tree, uint64_t *row_bytes, uint64_t *path_bytes) {
     return guard("gp_merkle_opening_size", [&] {
-        GP_REQUIRE_PTR(tree);
+        ContextCall call(tree, HandleKind::Tree, "tree");
         const MerkleTree *t = tree_of(tree);
         if (row_bytes) *row_bytes = opened_row_bytes(t->committed);
         if (path_bytes) *path_bytes = t->path_len() * t->digest_bytes();
@@ -75,15 +75,12 @@ GP_EXPORT gp_status gp_merkle_opening_size(const gp_merkle_tree *tree, uint64_t 
 GP_EXPORT gp_status gp_merkle_open(const gp_merkle_tree *tree, const uint64_t *indices, uint64_t count, void *rows,
                                    uint64_t rows_size, void *paths, uint64_t paths_size) {
     return guard("gp_merkle_open", [&] {
-        GP_REQUIRE_PTR(tree);
+        ContextCall call(tree, HandleKind::Tree, "tree");
         if (count == 0) return;
         GP_REQUIRE_PTR(indices);
-        auto *t = reinterpret_cast<const MerkleTree *>(tree);
-        const uint64_t H = 1ull << t->log_h;
-        for (uint64_t i = 0; i < count; ++i)
-            if (indices[i] >= H)
-                fail(GP_ERR_INVALID_ARGUMENT, "indices[", i, "] = ", indices[i], " is past the end of the tree (",
-                     H, " leaves)");
+        const MerkleTree *t = tree_of(tree);
+        // Sizes first: `count` is checked before `indices` is read.
+        checked_mul(count, sizeof(uint64_t), "count * index size");
         auto need = [&](void *p, uint64_t size, uint64_t each, const char *what) {
             if (!p) return;
             uint64_t total = checked_mul(count, each, what);
@@ -93,6 +90,11 @@ GP_EXPORT gp_status gp_merkle_open(const gp_merkle_tree *tree, const uint64_t *i
         };
         need(rows, rows_size, opened_row_bytes(t->committed), "rows");
         need(paths, paths_size, t->path_len() * t->digest_bytes(), "paths");
+        const uint64_t H = 1ull << t->log_h;
+        for (uint64_t i = 0; i < count; ++i)
+            if (indices[i] >= H)
+                fail(GP_ERR_INVALID_ARGUMENT, "indices[", i, "] = ", indices[i], " is past the end of the tree (",
+                     H, " leaves)");
         if (!rows && !paths) return;
         t->ctx->backend->merkle_open(*t, indices, count, rows, paths);
     });
@@ -113,5 +115,9 @@ GP_EXPORT gp_status gp_merkle_verify(const gp_merkle_options *options, gp_field 
 }
 
 GP_EXPORT void gp_merkle_tree_destroy(gp_merkle_tree *tree) {
-    if (tree) release_tree(tree_of(tree));
+    if (!tree || !is_live(tree, HandleKind::Tree)) return;
+    guard("gp_merkle_tree_destroy", [&] {
+        ContextCall call(tree, HandleKind::Tree, "tree");
+        release_tree(tree_of(tree));
+    });
 }

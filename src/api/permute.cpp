@@ -16,7 +16,7 @@ GP_EXPORT gp_status gp_permutation_info(gp_permutation perm, uint32_t *width, gp
 GP_EXPORT gp_status gp_permute_batch(gp_context *ctx, gp_permutation perm, void *states,
                                      uint64_t count) {
     return guard("gp_permute_batch", [&] {
-        GP_REQUIRE_PTR(ctx);
+        ContextCall call(ctx, HandleKind::Context, "ctx");
         int id = raw(perm);
         PermShape p = perm_shape(id, "perm");
         if (count == 0) return;  // nothing to permute

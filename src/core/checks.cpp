@@ -17,7 +17,7 @@ const FieldDesc kFields[] = {
 
 }  // namespace
 
-const FieldDesc &field_desc(gp_field f, const char *arg) {
+const FieldDesc &field_desc(const gp_field &f, const char *arg) {
     int v = raw(f);
     for (const auto &d : kFields)
         if ((int)d.id == v) return d;

@@ -2,6 +2,8 @@
 #include <memory>
 
 #include "core/core.h"
+#include "core/fri.h"
+#include "core/registry.h"
 
 namespace gp {
 
@@ -18,16 +20,23 @@ Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, 
     b->cols = cols;
     b->bytes = bytes;
     b->data = c->backend->alloc_buffer(bytes);
-    c->buffers.insert(b.get());
+    try {
+        c->buffers.insert(b.get());
+        register_handle(b.get(), HandleKind::Buffer, c);
+    } catch (...) {
+        c->buffers.erase(b.get());
+        c->backend->free_buffer(b->data);
+        throw;
+    }
     c->buffer_bytes += bytes;
     return b.release();
 }
 
 Buffer *buffer_from_host(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols,
-                         gp_layout layout, const void *data) {
+                         gp_layout layout, const void *data, const char *arg) {
     Buffer *b = new_buffer(c, f, ext, rows, cols);
     try {
-        c->backend->upload(*b, data, layout);
+        c->backend->upload(*b, data, layout, arg);
     } catch (...) {
         release_buffer(b);
         throw;
@@ -38,26 +47,44 @@ Buffer *buffer_from_host(Context *c, const FieldDesc &f, uint32_t ext, uint64_t 
 void release_buffer(Buffer *b) {
     Context *c = b->ctx;
     if (!c->buffers.erase(b)) return;  // not a live buffer of its context
+    unregister_handle(b);
     c->buffer_bytes -= b->bytes;
     c->backend->free_buffer(b->data);
     delete b;
 }
 
+void adopt_tree(MerkleTree *t) {
+    Context *c = t->ctx;
+    c->trees.insert(t);
+    try {
+        register_handle(t, HandleKind::Tree, c);
+    } catch (...) {
+        c->trees.erase(t);
+        throw;
+    }
+}
+
 void release_tree(MerkleTree *t) {
     Context *c = t->ctx;
     if (!c->trees.erase(t)) return;
+    unregister_handle(t);
     c->backend->free_buffer(t->nodes);
     delete t;
 }
 
 size_t release_all(Context &c) {
-    size_t n = c.buffers.size() + c.trees.size();
+    size_t n = c.fris.size();
+    const std::set<FriState *> fris = c.fris;
+    for (FriState *f : fris) delete f;  // releases its own layers and trees
+    n += c.buffers.size() + c.trees.size();
     for (MerkleTree *t : c.trees) {
+        unregister_handle(t);
         c.backend->free_buffer(t->nodes);
         delete t;
     }
     c.trees.clear();
     for (Buffer *b : c.buffers) {
+        unregister_handle(b);
         c.backend->free_buffer(b->data);
         delete b;
     }

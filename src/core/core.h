@@ -52,7 +52,8 @@ struct FieldDesc {
 };
 
 // Describes `f` or throws GP_ERR_INVALID_ARGUMENT naming `arg`.
-const FieldDesc &field_desc(gp_field f, const char *arg = "field");
+// (By reference: an int from C outside the enum is never loaded as one.)
+const FieldDesc &field_desc(const gp_field &f, const char *arg = "field");
 // Throws unless `d` is a supported extension degree of `f`.
 void check_ext_degree(const FieldDesc &f, uint32_t d, const char *arg = "ext_degree");
 
@@ -179,7 +180,9 @@ public:
     // Storage for buffers, zero-filled.
     virtual void *alloc_buffer(uint64_t bytes) = 0;
     virtual void free_buffer(void *p) = 0;
-    virtual void upload(Buffer &dst, const void *host, gp_layout layout) = 0;
+    // Host data of the given layout into dst; values are checked canonical
+    // (GP_ERR_NON_CANONICAL names `arg`[index]).
+    virtual void upload(Buffer &dst, const void *host, gp_layout layout, const char *arg) = 0;
     virtual void download(const Buffer &src, void *host, gp_layout layout) = 0;
     virtual void lde(const LdeArgs &a) = 0;
     virtual void ntt(Buffer &buf, const NttArgs &a) = 0;
@@ -209,18 +212,27 @@ public:
     virtual void trim() = 0;
     virtual uint64_t cache_bytes() const = 0;
     virtual uint64_t allocations() const = 0;
+    // Cached tables evicted to keep the cache within its budget.
+    virtual uint64_t evictions() const = 0;
 };
 
 std::unique_ptr<Backend> make_cpu_backend(unsigned threads);
 // Returns nullptr and sets `why` when no CUDA device is usable.
 std::unique_ptr<Backend> make_cuda_backend(int device, unsigned threads, std::string &why);
 
+struct FriState;
+
+// A context owns its buffers, trees and FRI commitments. Its calls are
+// serialized by `call_mutex` (core/registry.h: ContextCall), shared so that
+// a call waiting for it outlives the context's destruction.
 class Context {
 public:
     std::unique_ptr<Backend> backend;
     std::set<Buffer *> buffers;
     std::set<MerkleTree *> trees;
+    std::set<FriState *> fris;
     uint64_t buffer_bytes = 0;
+    std::shared_ptr<std::recursive_mutex> call_mutex = std::make_shared<std::recursive_mutex>();
 };
 
 // Object lifetimes (core/context.cpp).
@@ -229,11 +241,14 @@ public:
 Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols);
 // A new buffer holding host data of the given layout (values checked).
 Buffer *buffer_from_host(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols,
-                         gp_layout layout, const void *data);
+                         gp_layout layout, const void *data, const char *arg);
 // Release a live buffer or tree of its context; anything else is ignored.
 void release_buffer(Buffer *b);
 void release_tree(MerkleTree *t);
-// Releases every buffer and tree the context still holds; returns how many.
+// Registers a new tree with its context.
+void adopt_tree(MerkleTree *t);
+// Releases every FRI commitment, buffer and tree the context still holds;
+// returns how many.
 size_t release_all(Context &c);
 
 // Field elements (elem_size bytes each) to and from 64-bit words.

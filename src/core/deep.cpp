@@ -24,7 +24,8 @@ OodShape ood_shape(const std::vector<const Buffer *> &bufs, const gp_ood_options
         if (s.bufs[i]->ext != 1 && s.bufs[i]->ext != s.E)
             fail(GP_ERR_SHAPE_MISMATCH, "columns[", i, "] has extension degree ", s.bufs[i]->ext,
                  "; columns must be base columns or of the challenge degree ", s.E);
-        s.ncols += s.bufs[i]->cols;
+        if (__builtin_add_overflow(s.ncols, s.bufs[i]->cols, &s.ncols))
+            fail(GP_ERR_SIZE_OVERFLOW, "the column count of columns[0..", i, "] overflows 64 bits");
     }
     s.log_m = check_log_size(f, m, "rows");
     const uint64_t nb = o.degree_bound ? o.degree_bound : m;
@@ -36,9 +37,14 @@ OodShape ood_shape(const std::vector<const Buffer *> &bufs, const gp_ood_options
     s.shift = o.shift ? o.shift : f.generator;
     check_shift(f, s.shift, "options->shift");
     if (num_points == 0) fail(GP_ERR_INVALID_ARGUMENT, "num_points = 0");
+    // Every size the call derives, checked before anything is read.
+    const uint64_t zwords = checked_mul(num_points, s.E, "num_points * challenge degree");
+    s.nwords = checked_mul(checked_mul(num_points, s.ncols, "num_points * columns"), s.E,
+                           "num_points * columns * challenge degree");
+    checked_mul(s.nwords, f.elem_size, "num_points * columns * challenge degree * element size");
     GP_REQUIRE_PTR(points);
-    check_canonical(f, points, 0, (uint64_t)num_points * s.E, "points");
-    s.z = words_in(f, points, (uint64_t)num_points * s.E);
+    check_canonical(f, points, 0, zwords, "points");
+    s.z = words_in(f, points, zwords);
     // No point may lie in the coset the formulas divide by: z^N != s^N with
     // N = degree bound (OOD) or M (DEEP; a superset of the former).
     ext_dispatch(f.id, s.E, [&](auto F, auto Ec) {
@@ -55,13 +61,13 @@ OodShape ood_shape(const std::vector<const Buffer *> &bufs, const gp_ood_options
 }
 
 void evaluate_ood(Context *c, const OodShape &s, uint32_t num_points, void *out, uint64_t size_bytes) {
-    const uint64_t need = (uint64_t)num_points * s.ncols * s.E * s.f->elem_size;
+    const uint64_t need = s.nwords * s.f->elem_size;  // checked by ood_shape
     if (size_bytes < need)
         fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes, " is smaller than ", num_points, " points x ",
              s.ncols, " columns x ", s.E, " coefficients (", need, " bytes)");
     uint64_t base_cols = 0;
     for (const Buffer *b : s.bufs) base_cols += b->base_cols();
-    std::vector<uint64_t> result((uint64_t)num_points * s.ncols * s.E);
+    std::vector<uint64_t> result(s.nwords);
     ext_dispatch(s.f->id, s.E, [&](auto F, auto Ec) {
         using Fd = decltype(F);
         using T = typename Fd::T;
@@ -112,7 +118,7 @@ void deep_composition(Context *c, const OodShape &s, uint32_t num_points, const 
              out.field->name, " with ", out.rows, " rows");
     for (const Buffer *b : s.bufs)
         if (b == &out) fail(GP_ERR_INVALID_ARGUMENT, "out is also one of the input columns");
-    const uint64_t nwords = (uint64_t)num_points * s.ncols * s.E;
+    const uint64_t nwords = s.nwords;
     check_canonical(*s.f, values, 0, nwords, "values");
     check_canonical(*s.f, alphas, 0, nwords, "alphas");
     DeepArgs a;

@@ -18,6 +18,7 @@ struct OodShape {
     uint32_t E, log_m, log_nb;
     bool bitrev;
     uint64_t shift, ncols = 0;
+    uint64_t nwords = 0;  // num_points * ncols * E: the values, alphas and results
     std::vector<const Buffer *> bufs;
     std::vector<uint64_t> z;  // num_points * E words
 };

@@ -8,6 +8,7 @@
 #include "core/checks.h"
 #include "core/fri_ops.h"
 #include "core/merkle_tree.h"
+#include "core/registry.h"
 #include "math/ext.h"
 #include "math/field.h"
 
@@ -50,7 +51,19 @@ FriShape fri_shape(const gp_fri_options &o, const FieldDesc &f, uint32_t ext, ui
     return s;
 }
 
+FriState::FriState(Context *c) : ctx(c) {
+    c->fris.insert(this);
+    try {
+        register_handle(this, HandleKind::Fri, c);
+    } catch (...) {
+        c->fris.erase(this);
+        throw;
+    }
+}
+
 FriState::~FriState() {
+    unregister_handle(this);
+    ctx->fris.erase(this);
     for (MerkleTree *t : trees) release_tree(t);
     for (Buffer *b : bufs) release_buffer(b);
 }
@@ -108,8 +121,7 @@ uint64_t fri_position(uint32_t log_n, uint32_t log_a, bool bitrev, uint32_t k, u
 }  // namespace
 
 std::unique_ptr<FriState> fri_begin(Context *c, const Buffer &cw, const FriShape &s, void *cap, uint64_t cap_size) {
-    auto fri = std::make_unique<FriState>();
-    fri->ctx = c;
+    auto fri = std::make_unique<FriState>(c);
     fri->f = cw.field;
     fri->ext = cw.ext;
     fri->log_a = s.log_a;

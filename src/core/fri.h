@@ -26,9 +26,13 @@ struct FriShape {
 FriShape fri_shape(const gp_fri_options &o, const FieldDesc &f, uint32_t ext, uint64_t n);
 
 // A FRI commitment: layers k < K in matrix form (buffers of the context) with
-// their trees, and the remainder.
+// their trees, and the remainder. It is registered with its context, which
+// releases it if it is still alive when the context goes.
 struct FriState {
-    Context *ctx = nullptr;
+    explicit FriState(Context *c);
+    FriState(const FriState &) = delete;
+    FriState &operator=(const FriState &) = delete;
+    Context *ctx;
     const FieldDesc *f = nullptr;
     uint32_t ext = 1, log_a = 1, log_n = 0, layers = 0, folded = 0;
     bool bitrev = true, halve = true;

@@ -160,11 +160,11 @@ MerkleTree *commit_matrices(Context *c, const std::vector<const Buffer *> &commi
     t->nodes = c->backend->alloc_buffer(bytes);
     try {
         c->backend->merkle_commit(a, *t);
+        adopt_tree(t.get());
     } catch (...) {
         c->backend->free_buffer(t->nodes);
         throw;
     }
-    c->trees.insert(t.get());
     return t.release();
 }
 
@@ -217,7 +217,8 @@ void merkle_verify_opening(const gp_merkle_options &o, const FieldDesc &f, const
         check_ext_degree(f, dims[i].ext_degree, (arg + ".ext_degree").c_str());
         if (dims[i].cols == 0) fail(GP_ERR_INVALID_ARGUMENT, arg, ".cols = 0");
         heights[i] = dims[i].rows;
-        row_elems += (uint64_t)dims[i].cols * dims[i].ext_degree;
+        if (__builtin_add_overflow(row_elems, (uint64_t)dims[i].cols * dims[i].ext_degree, &row_elems))
+            fail(GP_ERR_SIZE_OVERFLOW, "the row length of dims[0..", i, "] overflows 64 bits");
     }
     TreePlan p = plan_tree(s, heights, o.cap_height, "dims");
     const uint64_t H = 1ull << p.log_h;
@@ -230,7 +231,7 @@ void merkle_verify_opening(const gp_merkle_options &o, const FieldDesc &f, const
             fail(GP_ERR_SHAPE_MISMATCH, what, " = ", got, " bytes, but the shapes give ", want);
     };
     exact(cap_size, dbytes << o.cap_height, "cap_size");
-    exact(rows_size, row_elems * f.elem_size, "rows_size");
+    exact(rows_size, checked_mul(row_elems, f.elem_size, "row elements * element size"), "rows_size");
     exact(path_size, len * dbytes, "path_size");
     if (len) GP_REQUIRE_PTR(path);
     check_canonical(f, rows, 0, row_elems, "rows");

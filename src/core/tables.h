@@ -7,16 +7,12 @@
 #include <tuple>
 #include <vector>
 
-#include <mimalloc.h>
-
+#include "core/host_alloc.h"
 #include "core/thread_pool.h"
 #include "math/field.h"
 #include "math/ntt.h"
 
 namespace gp {
-
-template <class T>
-using mvector = std::vector<T, mi_stl_allocator<T>>;
 
 enum class TableKind : int {
     TwiddlesFwd = 0,  // size 2^log, forward roots
@@ -33,6 +29,57 @@ struct TableKey {
         return std::tie(field, kind, log, param, param2) <
                std::tie(o.field, o.kind, o.log, o.param, o.param2);
     }
+    bool operator==(const TableKey &o) const { return !(*this < o) && !(o < *this); }
+};
+
+// Coset power tables are kept least-recently-used within a budget: a
+// prover that extends onto a new coset shift every round would otherwise add
+// one table per shift without bound. Twiddles (one per field and direction,
+// grown to the largest size) are not counted.
+constexpr uint64_t kPowersBudgetBytes = 256ull << 20;
+constexpr uint64_t kPowersBudgetTables = 64;
+
+// The use order of a cache's power tables.
+class PowersLru {
+public:
+    // Records a use of table `k` of `bytes` bytes (inserting it if new).
+    void touch(const TableKey &k, uint64_t bytes) {
+        auto it = m_.find(k);
+        if (it == m_.end()) {
+            m_.emplace(k, Use{++tick_, bytes});
+            total_ += bytes;
+        } else {
+            it->second.tick = ++tick_;
+        }
+    }
+    // The least recently used tables other than `keep` whose removal brings
+    // the rest within the budget; they are forgotten here and counted as
+    // evictions, the caller frees them.
+    std::vector<TableKey> evict(const TableKey &keep) {
+        std::vector<TableKey> out;
+        while ((total_ > kPowersBudgetBytes || m_.size() > kPowersBudgetTables) && m_.size() > 1) {
+            auto oldest = m_.end();
+            for (auto it = m_.begin(); it != m_.end(); ++it)
+                if (!(it->first == keep) && (oldest == m_.end() || it->second.tick < oldest->second.tick)) oldest = it;
+            out.push_back(oldest->first);
+            total_ -= oldest->second.bytes;
+            m_.erase(oldest);
+            ++evictions_;
+        }
+        return out;
+    }
+    void clear() {
+        m_.clear();
+        total_ = 0;
+    }
+    uint64_t evictions() const { return evictions_; }
+
+private:
+    struct Use {
+        uint64_t tick, bytes;
+    };
+    std::map<TableKey, Use> m_;
+    uint64_t tick_ = 0, total_ = 0, evictions_ = 0;
 };
 
 class HostTables {
@@ -47,9 +94,9 @@ public:
         for (auto it = map_.lower_bound({id, k, log, 0, 0});
              it != map_.end() && it->first.field == id && it->first.kind == k; ++it)
             return reinterpret_cast<const typename F::Tw *>(it->second.data());
-        auto &v = make<F>({id, k, log, 0, 0}, 1ull << log);
-        build_twiddles<F>(reinterpret_cast<typename F::Tw *>(v.data()), log, inverse, pool_);
-        return reinterpret_cast<const typename F::Tw *>(v.data());
+        return make<F>({id, k, log, 0, 0}, 1ull << log, [&](typename F::Tw *t) {
+            build_twiddles<F>(t, log, inverse, pool_);
+        });
     }
 
     // to_tw(c * base^k) for k < 2^log.
@@ -57,10 +104,13 @@ public:
     const typename F::Tw *powers(FieldId id, uint32_t log, typename F::T base, typename F::T c) {
         TableKey key{id, TableKind::Powers, log, (uint64_t)base, (uint64_t)c};
         auto it = map_.find(key);
-        if (it != map_.end()) return reinterpret_cast<const typename F::Tw *>(it->second.data());
-        auto &v = make<F>(key, 1ull << log);
-        build_powers<F>(reinterpret_cast<typename F::Tw *>(v.data()), 1ull << log, base, c, pool_);
-        return reinterpret_cast<const typename F::Tw *>(v.data());
+        if (it == map_.end()) {
+            make<F>(key, 1ull << log, [&](typename F::Tw *t) { build_powers<F>(t, 1ull << log, base, c, pool_); });
+            it = map_.find(key);
+        }
+        lru_.touch(key, it->second.size());
+        for (const TableKey &old : lru_.evict(key)) map_.erase(old);
+        return reinterpret_cast<const typename F::Tw *>(it->second.data());
     }
 
     uint64_t bytes() const {
@@ -69,19 +119,28 @@ public:
         return b;
     }
     uint64_t allocations() const { return allocations_; }
-    void clear() { map_.clear(); }
+    uint64_t evictions() const { return lru_.evictions(); }
+    void clear() {
+        map_.clear();
+        lru_.clear();
+    }
 
 private:
-    template <class F>
-    mvector<uint8_t> &make(const TableKey &key, uint64_t count) {
-        auto &v = map_[key];
-        v.resize(count * sizeof(typename F::Tw));
+    // Builds a table of `count` entries and caches it. The cache changes
+    // only once the table is complete: a failed allocation or build leaves
+    // it as it was.
+    template <class F, class Build>
+    const typename F::Tw *make(const TableKey &key, uint64_t count, Build &&build) {
+        hvector<uint8_t> v(count * sizeof(typename F::Tw));
+        build(reinterpret_cast<typename F::Tw *>(v.data()));
+        auto it = map_.emplace(key, std::move(v)).first;
         ++allocations_;
-        return v;
+        return reinterpret_cast<const typename F::Tw *>(it->second.data());
     }
 
     ThreadPool &pool_;
-    std::map<TableKey, mvector<uint8_t>> map_;
+    std::map<TableKey, hvector<uint8_t>> map_;
+    PowersLru lru_;
     uint64_t allocations_ = 0;
 };
 

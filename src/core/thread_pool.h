@@ -7,26 +7,39 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
+
+#include "core/core.h"
+#include "core/host_alloc.h"
 
 namespace gp {
 
 class ThreadPool {
 public:
+    // Starts threads - 1 workers (the caller is the last). When a thread
+    // cannot be started, the ones already running are stopped and joined and
+    // GP_ERR_HOST_OUT_OF_MEMORY is thrown. A thread start counts as a host
+    // allocation for the fault hook.
     explicit ThreadPool(unsigned threads) {
         if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
         n_ = threads;
-        for (unsigned i = 1; i < n_; ++i) workers_.emplace_back([this] { loop(); });
-    }
-    ~ThreadPool() {
-        {
-            std::lock_guard<std::mutex> g(m_);
-            stop_ = true;
+        try {
+            workers_.reserve(n_ - 1);
+            for (unsigned i = 1; i < n_; ++i) {
+                if (alloc_fault(AllocKind::Host))
+                    throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
+                workers_.emplace_back([this] { loop(); });
+            }
+        } catch (const std::exception &e) {
+            const size_t started = workers_.size();
+            stop();
+            fail(GP_ERR_HOST_OUT_OF_MEMORY, "cannot start worker thread ", started + 1, " of ", n_ - 1, " (",
+                 e.what(), "); ask for fewer threads");
         }
-        cv_.notify_all();
-        for (auto &t : workers_) t.join();
     }
+    ~ThreadPool() { stop(); }
     ThreadPool(const ThreadPool &) = delete;
     ThreadPool &operator=(const ThreadPool &) = delete;
 
@@ -69,6 +82,15 @@ public:
     }
 
 private:
+    void stop() {
+        {
+            std::lock_guard<std::mutex> g(m_);
+            stop_ = true;
+        }
+        cv_.notify_all();
+        for (auto &t : workers_) t.join();
+        workers_.clear();
+    }
     void work() {
         for (;;) {
             uint64_t i;

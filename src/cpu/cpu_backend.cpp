@@ -7,8 +7,6 @@
 
 #include <unistd.h>
 
-#include <mimalloc.h>
-
 #include "core/core.h"
 #include "core/tables.h"
 #include "core/thread_pool.h"
@@ -38,15 +36,14 @@ public:
         if (bytes > phys)
             fail(GP_ERR_HOST_OUT_OF_MEMORY, "a buffer of ", bytes, " bytes exceeds the host's ", phys,
                  " bytes of memory");
-        void *p = mi_zalloc_aligned(bytes, 64);
-        if (!p) fail(GP_ERR_HOST_OUT_OF_MEMORY, "cannot allocate ", bytes, " bytes of host memory");
+        void *p = host_alloc(bytes, "buffer", true, AllocKind::Device);
         ++allocations_;
         return p;
     }
-    void free_buffer(void *p) override { mi_free(p); }
+    void free_buffer(void *p) override { host_free(p); }
 
-    void upload(Buffer &dst, const void *host, gp_layout layout) override {
-        check_host_canonical(*dst.field, host, dst.rows * dst.base_cols());
+    void upload(Buffer &dst, const void *host, gp_layout layout, const char *arg) override {
+        check_host_canonical(*dst.field, host, dst.rows * dst.base_cols(), arg);
         dispatch_field(dst.field->id, [&](auto F) {
             using T = typename decltype(F)::T;
             const T *src = static_cast<const T *>(host);
@@ -90,7 +87,7 @@ public:
             using Perm = decltype(P);
             using T = typename Perm::T;
             T *st = static_cast<T *>(states);
-            if (field) check_host_canonical(field_desc((gp_field)field), st, count * Perm::WIDTH);
+            if (field) check_host_canonical(field_desc((gp_field)field), st, count * Perm::WIDTH, "states");
             pool_.parallel_ranges(count, [&](uint64_t b, uint64_t e) {
                 for (uint64_t i = b; i < e; ++i) Perm::apply(st + i * Perm::WIDTH);
             });
@@ -227,11 +224,12 @@ public:
     void trim() override { tables_.clear(); }
     uint64_t cache_bytes() const override { return tables_.bytes(); }
     uint64_t allocations() const override { return allocations_ + tables_.allocations(); }
+    uint64_t evictions() const override { return tables_.evictions(); }
 
 private:
-    void check_host_canonical(const FieldDesc &f, const void *data, uint64_t count) {
+    void check_host_canonical(const FieldDesc &f, const void *data, uint64_t count, const char *arg) {
         pool_.parallel_ranges(count, [&](uint64_t b, uint64_t e) {
-            check_canonical(f, data, b, e, "data");
+            check_canonical(f, data, b, e, arg);
         });
     }
 
@@ -244,7 +242,7 @@ private:
         const uint64_t n = 1ull << log_n, B = 1ull << log_b;
         const uint64_t base_cols = a.cols * a.ext, rows_in = a.rows_in;
 
-        if (a.in_host) check_host_canonical(*a.field, a.in_host, rows_in * base_cols);
+        if (a.in_host) check_host_canonical(*a.field, a.in_host, rows_in * base_cols, "data");
         const Tw *tw_inv = tables_.twiddles<F>(id, log_n, true);
         const Tw *tw_fwd = tables_.twiddles<F>(id, log_nb, false);
         T g_over_s = F::mul((T)a.shift, finv<F>((T)a.input_shift));
@@ -259,11 +257,10 @@ private:
         };
 
         // Phase 1: coefficients (times n) of every column, natural order.
-        T *coeffs = static_cast<T *>(mi_malloc_aligned(base_cols * n * sizeof(T), 64));
-        if (!coeffs) fail(GP_ERR_HOST_OUT_OF_MEMORY, "cannot allocate LDE scratch");
+        T *coeffs = static_cast<T *>(host_alloc(base_cols * n * sizeof(T), "LDE scratch"));
         struct Free {
             void *p;
-            ~Free() { mi_free(p); }
+            ~Free() { host_free(p); }
         } free_coeffs{coeffs};
         pool_.parallel_for(base_cols, [&](uint64_t j) {
             T *c = coeffs + j * n;
@@ -281,7 +278,7 @@ private:
             const T *c = coeffs + j * n;
             T *o = out + j * out_rows;
             if (natural) {
-                mvector<T> y(n);
+                hvector<T> y(n);
                 for (uint64_t k = 0; k < n; ++k)
                     y[k] = lde_coset_factor_apply<F>(c[k], k, r, log_nb, scale, tw_fwd);
                 dif_stages<F>(y.data(), log_n, 0, log_n, tw_fwd);

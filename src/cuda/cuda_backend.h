@@ -65,7 +65,7 @@ public:
     void *alloc_buffer(uint64_t bytes) override;
     void free_buffer(void *p) override;
 
-    void upload(Buffer &dst, const void *host, gp_layout layout) override;
+    void upload(Buffer &dst, const void *host, gp_layout layout, const char *arg) override;
     void download(const Buffer &src, void *host, gp_layout layout) override;
 
     void lde(const LdeArgs &a) override;
@@ -91,6 +91,7 @@ public:
     void trim() override;
     uint64_t cache_bytes() const override;
     uint64_t allocations() const override;
+    uint64_t evictions() const override { return dev_lru_.evictions(); }
 
 private:
     static constexpr int kSlots = 3;
@@ -122,7 +123,8 @@ private:
     void stage_chunk(const void *host, void *dst, uint64_t bytes, bool direct);
     void stage_to_device(const void *host, void *dst, uint64_t bytes);
 
-    void check_device_canonical(const FieldDesc &f, const void *data, uint64_t count, uint64_t offset);
+    void check_device_canonical(const FieldDesc &f, const void *data, uint64_t count, uint64_t offset,
+                                const char *arg);
     void queue_canonical_check(const FieldDesc &f, const void *data, uint64_t count, uint64_t offset);
     void finish_canonical_check(const char *arg);
 
@@ -170,6 +172,7 @@ private:
     uint32_t tile_log_override_ = 0;
     unsigned long long *flag_ = nullptr;
     std::map<TableKey, DeviceScratch> dev_tables_;
+    PowersLru dev_lru_;
     DeviceScratch perm_, regions_, in_slot_[kSlots], merkle_views_;
     // Every cached scratch allocation, for accounting and release.
     std::array<DeviceScratch *, 3 + kSlots> scratches() const {

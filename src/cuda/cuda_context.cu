@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/core.h"
+#include "core/host_alloc.h"
 #include "cuda/cuda_backend.h"
 #include "kernels/layout.cuh"
 #include "kernels/ntt.cuh"  // kern::kThreads bounds GP_CUDA_THREADS
@@ -77,14 +78,14 @@ void CudaBackend::free_buffer(void *p) {
     cudaFree(p);
 }
 
-void CudaBackend::upload(Buffer &dst, const void *host, gp_layout layout) {
+void CudaBackend::upload(Buffer &dst, const void *host, gp_layout layout, const char *arg) {
     GP_CUDA(cudaSetDevice(device_));
     const uint32_t es = dst.field->elem_size;
     const uint64_t count = dst.rows * dst.base_cols();
     bool direct = layout == GP_LAYOUT_COL_MAJOR && dst.ext == 1;
     void *target = direct ? dst.data : scratch(perm_, dst.bytes, "layout scratch");
     stage_to_device(host, target, dst.bytes);
-    check_device_canonical(*dst.field, target, count, 0);
+    check_device_canonical(*dst.field, target, count, 0, arg);
     if (!direct) {
         // Host layout -> base columns: rows x (cols*ext) transpose (row-major),
         // or per extension column a rows x ext transpose (column-major).
@@ -163,6 +164,8 @@ void *CudaBackend::device_alloc(uint64_t bytes, const char *what) {
     if (bytes > free_b)
         fail(GP_ERR_DEVICE_OUT_OF_MEMORY, what, " needs ", bytes, " bytes of device memory; ",
              free_b, " of ", total_b, " are free on ", name_);
+    if (alloc_fault(AllocKind::Device))
+        fail(GP_ERR_DEVICE_OUT_OF_MEMORY, what, ": cudaMalloc of ", bytes, " bytes failed (injected fault)");
     void *p = nullptr;
     cudaError_t e = cudaMalloc(&p, std::max<uint64_t>(bytes, 1));
     if (e != cudaSuccess) {
@@ -192,7 +195,8 @@ void *CudaBackend::pinned(int i, uint64_t bytes) {
     if (p.ptr) cudaFreeHost(p.ptr);
     p.ptr = nullptr;
     p.bytes = 0;
-    cudaError_t e = cudaHostAlloc(&p.ptr, bytes, cudaHostAllocDefault);
+    cudaError_t e = alloc_fault(AllocKind::Host) ? cudaErrorMemoryAllocation
+                                                 : cudaHostAlloc(&p.ptr, bytes, cudaHostAllocDefault);
     if (e != cudaSuccess) {
         cudaGetLastError();
         fail(GP_ERR_HOST_OUT_OF_MEMORY, "cannot allocate ", bytes, " bytes of pinned staging");
@@ -205,6 +209,7 @@ void *CudaBackend::pinned(int i, uint64_t bytes) {
 void CudaBackend::release_caches() {
     for (auto &kv : dev_tables_) cudaFree(kv.second.ptr);
     dev_tables_.clear();
+    dev_lru_.clear();
     for (DeviceScratch *s : scratches()) {
         cudaFree(s->ptr);
         *s = DeviceScratch{};
@@ -255,11 +260,12 @@ void CudaBackend::stage_to_device(const void *host, void *dst, uint64_t bytes) {
     GP_CUDA(cudaStreamSynchronize(copy_));
 }
 
-void CudaBackend::check_device_canonical(const FieldDesc &f, const void *data, uint64_t count, uint64_t offset) {
+void CudaBackend::check_device_canonical(const FieldDesc &f, const void *data, uint64_t count, uint64_t offset,
+                                         const char *arg) {
     unsigned long long none = ~0ull;
     GP_CUDA(cudaMemcpyAsync(flag_, &none, sizeof(none), cudaMemcpyHostToDevice, compute_));
     queue_canonical_check(f, data, count, offset);
-    finish_canonical_check("data");
+    finish_canonical_check(arg);
 }
 
 void CudaBackend::queue_canonical_check(const FieldDesc &f, const void *data, uint64_t count, uint64_t offset) {

@@ -34,7 +34,7 @@ void CudaBackend::permute(int perm, void *states, uint64_t count) {
         const uint64_t elems = count * Perm::WIDTH, bytes = elems * sizeof(T);
         T *dev = static_cast<T *>(scratch(perm_, bytes, "permutation states"));
         stage_to_device(states, dev, bytes);
-        if (field) check_device_canonical(field_desc((gp_field)field), dev, elems, 0);
+        if (field) check_device_canonical(field_desc((gp_field)field), dev, elems, 0, "states");
         kern::k_permute<Perm><<<grid_for((count + 127) / 128, (uint32_t)sms_ * 16), 128, 0, compute_>>>(dev, count);
         check_launch();
         GP_CUDA(cudaStreamSynchronize(compute_));

@@ -42,9 +42,19 @@ const typename F::Tw *CudaBackend::device_table(const TableKey &key, const typen
     void *p = device_alloc(bytes, "twiddle table");
     // Ordered before the kernels that read it (a plain cudaMemcpy from
     // pageable memory may return before its DMA lands, and compute_ does
-    // not synchronise with the legacy stream).
-    GP_CUDA(cudaMemcpyAsync(p, host, bytes, cudaMemcpyHostToDevice, compute_));
-    dev_tables_[key] = DeviceScratch{p, bytes};
+    // not synchronise with the legacy stream). The cache changes only once
+    // the table is on its way.
+    cudaError_t e = cudaMemcpyAsync(p, host, bytes, cudaMemcpyHostToDevice, compute_);
+    if (e != cudaSuccess) {
+        cudaFree(p);
+        cuda_fail(e, "cudaMemcpyAsync", __FILE__, __LINE__);
+    }
+    try {
+        dev_tables_.emplace(key, DeviceScratch{p, bytes});
+    } catch (...) {
+        cudaFree(p);
+        throw;
+    }
     return static_cast<const typename F::Tw *>(p);
 }
 
@@ -68,8 +78,20 @@ template <class F>
 const typename F::Tw *CudaBackend::dev_powers(FieldId id, uint32_t log, typename F::T base, typename F::T c) {
     TableKey key{id, TableKind::Powers, log, (uint64_t)base, (uint64_t)c};
     auto it = dev_tables_.find(key);
-    if (it != dev_tables_.end()) return static_cast<const typename F::Tw *>(it->second.ptr);
-    return device_table<F>(key, tables_.powers<F>(id, log, base, c), 1ull << log);
+    const typename F::Tw *t = it != dev_tables_.end() ? static_cast<const typename F::Tw *>(it->second.ptr)
+                                                      : device_table<F>(key, tables_.powers<F>(id, log, base, c), 1ull << log);
+    // Least recently used power tables beyond the budget go (core/tables.h),
+    // once the kernels queued before this call are done with them.
+    dev_lru_.touch(key, sizeof(typename F::Tw) << log);
+    const std::vector<TableKey> old = dev_lru_.evict(key);
+    if (!old.empty()) GP_CUDA(cudaStreamSynchronize(compute_));
+    for (const TableKey &k : old) {
+        auto e = dev_tables_.find(k);
+        if (e == dev_tables_.end()) continue;
+        cudaFree(e->second.ptr);
+        dev_tables_.erase(e);
+    }
+    return t;
 }
 
 // ---- transforms ----

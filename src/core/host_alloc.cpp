@@ -1,0 +1,41 @@
+// Host memory and the allocation fault hook (see host_alloc.h).
+#include "core/host_alloc.h"
+
+#include <atomic>
+
+#include <mimalloc.h>
+
+#include "core/core.h"
+
+namespace gp {
+namespace {
+// Per kind: allocations left before the one that fails (0: the hook is off).
+std::atomic<uint64_t> g_fault_countdown[2];
+}  // namespace
+
+bool alloc_fault(AllocKind kind) {
+    std::atomic<uint64_t> &c = g_fault_countdown[(int)kind];
+    uint64_t v = c.load(std::memory_order_relaxed);
+    while (v != 0)
+        if (c.compare_exchange_weak(v, v - 1, std::memory_order_relaxed)) return v == 1;
+    return false;
+}
+
+void *host_alloc(uint64_t bytes, const char *what, bool zero, AllocKind kind) {
+    void *p = nullptr;
+    if (!alloc_fault(kind))
+        p = zero ? mi_zalloc_aligned(bytes ? bytes : 1, 64) : mi_malloc_aligned(bytes ? bytes : 1, 64);
+    if (!p) fail(GP_ERR_HOST_OUT_OF_MEMORY, "cannot allocate ", bytes, " bytes of host memory (", what, ")");
+    return p;
+}
+
+void host_free(void *p) { mi_free(p); }
+
+}  // namespace gp
+
+// Test-only, not in the public header: the k-th allocation of `kind` (0
+// host, 1 device; the CPU backend's buffers count as device memory) from now
+// on fails; k = 0 turns the hook off.
+extern "C" GP_API void gp_testing_fail_allocation(int kind, uint64_t k) {
+    if (kind == 0 || kind == 1) gp::g_fault_countdown[kind].store(k, std::memory_order_relaxed);
+}

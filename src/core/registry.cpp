@@ -1,0 +1,79 @@
+// The live handles of the process (see registry.h).
+#include "core/registry.h"
+
+#include <unordered_map>
+
+#include "core/core.h"
+
+namespace gp {
+namespace {
+
+struct Entry {
+    HandleKind kind;
+    Context *ctx;
+};
+
+std::mutex &mu() {
+    static std::mutex m;
+    return m;
+}
+std::unordered_map<const void *, Entry> &live() {
+    static auto *m = new std::unordered_map<const void *, Entry>();  // outlives static destructors
+    return *m;
+}
+
+}  // namespace
+
+const char *handle_kind_name(HandleKind k) {
+    switch (k) {
+        case HandleKind::Context: return "gp_context";
+        case HandleKind::Buffer: return "gp_buffer";
+        case HandleKind::Tree: return "gp_merkle_tree";
+        case HandleKind::Fri: return "gp_fri";
+    }
+    return "handle";
+}
+
+std::unique_lock<std::mutex> registry_lock() { return std::unique_lock<std::mutex>(mu()); }
+
+bool is_live_locked(const void *h, HandleKind k) {
+    auto it = live().find(h);
+    return it != live().end() && it->second.kind == k;
+}
+
+void register_handle(const void *h, HandleKind k, Context *ctx) {
+    std::lock_guard<std::mutex> g(mu());
+    live()[h] = Entry{k, ctx};
+}
+
+void unregister_handle(const void *h) {
+    std::lock_guard<std::mutex> g(mu());
+    live().erase(h);
+}
+
+bool is_live(const void *h, HandleKind k) {
+    std::lock_guard<std::mutex> g(mu());
+    return is_live_locked(h, k);
+}
+
+ContextCall::ContextCall(const void *h, HandleKind k, const char *arg) {
+    if (!h) fail(GP_ERR_NULL_POINTER, "argument `", arg, "` is NULL");
+    auto dead = [&] {
+        fail(GP_ERR_INVALID_ARGUMENT, "`", arg, "` is not a live ", handle_kind_name(k),
+             " (it was destroyed, its context was destroyed, or it never was one)");
+    };
+    {
+        std::lock_guard<std::mutex> g(mu());
+        auto it = live().find(h);
+        if (it == live().end() || it->second.kind != k) dead();
+        ctx_ = it->second.ctx;
+        mu_ = ctx_->call_mutex;  // kept alive by this copy even if the context goes
+    }
+    lock_ = std::unique_lock<std::recursive_mutex>(*mu_);
+    // Destroyed while this call waited for the lock?
+    std::lock_guard<std::mutex> g(mu());
+    auto it = live().find(h);
+    if (it == live().end() || it->second.kind != k || it->second.ctx != ctx_) dead();
+}
+
+}  // namespace gp

@@ -1,0 +1,59 @@
+// The live handles of the process and the lock that serializes each
+// context's calls. A handle is registered when it is created and
+// unregistered before its memory is released, so a destroyed or foreign
+// pointer is recognised without being read.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+namespace gp {
+
+class Context;
+
+enum class HandleKind : uint8_t { Context, Buffer, Tree, Fri };
+
+// The C type name of a kind ("gp_buffer", ...).
+const char *handle_kind_name(HandleKind k);
+
+// Registers handle `h` of context `ctx` (may throw std::bad_alloc).
+void register_handle(const void *h, HandleKind k, Context *ctx);
+// Forgets `h`; nothing if it is not registered.
+void unregister_handle(const void *h);
+// Whether `h` is a live handle of kind `k`.
+bool is_live(const void *h, HandleKind k);
+
+// Runs fn() while `h` is known to be live (under the registry's lock, so
+// no destroy can complete meanwhile) and returns its value, or `dead` when
+// `h` is not a live handle of kind `k`. For reads of a handle's fixed
+// fields.
+template <class R, class Fn>
+R with_live(const void *h, HandleKind k, R dead, Fn &&fn);
+
+// A call's hold on the context of a live handle: the context's lock is held
+// from construction to destruction, and the handle was live once the lock
+// was taken. Throws GP_ERR_NULL_POINTER for NULL and GP_ERR_INVALID_ARGUMENT
+// for a handle that is not live, naming `arg`.
+class ContextCall {
+public:
+    ContextCall(const void *h, HandleKind k, const char *arg);
+    Context *ctx() const { return ctx_; }
+
+private:
+    Context *ctx_ = nullptr;
+    std::shared_ptr<std::recursive_mutex> mu_;
+    std::unique_lock<std::recursive_mutex> lock_;
+};
+
+// Implementation detail of with_live.
+std::unique_lock<std::mutex> registry_lock();
+bool is_live_locked(const void *h, HandleKind k);
+
+template <class R, class Fn>
+R with_live(const void *h, HandleKind k, R dead, Fn &&fn) {
+    std::unique_lock<std::mutex> g = registry_lock();
+    return is_live_locked(h, k) ? fn() : dead;
+}
+
+}  // namespace gp
