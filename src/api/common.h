@@ -41,6 +41,16 @@ gp_status guard(const char *fname, Fn &&fn) {
     }
 }
 
+// Runs fn for a destroy function: no status to return, so exceptions are
+// swallowed, and gp_last_error() keeps the message of the last failed call.
+template <class Fn>
+void quietly(Fn &&fn) {
+    try {
+        fn();
+    } catch (...) {
+    }
+}
+
 void check_struct_size(uint32_t got, const char *what);
 
 // Copies the caller's options struct over defaults, honouring struct_size so

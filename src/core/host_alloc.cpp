@@ -35,7 +35,10 @@ void host_free(void *p) { mi_free(p); }
 
 // Test-only, not in the public header: the k-th allocation of `kind` (0
 // host, 1 device; the CPU backend's buffers count as device memory) from now
-// on fails; k = 0 turns the hook off.
-extern "C" GP_API void gp_testing_fail_allocation(int kind, uint64_t k) {
-    if (kind == 0 || kind == 1) gp::g_fault_countdown[kind].store(k, std::memory_order_relaxed);
+// on fails; k = 0 turns the hook off. Returns the allocations that were
+// still to come before the previous setting's failure (0: it fired, or the
+// hook was off).
+extern "C" GP_API uint64_t gp_testing_fail_allocation(int kind, uint64_t k) {
+    if (kind != 0 && kind != 1) return 0;
+    return gp::g_fault_countdown[kind].exchange(k, std::memory_order_relaxed);
 }

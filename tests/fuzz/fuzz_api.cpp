@@ -70,7 +70,7 @@ bool g_trace = false;
 
 #define EXPECT(cond, ...)                                  \
     do {                                                   \
-        if (!(cond)) die("%s: " #cond, describe(__VA_ARGS__).c_str()); \
+        if (!(cond)) die("%s: %s", describe(__VA_ARGS__).c_str(), #cond); \
     } while (0)
 
 std::string describe() { return "check"; }
@@ -334,6 +334,7 @@ OptSel sel_opts(Input &in, uint32_t full, bool *valid) {
         case 3: return {OPT_SIZE, 4};
         case 4: return {OPT_SIZE, full - 4};
         case 5: return {OPT_SIZE, full + 64};
+        case 6: return {OPT_SIZE, (full / 2) & ~3u};
         default: return {OPT_EXACT, full};
     }
 }
@@ -801,7 +802,8 @@ void sel_fri(Input &in, int field, uint64_t n, gp_fri_options &o, bool *valid) {
     if (kb >= 0xF0) *valid = false;
     set_enum(o.fold, fold);
     sel_merkle(in, field, o.merkle, valid);
-    if (o.merkle.cap_height > log2u(o.final_size ? o.final_size : 1)) o.merkle.cap_height %= 2;
+    const uint32_t log_final = is_pow2(o.final_size) ? log2u(o.final_size) : 0;
+    if (o.merkle.cap_height <= 3 && o.merkle.cap_height > log_final) o.merkle.cap_height = log_final;
 }
 
 // Opens a finished FRI commitment at a few positions, verifies, and checks
@@ -1108,7 +1110,6 @@ void op_ntt(Input &in) {
     const gp_ntt_options *op = opts_ptr(os, o, big);
     const gp_ntt_options eff = effective(os, o, gp_ntt_options_init);
     // Only what the library reads decides validity.
-    valid = valid || (os.mode != OPT_SIZE || (os.size >= 4 && os.size <= 4096));
     if (os.mode == OPT_SIZE && (os.size < 4 || os.size > 4096)) valid = false;
     else {
         const FieldInfo *fi = finfo(field);
@@ -1582,7 +1583,7 @@ void op_merkle_verify_raw(Input &in) {
         const uint8_t rb = in.u8();
         d.rows = rb < 0xF0 ? 1ull << (rb % 9) : (rb % 2 ? 0 : (rb % 4 == 2 ? 3 : ~0ull));
         d.cols = in.u8() % 10;
-        d.ext = sel_ext(in, finfo(field) ? field : 1, &valid);
+        d.ext_degree = sel_ext(in, finfo(field) ? field : 1, &valid);
     }
     const Bytes cap = gen_elems(in, 0, in.u8() % 17);
     const Bytes rows = gen_elems(in, finfo(field) ? field : 0, in.u8() % 65);
@@ -1604,7 +1605,7 @@ void op_tree_destroy(Input &in) {
 
 // Starts a FRI commitment of buffer `slot` (or of host data when slot is
 // -2); returns the FRI slot or -1.
-int fri_start(Input &in, int slot, bool check_statuses) {
+int fri_start(Input &in, int slot) {
     bool valid = true;
     int field;
     uint32_t ext;
@@ -1652,8 +1653,6 @@ int fri_start(Input &in, int slot, bool check_statuses) {
     }
     if (st != GP_OK) {
         EXPECT(h == nullptr, "a failed gp_fri_begin left a handle");
-        if (check_statuses && slot == -2 && !canonical && valid && n <= 256 && is_pow2(n) && n >= 2)
-            (void)0;  // which check fails first depends on the options
         return -1;
     }
     EXPECT(slot != -2 || canonical, "gp_fri_begin_host of non-canonical data succeeded");
@@ -1677,6 +1676,7 @@ void fri_fold_once(int f, Input &in) {
     const uint8_t cm = in.u8();
     const uint64_t eb = (uint64_t)fr.ext * esize(fr.field);
     Bytes beta = random_elems(rng, fr.field, fr.ext);
+    beta.push_back(0);  // room for a size one byte too long
     uint64_t bsize = eb;
     bool valid = fr.folded < fr.layers;
     const void *bp = beta.data();
@@ -1686,7 +1686,6 @@ void fri_fold_once(int f, Input &in) {
         case 7: bp = nullptr, valid = false; break;
         default: break;
     }
-    if (bm % 8 == 6) beta.resize(eb + 1);
     const uint64_t csz = gp_fri_cap_size(fr.h);
     Bytes cap(csz + 64, 0x6D);
     void *cp = cm % 4 == 1 ? nullptr : cap.data();
@@ -1719,11 +1718,11 @@ void fri_fold_once(int f, Input &in) {
 
 void op_fri_begin(Input &in) {
     trace("fri_begin");
-    fri_start(in, pick_buf(in), true);
+    fri_start(in, pick_buf(in));
 }
 void op_fri_begin_host(Input &in) {
     trace("fri_begin_host");
-    fri_start(in, -2, true);
+    fri_start(in, -2);
 }
 void op_fri_fold(Input &in) {
     trace("fri_fold");
@@ -1796,9 +1795,9 @@ void op_fri_verify_raw(Input &in) {
 }
 
 struct Challenger {
-    uint32_t fail_layer;  // the callback fails at this layer (or never)
+    int fail_at;  // the callback returns fail_status at this layer (-1: never)
     int fail_status;
-    bool non_canonical;
+    int bad_at;   // the callback writes a non-canonical challenge at this layer
     int field;
     uint32_t ext;
     Rng rng;
@@ -1818,9 +1817,9 @@ gp_status challenge(void *user, uint32_t layer, const void *cap, uint64_t cap_si
         die("gp_fri_commit passed cap %p (%llu bytes), beta %p", cap, (unsigned long long)cap_size, beta);
     c.want_cap_size = cap_size;
     c.caps.insert(c.caps.end(), static_cast<const uint8_t *>(cap), static_cast<const uint8_t *>(cap) + cap_size);
-    if (layer == c.fail_layer) return (gp_status)c.fail_status;
+    if ((int)layer == c.fail_at) return (gp_status)c.fail_status;
     Bytes b = random_elems(c.rng, c.field, c.ext);
-    if (c.non_canonical && layer + 1 == c.fail_layer + 100) set_el(b.data(), esize(c.field), 0, finfo(c.field)->p);
+    if ((int)layer == c.bad_at) set_el(b.data(), esize(c.field), 0, finfo(c.field)->p);
     std::memcpy(beta, b.data(), eb);
     c.betas.insert(c.betas.end(), b.begin(), b.end());
     return GP_OK;
@@ -1840,12 +1839,13 @@ void op_fri_commit(Input &in) {
     Challenger c{};
     c.field = field;
     c.ext = ext;
-    c.fail_layer = cb < 0xC0 ? ~0u : cb % 8;
+    // cb < 0xB0: every challenge valid; 0xB0..0xBF: a non-canonical one at
+    // layer cb % 4; from 0xC0: the callback fails at layer cb % 8.
     static const int fails[] = {GP_ERR_INVALID_ARGUMENT, GP_ERR_INTERNAL, GP_ERR_VERIFY_FAILED, GP_ERR_CUDA,
                                 GP_ERR_NULL_POINTER,     GP_ERR_UNSUPPORTED, GP_ERR_NON_CANONICAL, GP_ERR_SIZE_OVERFLOW};
+    c.fail_at = cb >= 0xC0 ? cb % 8 : -1;
     c.fail_status = fails[(cb >> 3) % 8];
-    c.non_canonical = cb >= 0xB0 && cb < 0xC0;
-    if (c.non_canonical) c.fail_layer = 100 + cb % 4;  // layer cb % 4 gets a non-canonical beta
+    c.bad_at = cb >= 0xB0 && cb < 0xC0 ? cb % 4 : -1;
     c.rng = Rng{in.u32()};
     const uint8_t mode = in.u8();
     if (!spend(n * ext * 8)) return;
@@ -1861,14 +1861,15 @@ void op_fri_commit(Input &in) {
     }
     if (st != GP_OK) {
         if (mode != kNullOut) EXPECT(h == nullptr, "a failed gp_fri_commit left a handle");
-        if (c.fail_layer < 100 && c.calls == c.fail_layer + 1)
+        if (c.fail_at >= 0 && c.calls == (uint32_t)c.fail_at + 1)
             EXPECT(st == c.fail_status, "gp_fri_commit returned %s, the callback %s", sname(st),
                    sname(c.fail_status));
-        if (c.non_canonical && c.calls == c.fail_layer - 100 + 1)
+        if (c.bad_at >= 0 && c.calls == (uint32_t)c.bad_at + 1)
             EXPECT(st == GP_ERR_NON_CANONICAL, "gp_fri_commit after a non-canonical challenge: %s", sname(st));
         return;
     }
-    EXPECT(c.fail_layer >= 100 || c.calls <= c.fail_layer, "gp_fri_commit succeeded though the callback failed");
+    EXPECT((c.fail_at < 0 || c.calls <= (uint32_t)c.fail_at) && (c.bad_at < 0 || c.calls <= (uint32_t)c.bad_at),
+           "gp_fri_commit succeeded though the callback failed or gave a non-canonical challenge");
     if (mode == kNullOut) return;
     const int f = adopt_fri(h, os, o, field, ext, n);
     if (f < 0) return;
@@ -1891,7 +1892,7 @@ void op_fri_destroy(Input &in) {
 void op_fri_run(Input &in) {
     trace("fri_run");
     const uint8_t src = in.u8();
-    const int f = fri_start(in, src % 2 ? -2 : pick_buf(in), false);
+    const int f = fri_start(in, src % 2 ? -2 : pick_buf(in));
     if (f < 0) return;
     while (S.fris[f].folded < S.fris[f].layers) {
         Fri &fr = S.fris[f];
@@ -1929,17 +1930,17 @@ void sel_ood(Input &in, OodArgs &a) {
     for (int c : a.cols) a.hs.push_back(hbuf(c));
     a.field = a.cols[0] >= 0 ? S.bufs[a.cols[0]].field : GP_FIELD_GOLDILOCKS;
     const uint64_t M = a.cols[0] >= 0 ? S.bufs[a.cols[0]].rows : 4;
-    a.os = sel_opts(in, sizeof(gp_ood_options), &a.valid);
+    bool unused = true;
+    a.os = sel_opts(in, sizeof(gp_ood_options), &unused);
     gp_ood_options_init(&a.o);
-    a.o.shift = sel_shift(in, a.field, &a.valid);
-    set_enum(a.o.order, sel_order(in, &a.valid));
+    a.o.shift = sel_shift(in, a.field, &unused);
+    set_enum(a.o.order, sel_order(in, &unused));
     const uint8_t db = in.u8();
     if (db < 0x80) a.o.degree_bound = 0;
     else if (db < 0xF0) a.o.degree_bound = is_pow2(M) ? 1ull << (db % (log2u(M) + 1)) : 1;
     else {
         static const uint64_t bad[] = {3, 1ull << 40, ~0ull, 0};
         a.o.degree_bound = bad[db % 4] ? bad[db % 4] : M * 2;
-        a.valid = false;
     }
     const uint8_t cb = in.u8();
     if (cb < 0xF0) a.o.challenge_degree = cb % 2 ? 0 : (a.field == GP_FIELD_GOLDILOCKS ? 1 + cb / 2 % 3 : (cb & 2 ? 4 : 1));
@@ -1949,18 +1950,35 @@ void sel_ood(Input &in, OodArgs &a) {
     }
     const gp_ood_options eff = effective(a.os, a.o, gp_ood_options_init);
     a.E = eff.challenge_degree ? eff.challenge_degree : (a.field == GP_FIELD_GOLDILOCKS ? 3 : 4);
-    if (!ext_ok(a.field, a.E)) a.valid = false;
     const uint8_t pb = in.u8();
     a.np = pb < 0xF0 ? 1 + pb % 3 : 0;
     const uint8_t pm = in.u8();
-    a.points = gen_elems(in, a.field, (uint64_t)(a.np ? a.np : 1) * (a.E <= 4 ? a.E : 4));
-    if (pm % 8 == 1 && finfo(a.field)) {  // z = the shift: in the coset
-        const uint64_t s = eff.shift ? eff.shift : finfo(a.field)->gen;
+    bool canonical = true;
+    a.points = gen_elems(in, a.field, (uint64_t)(a.np ? a.np : 1) * (a.E <= 4 ? a.E : 4), &canonical);
+    const FieldInfo &fi = *finfo(a.field);
+    const uint64_t shift = eff.shift ? eff.shift : fi.gen;
+    const bool in_coset = pm % 8 == 1;
+    if (in_coset) {  // z = the shift: in the coset
         std::fill(a.points.begin(), a.points.end(), 0);
-        set_el(a.points.data(), esize(a.field), 0, s);
+        set_el(a.points.data(), esize(a.field), 0, shift);
+        canonical = shift < fi.p;
     }
-    for (int c : a.cols)
-        if (c >= 0) a.ncols += S.bufs[c].cols;
+    // Valid as far as this file can tell (random points lie in the coset
+    // with negligible probability).
+    bool v = a.os.mode != OPT_SIZE || (a.os.size >= 4 && a.os.size <= 4096);
+    v = v && ext_ok(a.field, a.E) && shift < fi.p && get_enum(eff.order) >= 0 && get_enum(eff.order) <= 1;
+    v = v && is_pow2(M) && (eff.degree_bound == 0 || (is_pow2(eff.degree_bound) && eff.degree_bound <= M));
+    v = v && a.np > 0 && canonical && !in_coset;
+    for (int c : a.cols) {
+        if (c < 0) {
+            v = false;
+            continue;
+        }
+        const Buf &b = S.bufs[c];
+        a.ncols += b.cols;
+        if (b.field != a.field || b.rows != M || (b.ext != 1 && b.ext != a.E)) v = false;
+    }
+    a.valid = v;
 }
 
 void op_ood(Input &in) {
@@ -1982,8 +2000,10 @@ void op_ood(Input &in) {
     const int st = CALL("gp_evaluate_ood", gp_evaluate_ood(mode == kNullCtx ? nullptr : S.ctx, a.hs.data(),
                                                            (uint32_t)a.hs.size(), op, a.points.data(), a.np, outp,
                                                            size));
+    if (mode != kNullCtx && outp && size >= need && a.valid)
+        EXPECT(st == GP_OK, "gp_evaluate_ood with valid arguments: %s", sname(st));
     if (st != GP_OK) return;
-    EXPECT(a.valid && a.np > 0 && outp && size >= need, "gp_evaluate_ood with invalid arguments succeeded");
+    EXPECT(a.valid && mode != kNullCtx && outp && size >= need, "gp_evaluate_ood with invalid arguments succeeded");
     for (uint64_t i = need; i < out.size(); ++i) EXPECT(out[i] == 0x2D, "gp_evaluate_ood wrote past its output");
 }
 
@@ -2025,8 +2045,16 @@ void op_deep(Input &in) {
                                             a.points.data(), a.np, mode == kNullData ? nullptr : values.data(),
                                             alphas.data(), out));
     touch(dst);
+    bool out_ok = out && !(omode % 4 == 3);
+    if (dst >= 0) {
+        const Buf &b = S.bufs[dst];
+        for (int c : a.cols) out_ok &= c != dst;
+        out_ok &= b.field == a.field && b.ext == a.E && b.cols == 1 && b.rows == M;
+    }
+    const bool ok = a.valid && out_ok && mode != kNullCtx && mode != kNullData && vm % 4 != 2;
+    if (ok) EXPECT(st == GP_OK, "gp_deep_composition with valid arguments: %s", sname(st));
     if (st == GP_OK) {
-        EXPECT(a.valid && a.np > 0 && out && mode != kNullData, "gp_deep_composition with invalid arguments succeeded");
+        EXPECT(ok, "gp_deep_composition with invalid arguments succeeded");
         if (zero_alpha) {
             Bytes d(M * a.E * esize(a.field), 0xFF);
             EXPECT(CALL("gp_buffer_to_host", gp_buffer_to_host(out, GP_LAYOUT_ROW_MAJOR, d.data(), d.size())) == GP_OK);
@@ -2081,11 +2109,12 @@ void op_constraint(Input &in) {
            eff.segments, (unsigned long long)ev.rows);
     const uint64_t N = ev.rows / eff.segments;
     // The segments buffer is a new handle of the harness; the tree commits it.
-    const int s = adopt_buf(seg, ev.field, ev.ext, N * eff.blowup, eff.segments);
-    if (s < 0) {
-        gp_merkle_tree_destroy(tree);  // before its matrix (adopt_buf destroyed the buffer? no: see below)
+    if (free_buf_slot() < 0) {  // no slot to keep them: the tree goes before its matrix
+        gp_merkle_tree_destroy(tree);
+        gp_buffer_destroy(seg);
         return;
     }
+    const int s = adopt_buf(seg, ev.field, ev.ext, N * eff.blowup, eff.segments);
     OptSel mos{OPT_EXACT, sizeof(gp_merkle_options)};
     const int t = adopt_tree(tree, mos, eff.merkle, ev.field, {s});
     if (t >= 0 && mode % 2) merkle_check(t, in);
@@ -2218,7 +2247,7 @@ void op_context(Input &in) {
             // Another context: options validation, and a create/destroy pair.
             gp_context_options o;
             gp_context_options_init(&o);
-            static const int backends[] = {GP_BACKEND_CPU, GP_BACKEND_CUDA, 3, -1, GP_BACKEND_CPU};
+            static const int backends[] = {GP_BACKEND_CPU, GP_BACKEND_CUDA, 3, -1, GP_BACKEND_AUTO};
             set_enum(o.backend, backends[arg % 5]);
             o.cpu_threads = 1;
             int32_t dev = 0;

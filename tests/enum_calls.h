@@ -1,0 +1,32 @@
+/* See enum_calls.c. */
+#ifndef GP_TEST_ENUM_CALLS_H
+#define GP_TEST_ENUM_CALLS_H
+
+#include "gpuprover.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+gp_status call_field_info(int field);
+gp_status call_two_adic_generator(int field);
+uint32_t call_element_size(int field);
+gp_status call_buffer_create(gp_context *ctx, int field);
+gp_status call_buffer_from_host(gp_context *ctx, int field, int layout);
+gp_status call_buffer_to_host(const gp_buffer *buf, int layout);
+gp_status call_lde_batch_host(gp_context *ctx, int field, gp_buffer *out);
+gp_status call_merkle_verify(int field);
+gp_status call_fri_begin_host(gp_context *ctx, int field);
+gp_status call_fri_verify(int field);
+
+/* Test-only hook exported by the library (src/core/host_alloc.cpp): the
+ * k-th host (kind 0) or device (kind 1) allocation from now on fails; 0
+ * turns it off. Returns the allocations that were still to come before the
+ * previous setting fired (0: it fired, or was off). */
+uint64_t gp_testing_fail_allocation(int kind, uint64_t k);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
