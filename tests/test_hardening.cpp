@@ -541,7 +541,7 @@ TEST(HardeningThreads, ThreadStartFailureIsAStatus) {
 // The same under a real limit: 1000 threads in a child process whose
 // address space cannot hold their stacks.
 TEST(HardeningThreads, ThousandThreadsUnderAMemoryLimit) {
-#if GP_TEST_SANITIZED
+#if GP_TEST_SANITIZED || defined(__SANITIZE_THREAD__)
     GTEST_SKIP() << "sanitizer runtimes reserve more address space than the limit";
 #else
     const pid_t pid = fork();

@@ -452,6 +452,9 @@ type MemoryStats struct {
 	// Persistent allocations made since the context was created; repeating a
 	// call of one shape leaves it unchanged.
 	Allocations uint64
+	// Cached coset tables released, least recently used first, to keep the
+	// cache within its budget.
+	Evictions uint64
 }
 
 // MemoryStats reports the context's memory use.
@@ -465,7 +468,7 @@ func (c *Context) MemoryStats() (MemoryStats, error) {
 	if err := call("gp_context_memory_stats", func() C.gp_status { return C.gp_context_memory_stats(c.h, &s) }); err != nil {
 		return MemoryStats{}, err
 	}
-	return MemoryStats{BufferBytes: uint64(s.buffer_bytes), CacheBytes: uint64(s.cache_bytes), Allocations: uint64(s.allocations)}, nil
+	return MemoryStats{BufferBytes: uint64(s.buffer_bytes), CacheBytes: uint64(s.cache_bytes), Allocations: uint64(s.allocations), Evictions: uint64(s.evictions)}, nil
 }
 
 // Trim releases the context's cached twiddle tables and scratch memory.

@@ -37,22 +37,29 @@ void check_ext_degree(const FieldDesc &f, uint32_t d, const char *arg) {
              f.id == FieldId::Goldilocks ? " (1, 2 or 3)" : " (1 or 4)");
 }
 
-void check_canonical(const FieldDesc &f, const void *data, uint64_t begin, uint64_t end,
-                     const char *arg) {
+uint64_t first_non_canonical(const FieldDesc &f, const void *data, uint64_t begin, uint64_t end) {
     if (f.elem_size == 8) {
         auto *p = static_cast<const uint64_t *>(data);
         for (uint64_t i = begin; i < end; ++i)
-            if (p[i] >= f.modulus)
-                fail(GP_ERR_NON_CANONICAL, arg, "[", i, "] = ", p[i], " is not a canonical ",
-                     f.name, " element");
+            if (p[i] >= f.modulus) return i;
     } else {
         auto *p = static_cast<const uint32_t *>(data);
-        uint32_t m = (uint32_t)f.modulus;
+        const uint32_t m = (uint32_t)f.modulus;
         for (uint64_t i = begin; i < end; ++i)
-            if (p[i] >= m)
-                fail(GP_ERR_NON_CANONICAL, arg, "[", i, "] = ", p[i], " is not a canonical ",
-                     f.name, " element");
+            if (p[i] >= m) return i;
     }
+    return end;
+}
+
+void fail_non_canonical(const FieldDesc &f, const void *data, uint64_t i, const char *arg) {
+    const uint64_t v = f.elem_size == 8 ? static_cast<const uint64_t *>(data)[i] : static_cast<const uint32_t *>(data)[i];
+    fail(GP_ERR_NON_CANONICAL, arg, "[", i, "] = ", v, " is not a canonical ", f.name, " element");
+}
+
+void check_canonical(const FieldDesc &f, const void *data, uint64_t begin, uint64_t end,
+                     const char *arg) {
+    const uint64_t i = first_non_canonical(f, data, begin, end);
+    if (i < end) fail_non_canonical(f, data, i, arg);
 }
 
 void check_layout(const gp_layout &l, const char *arg) {

@@ -26,6 +26,11 @@ int raw(const E &e) {
         if (!(p)) ::gp::fail(GP_ERR_NULL_POINTER, "argument `" #p "` is NULL"); \
     } while (0)
 
+// The first index in [begin, end) of a value >= p, or end.
+uint64_t first_non_canonical(const FieldDesc &f, const void *data, uint64_t begin, uint64_t end);
+// Throws GP_ERR_NON_CANONICAL for the value at index i, naming `arg`[i].
+[[noreturn]] void fail_non_canonical(const FieldDesc &f, const void *data, uint64_t i, const char *arg);
+
 // The element size of field value `v`, or 0 for an unknown field.
 uint32_t field_elem_size(int v);
 

@@ -1,12 +1,14 @@
 // The CPU backend: the reference for tests and the fallback without a GPU.
 // Multi-threaded over columns (and cosets), on the same math headers as the
 // CUDA kernels, so both produce identical field elements.
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <thread>
 
 #include <unistd.h>
 
+#include "core/checks.h"
 #include "core/core.h"
 #include "core/tables.h"
 #include "core/thread_pool.h"
@@ -227,10 +229,19 @@ public:
     uint64_t evictions() const override { return tables_.evictions(); }
 
 private:
+    // Names the first offending index, whichever thread finds one.
     void check_host_canonical(const FieldDesc &f, const void *data, uint64_t count, const char *arg) {
+        std::atomic<uint64_t> first{count};
         pool_.parallel_ranges(count, [&](uint64_t b, uint64_t e) {
-            check_canonical(f, data, b, e, arg);
+            const uint64_t end = std::min(e, first.load(std::memory_order_relaxed));
+            if (b >= end) return;  // a smaller bad index is known already
+            const uint64_t i = first_non_canonical(f, data, b, end);
+            if (i == end) return;
+            uint64_t cur = first.load(std::memory_order_relaxed);
+            while (i < cur && !first.compare_exchange_weak(cur, i, std::memory_order_relaxed)) {
+            }
         });
+        if (first < count) fail_non_canonical(f, data, first, arg);
     }
 
     template <class F>

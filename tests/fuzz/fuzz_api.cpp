@@ -228,6 +228,14 @@ Bytes gen_elems(Input &in, int f, uint64_t count, bool *canonical = nullptr) {
     return b;
 }
 
+bool all_canonical(const Bytes &b, int f) {
+    const FieldInfo *fi = finfo(f);
+    if (!fi) return true;
+    for (uint64_t i = 0; i < b.size() / fi->size; ++i)
+        if (get_el(b.data(), fi->size, i) >= fi->p) return false;
+    return true;
+}
+
 // Canonical random elements (for challenges and coefficients).
 Bytes random_elems(Rng &rng, int f, uint64_t count) {
     const FieldInfo *fi = finfo(f);
@@ -1233,7 +1241,7 @@ int lde_output(uint8_t mode, int field, uint32_t ext, uint64_t out_rows, uint64_
     *tmp = nullptr;
     if (mode % 4 == 2) return pick_buf(in);
     const uint64_t rows = mode % 4 == 3 ? out_rows * 2 : out_rows;
-    if (!finfo(field) || !ext_ok(field, ext) || rows == 0 || rows > 4096 || cols > 8 ||
+    if (!finfo(field) || !ext_ok(field, ext) || rows == 0 || rows > 4096 || cols == 0 || cols > 8 ||
         rows * cols * ext > 16384)
         return -1;
     gp_buffer *h = nullptr;
@@ -1245,6 +1253,11 @@ int lde_output(uint8_t mode, int field, uint32_t ext, uint64_t out_rows, uint64_
         return -1;
     }
     return adopt_buf(h, field, ext, rows, cols);
+}
+
+bool out_matches(const gp_buffer *b, int field, uint32_t ext, uint64_t rows, uint64_t cols) {
+    return (int)gp_buffer_field(b) == field && gp_buffer_ext_degree(b) == ext && gp_buffer_rows(b) == rows &&
+           gp_buffer_cols(b) == cols;
 }
 
 void op_lde(Input &in) {
@@ -1276,18 +1289,13 @@ void op_lde(Input &in) {
         gp_buffer_destroy(tmp);
         return;
     }
-    if (src >= 0 && dst >= 0) {
-        const Buf &b = S.bufs[dst];
-        if (dst == src || b.field != field || b.ext != S.bufs[src].ext || b.rows != out_rows ||
-            b.cols != S.bufs[src].cols)
-            ok = false;
-    } else if (!tmp || omode % 4 == 3) {
+    if (!out || dst == src || (src >= 0 && !out_matches(out, field, S.bufs[src].ext, out_rows, S.bufs[src].cols)))
         ok = false;
-    }
     gp_context *ctx = mode == kNullCtx ? nullptr : S.ctx;
     const int st = CALL("gp_lde_batch", gp_lde_batch(ctx, hbuf(src), op, out));
     touch(dst);
-    if (!ctx || src < 0 || !out) EXPECT(st == GP_ERR_NULL_POINTER, "gp_lde_batch with NULL: %s", sname(st));
+    if (!ctx || src < 0) EXPECT(st == GP_ERR_NULL_POINTER, "gp_lde_batch with NULL: %s", sname(st));
+    else if (!out) EXPECT(st != GP_OK, "gp_lde_batch with a NULL output succeeded");
     else if (ok) EXPECT(st == GP_OK, "gp_lde_batch with valid arguments: %s", sname(st));
     else if (st == GP_OK) die("gp_lde_batch with invalid arguments succeeded");
     // Blowup 1 onto the input's own coset, natural order: the identity.
@@ -1330,12 +1338,7 @@ void op_lde_host(Input &in) {
         gp_buffer_destroy(tmp);
         return;
     }
-    if (dst >= 0) {
-        const Buf &b = S.bufs[dst];
-        if (b.field != field || b.ext != ext || b.rows != out_rows || b.cols != cols) ok = false;
-    } else if (!tmp || omode % 4 == 3) {
-        ok = false;
-    }
+    if (!out || !out_matches(out, field, ext, out_rows, cols)) ok = false;
     gp_context *ctx = mode == kNullCtx ? nullptr : S.ctx;
     const void *dp = mode == kNullData ? nullptr : data.data();
     const int st = CALL("gp_lde_batch_host",
@@ -1409,6 +1412,7 @@ void op_permute(Input &in) {
         const size_t half = states.size() / 2;
         std::memcpy(&states[half], &states[0], half);
     }
+    canonical = all_canonical(states, field);
     if (!spend((count < 8 ? count : 1) * 64)) return;
     uint32_t width = 0;
     gp_field pf;
@@ -1469,10 +1473,11 @@ void op_merkle_commit(Input &in) {
                                                              mode == kNullOut ? nullptr : &h));
     bool any_null = false;
     for (int m : mats) any_null |= m < 0;
-    if (!ctx || mode == kNullData || mode == kNullOut) {
+    if (!ctx || mode == kNullOut) {
         EXPECT(st == GP_ERR_NULL_POINTER, "gp_merkle_commit with a NULL pointer: %s", sname(st));
         return;
     }
+    if (mode == kNullData) EXPECT(st != GP_OK, "gp_merkle_commit of NULL matrices succeeded");
     if (st != GP_OK) {
         EXPECT(h == nullptr, "a failed gp_merkle_commit left a handle");
         return;
@@ -1657,8 +1662,8 @@ int fri_start(Input &in, int slot) {
     }
     EXPECT(slot != -2 || canonical, "gp_fri_begin_host of non-canonical data succeeded");
     EXPECT(cp != nullptr ? csize >= gp_fri_cap_size(h) : true, "gp_fri_begin wrote a cap into a short buffer");
-    const int f = adopt_fri(h, os, o, field, ext, n);
     const uint64_t csz = gp_fri_cap_size(h);
+    const int f = adopt_fri(h, os, o, field, ext, n);  // h may be destroyed here
     if (cp)
         for (uint64_t i = csz; i < cap.size(); ++i) EXPECT(cap[i] == 0x7E, "gp_fri_begin wrote past the cap");
     if (f < 0) return -1;
@@ -1957,12 +1962,22 @@ void sel_ood(Input &in, OodArgs &a) {
     a.points = gen_elems(in, a.field, (uint64_t)(a.np ? a.np : 1) * (a.E <= 4 ? a.E : 4), &canonical);
     const FieldInfo &fi = *finfo(a.field);
     const uint64_t shift = eff.shift ? eff.shift : fi.gen;
-    const bool in_coset = pm % 8 == 1;
-    if (in_coset) {  // z = the shift: in the coset
+    if (pm % 8 == 1) {  // z = the shift: in the coset
         std::fill(a.points.begin(), a.points.end(), 0);
         set_el(a.points.data(), esize(a.field), 0, shift);
         canonical = shift < fi.p;
     }
+    // A point lies in the coset when z^M = shift^M; the M-th roots of unity
+    // are base elements, so only base points can.
+    bool in_coset = false;
+    const uint32_t Ec = a.E <= 4 ? a.E : 4;
+    if (canonical && shift < fi.p)
+        for (uint32_t j = 0; j < a.np; ++j) {
+            bool base = true;
+            for (uint32_t e = 1; e < Ec; ++e) base &= get_el(a.points.data(), fi.size, j * Ec + e) == 0;
+            if (base && powmod(get_el(a.points.data(), fi.size, j * Ec), M, fi.p) == powmod(shift, M, fi.p))
+                in_coset = true;
+        }
     // Valid as far as this file can tell (random points lie in the coset
     // with negligible probability).
     bool v = a.os.mode != OPT_SIZE || (a.os.size >= 4 && a.os.size <= 4096);

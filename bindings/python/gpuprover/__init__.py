@@ -189,7 +189,7 @@ MerkleOpening.__doc__ = """One opened leaf (MerkleTree.open): the opened row of 
 order as an array.array of base elements ('Q' for Goldilocks, 'I' for
 BabyBear and KoalaBear), and the path (bytes): the sibling digests from the
 leaf layer up to the layer below the cap."""
-MemoryStats = collections.namedtuple("MemoryStats", "buffer_bytes cache_bytes allocations")
+MemoryStats = collections.namedtuple("MemoryStats", "buffer_bytes cache_bytes allocations evictions")
 
 
 class GpuproverError(Exception):
@@ -286,6 +286,7 @@ class _MemoryStats(ctypes.Structure):
         ("buffer_bytes", _u64),
         ("cache_bytes", _u64),
         ("allocations", _u64),
+        ("evictions", _u64),
     ]
 
 
@@ -952,12 +953,12 @@ class Context:
             return name.value.decode("utf-8", "replace")
 
     def memory_stats(self):
-        """MemoryStats(buffer_bytes, cache_bytes, allocations)."""
+        """MemoryStats(buffer_bytes, cache_bytes, allocations, evictions)."""
         with self._lock:
             s = _MemoryStats()
             s.struct_size = ctypes.sizeof(s)
             _check("gp_context_memory_stats", self._lib.gp_context_memory_stats(self._h(), ctypes.byref(s)))
-            return MemoryStats(s.buffer_bytes, s.cache_bytes, s.allocations)
+            return MemoryStats(s.buffer_bytes, s.cache_bytes, s.allocations, s.evictions)
 
     def trim(self):
         """Releases cached twiddle tables and scratch memory."""

@@ -684,6 +684,9 @@ pub struct MemoryStats {
     /// Persistent allocations made since the context was created. Repeating
     /// a call of one shape leaves it unchanged.
     pub allocations: u64,
+    /// Cached coset tables released, least recently used first, to keep the
+    /// cache within its budget.
+    pub evictions: u64,
 }
 
 /// A gpuprover context: one backend (CUDA device or CPU thread pool) with its
@@ -794,6 +797,7 @@ impl Context {
             buffer_bytes: raw.buffer_bytes,
             cache_bytes: raw.cache_bytes,
             allocations: raw.allocations,
+            evictions: raw.evictions,
         })
     }
 
