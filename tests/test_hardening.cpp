@@ -249,6 +249,7 @@ TEST_P(Hardening, EveryAllocationFailureIsAStatusAndTheContextRecovers) {
             }
         }
         EXPECT_GT(fired, 0u) << nop.name;
+        RecordProperty(std::string("injected_failures_") + nop.name, (int)fired);
     }
 }
 
