@@ -1,6 +1,6 @@
 /*
- * gp_demo - commit a pseudo-random trace: batched coset LDE, then a Merkle
- * tree over the LDE's rows.
+ * gp_demo - commit a pseudo-random trace: upload, batched coset LDE, a
+ * Merkle tree over the LDE's rows, download.
  *
  * Usage: gp_demo [--log-n K] [--cols C] [--blowup B]
  *                [--field goldilocks|babybear|koalabear]
@@ -8,21 +8,34 @@
  *                [--backend auto|cpu|cuda]
  *
  * The demo generates a deterministic trace of 2^K rows and C base-field
- * columns (splitmix64, reduced to canonical elements), extends it to 2^K * B
- * rows on the field generator's coset with the output rows in bit-reversed
- * order (the matrix Plonky3 commits to), and prints the time and throughput of
- * one call after a warm-up call. It then commits the LDE where it lies (on
- * the GPU for the CUDA backend) with Plonky3's MerkleTreeMmcs over Poseidon2
- * (default; width 8 for Goldilocks, 16 for BabyBear and KoalaBear) or
- * Keccak-256, or with miden-crypto's RPO256 tree (Goldilocks), and prints
- * the commit time and the root. The checksum and root lines depend only on
- * the arguments, never on the backend, so CPU and CUDA runs can be compared:
+ * columns (splitmix64, reduced to canonical elements) and runs four steps,
+ * each as a warm-up call followed by a timed call:
  *
- *   ./build/gp_demo --backend cpu  | grep -E 'checksum|root'
- *   ./build/gp_demo --backend cuda | grep -E 'checksum|root'
+ *   upload    gp_buffer_from_host: the trace into a buffer of the context
+ *   LDE       gp_lde_batch: extend it to 2^K * B rows on the field
+ *             generator's coset, rows in bit-reversed order (the matrix
+ *             Plonky3 commits to)
+ *   commit    gp_merkle_commit: commit the LDE where it lies (on the GPU for
+ *             the CUDA backend) with Plonky3's MerkleTreeMmcs over Poseidon2
+ *             (default; width 8 for Goldilocks, 16 for BabyBear and
+ *             KoalaBear) or Keccak-256, or with miden-crypto's RPO256 tree
+ *             (Goldilocks)
+ *   download  gp_buffer_to_host: the LDE back to host memory
+ *
+ * It shows a progress line while a step runs (updated in place on a
+ * terminal, plain lines otherwise) and ends with a table of the steps' times
+ * and throughputs. The default shape depends on the backend the context got:
+ * 2^20 x 64 on CUDA, 2^14 x 64 on the CPU (a few seconds on two cores);
+ * --log-n and --cols override it. The checksum and root lines depend only on
+ * the shape and the other arguments, never on the backend, so CPU and CUDA
+ * runs of one shape can be compared:
+ *
+ *   ./build/gp_demo --log-n 16 --backend cpu  | grep -E '^(checksum|root):'
+ *   ./build/gp_demo --log-n 16 --backend cuda | grep -E '^(checksum|root):'
  *
  * Exit status: 0 on success, 1 when a gpuprover call fails, 2 on bad
- * command-line arguments.
+ * command-line arguments (including shapes the demo refuses before it
+ * allocates anything).
  */
 #define _POSIX_C_SOURCE 199309L
 
@@ -32,11 +45,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gpuprover.h"
 
 /* The output is downloaded once for the checksum; keep that copy bounded. */
 #define HOST_OUTPUT_LIMIT ((uint64_t)8 << 30)
+
+/* Default shapes, per backend. Both have 64 columns. */
+#define DEFAULT_LOG_N_CUDA 20
+#define DEFAULT_LOG_N_CPU 14
+#define DEFAULT_COLS 64
 
 #define EXIT_GP_ERROR 1
 #define EXIT_USAGE 2
@@ -48,6 +67,7 @@ typedef struct demo_args {
     gp_field field;
     const char *hash;
     gp_backend backend;
+    int log_n_given; /* --log-n was on the command line */
 } demo_args;
 
 static void usage(FILE *f)
@@ -58,14 +78,19 @@ static void usage(FILE *f)
             "               [--hash poseidon2|keccak|rpo]\n"
             "               [--backend auto|cpu|cuda]\n"
             "\n"
-            "  --log-n K    trace length 2^K rows (default 20)\n"
-            "  --cols C     number of base-field columns (default 64)\n"
+            "  --log-n K    trace length 2^K rows (default: %d on the CUDA "
+            "backend,\n"
+            "               %d on the CPU backend)\n"
+            "  --cols C     number of base-field columns (default %d)\n"
             "  --blowup B   LDE blowup, a power of two in [1, 32] (default 4)\n"
             "  --field F    goldilocks (default), babybear or koalabear\n"
             "  --hash H     Merkle hash: poseidon2 (default), keccak, or rpo\n"
-            "               (Goldilocks only)\n"
+            "               (Goldilocks only; on the CPU about ten times "
+            "slower\n"
+            "               than poseidon2)\n"
             "  --backend X  auto (default: CUDA if a GPU is usable, else CPU),\n"
-            "               cpu or cuda\n");
+            "               cpu or cuda\n",
+            DEFAULT_LOG_N_CUDA, DEFAULT_LOG_N_CPU, DEFAULT_COLS);
 }
 
 static const char *field_name(gp_field field)
@@ -118,12 +143,13 @@ static int parse_args(int argc, char **argv, demo_args *a)
 {
     int i;
 
-    a->log_n = 20;
-    a->cols = 64;
+    a->log_n = DEFAULT_LOG_N_CPU; /* replaced once the backend is known */
+    a->cols = DEFAULT_COLS;
     a->blowup = 4;
     a->field = GP_FIELD_GOLDILOCKS;
     a->hash = "poseidon2";
     a->backend = GP_BACKEND_AUTO;
+    a->log_n_given = 0;
 
     for (i = 1; i < argc; i++) {
         const char *opt = argv[i];
@@ -152,6 +178,7 @@ static int parse_args(int argc, char **argv, demo_args *a)
                 return EXIT_USAGE;
             }
             a->log_n = (uint32_t)v;
+            a->log_n_given = 1;
         } else if (strcmp(opt, "--cols") == 0) {
             if (!parse_u64(opt, val, 1, (uint64_t)1 << 32, &v)) {
                 return EXIT_USAGE;
@@ -216,6 +243,73 @@ static int parse_args(int argc, char **argv, demo_args *a)
     return 0;
 }
 
+/* The sizes of one run, derived from the shape. */
+typedef struct demo_shape {
+    uint32_t log_blowup;
+    uint64_t n, out_rows, in_elems, out_elems, in_bytes, out_bytes;
+} demo_shape;
+
+/* a * b, or 0 with *ok cleared if it overflows 64 bits. */
+static uint64_t mul_checked(uint64_t a, uint64_t b, int *ok)
+{
+    if (a != 0 && b > UINT64_MAX / a) {
+        *ok = 0;
+        return 0;
+    }
+    return a * b;
+}
+
+static double gib(uint64_t bytes)
+{
+    return (double)bytes / (double)((uint64_t)1 << 30);
+}
+
+/* Checks the shape of `a` against the field and the demo's host-memory
+ * bound and fills `s`. Returns 0, or EXIT_USAGE after saying why. */
+static int check_shape(const demo_args *a, uint32_t two_adicity,
+                       uint32_t elem_size, demo_shape *s)
+{
+    int size_ok = 1;
+
+    s->log_blowup = 0;
+    while (((uint32_t)1 << s->log_blowup) < a->blowup) {
+        s->log_blowup++;
+    }
+    if (a->log_n + s->log_blowup > two_adicity) {
+        fprintf(stderr,
+                "gp_demo: 2^%" PRIu32 " rows with blowup %" PRIu32
+                " needs a 2^%" PRIu32 "-th root of unity, but %s has "
+                "two-adicity %" PRIu32 "\n",
+                a->log_n, a->blowup, a->log_n + s->log_blowup,
+                field_name(a->field), two_adicity);
+        return EXIT_USAGE;
+    }
+
+    s->n = (uint64_t)1 << a->log_n;
+    s->out_rows = s->n << s->log_blowup;
+    s->in_elems = mul_checked(s->n, a->cols, &size_ok);
+    s->out_elems = mul_checked(s->out_rows, a->cols, &size_ok);
+    s->in_bytes = mul_checked(s->in_elems, elem_size, &size_ok);
+    s->out_bytes = mul_checked(s->out_elems, elem_size, &size_ok);
+    if (!size_ok || s->out_bytes > HOST_OUTPUT_LIMIT) {
+        char need[64];
+        if (size_ok) {
+            snprintf(need, sizeof need, "%.1f GiB", gib(s->out_bytes));
+        } else {
+            snprintf(need, sizeof need, "more than 2^64 bytes");
+        }
+        fprintf(stderr,
+                "gp_demo: the LDE output of %" PRIu64 " x %" PRIu64
+                " %s elements needs %s, but this demo keeps at most "
+                "%.0f GiB of output in host memory; use a smaller --log-n, "
+                "--cols or --blowup\n",
+                s->out_rows, a->cols, field_name(a->field), need,
+                gib(HOST_OUTPUT_LIMIT));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 /* The Merkle profile of --hash for the field. */
 static void merkle_profile(const demo_args *a, gp_merkle_options *o,
                            const char **label)
@@ -250,25 +344,6 @@ static void report(const char *what, gp_status status)
     snprintf(message, sizeof message, "%s", gp_last_error());
     fprintf(stderr, "gp_demo: %s failed: %s: %s\n", what,
             gp_status_name(status), message);
-}
-
-#define CHECK(call)                                                        \
-    do {                                                                   \
-        gp_status check_status_ = (call);                                  \
-        if (check_status_ != GP_OK) {                                      \
-            report(#call, check_status_);                                  \
-            goto done;                                                     \
-        }                                                                  \
-    } while (0)
-
-/* a * b, or 0 with *ok cleared if it overflows 64 bits. */
-static uint64_t mul_checked(uint64_t a, uint64_t b, int *ok)
-{
-    if (a != 0 && b > UINT64_MAX / a) {
-        *ok = 0;
-        return 0;
-    }
-    return a * b;
 }
 
 static uint64_t splitmix64(uint64_t *state)
@@ -306,11 +381,6 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static double gib(uint64_t bytes)
-{
-    return (double)bytes / (double)((uint64_t)1 << 30);
-}
-
 /* Formats a byte count as KiB, MiB or GiB. */
 static const char *format_bytes(char *text, size_t size, uint64_t bytes)
 {
@@ -325,14 +395,215 @@ static const char *format_bytes(char *text, size_t size, uint64_t bytes)
     return text;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Progress                                                                 */
+/* ------------------------------------------------------------------------ */
+
+#define NUM_STEPS 4
+
+/* One line per step: "[2/4] LDE: ..." On a terminal the line is rewritten
+ * in place (carriage return) while the step runs; otherwise each update is
+ * a line of its own, at most one a second, so that logs stay short. */
+typedef struct progress {
+    int tty;
+    int step;          /* 1-based */
+    const char *name;  /* of the step */
+    const char *call;  /* "warm-up" or "timed" */
+    double started;    /* the step's start */
+    double last_shown; /* the last in-step update */
+    size_t width;      /* characters of the line on the terminal now */
+} progress;
+
+static void progress_show(progress *p, const char *text, int final)
+{
+    char line[256];
+    int len = snprintf(line, sizeof line, "[%d/%d] %s: %s", p->step,
+                       NUM_STEPS, p->name, text);
+    size_t n = len < 0 ? 0 : (size_t)len;
+
+    if (n >= sizeof line) {
+        n = sizeof line - 1;
+    }
+    if (p->tty) {
+        /* Rewrite the line; blank what is left of a longer previous one. */
+        printf("\r%s", line);
+        while (p->width > n) {
+            putchar(' ');
+            p->width--;
+        }
+        p->width = n;
+        if (final) {
+            putchar('\n');
+            p->width = 0;
+        }
+    } else {
+        printf("%s\n", line);
+    }
+    fflush(stdout);
+}
+
+static void progress_begin(progress *p, int step, const char *name,
+                           const char *what)
+{
+    char text[160];
+
+    p->step = step;
+    p->name = name;
+    p->call = "warm-up";
+    p->started = now_seconds();
+    p->last_shown = p->started;
+    snprintf(text, sizeof text, "%s (a warm-up call, then a timed call) ...",
+             what);
+    progress_show(p, text, 0);
+}
+
+static void progress_call(progress *p, const char *call)
+{
+    p->call = call;
+}
+
+static void progress_end(progress *p, double timed_seconds)
+{
+    char text[160];
+
+    snprintf(text, sizeof text, "done, %.3f ms timed (%.1f s for both calls)",
+             timed_seconds * 1e3, now_seconds() - p->started);
+    progress_show(p, text, 1);
+}
+
+/* gp_progress_fn: called between batches and layers of a long call. */
+static void on_progress(void *user, const char *stage, uint64_t done,
+                        uint64_t total)
+{
+    progress *p = (progress *)user;
+    double now = now_seconds();
+    char text[160];
+
+    if (now - p->last_shown < (p->tty ? 0.1 : 1.0)) {
+        return;
+    }
+    p->last_shown = now;
+    if (total > 0) {
+        snprintf(text, sizeof text,
+                 "%s call, %s %" PRIu64 " of %" PRIu64 " (%.0f%%), %.1f s",
+                 p->call, stage, done, total,
+                 100.0 * (double)done / (double)total, now - p->started);
+    } else {
+        snprintf(text, sizeof text, "%s call, %s, %.1f s", p->call, stage,
+                 now - p->started);
+    }
+    progress_show(p, text, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Floors                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* The ceilings docs/PERF.md measured on an NVIDIA H200 (141 GB HBM3e, 132
+ * SMs, CUDA 13.0). The demo states floors only for that device; other GPUs
+ * and the CPU backend get "-". */
+#define H200_PINNED_UPLOAD_BPS 55.5e9       /* pinned host-to-device copy */
+#define H200_DEVICE_COPY_BPS 4.27e12        /* bytes read + written */
+#define H200_BUTTERFLIES_GOLDILOCKS 6.15e11 /* NTT butterflies per second */
+#define H200_BUTTERFLIES_31BIT 1.74e12
+#define H200_MULS_GOLDILOCKS 8.88e11        /* multiplications per second */
+#define H200_MULS_31BIT 1.42e12
+
+typedef struct step_floors {
+    double upload, lde, commit, download; /* seconds; 0 = not stated */
+} step_floors;
+
+static double max2(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+/* The floors of the four steps on an H200: the time each step needs at
+ * docs/PERF.md's ceilings. Upload: the input over PCIe. LDE: its input read
+ * and output written once, or its butterflies (an inverse NTT of n and B
+ * forward NTTs of n per column), whichever takes longer. Commit (Poseidon2
+ * profiles only): the LDE read once, or the permutations' multiplications
+ * (docs/PERF.md's count: 520 per Goldilocks width-8 permutation, 772
+ * BabyBear and 616 KoalaBear width 16), whichever takes longer. Download:
+ * docs/PERF.md has no device-to-host ceiling, so none is stated. */
+static void h200_floors(const demo_args *a, const demo_shape *s,
+                        step_floors *f)
+{
+    const int gl = a->field == GP_FIELD_GOLDILOCKS;
+    const double n = (double)s->n;
+    const double cols = (double)a->cols;
+    double butterflies;
+
+    f->upload = (double)s->in_bytes / H200_PINNED_UPLOAD_BPS;
+
+    butterflies = (1.0 + (double)a->blowup) * (n / 2.0) * (double)a->log_n *
+                  cols;
+    f->lde = max2((double)(s->in_bytes + s->out_bytes) / H200_DEVICE_COPY_BPS,
+                  butterflies / (gl ? H200_BUTTERFLIES_GOLDILOCKS
+                                    : H200_BUTTERFLIES_31BIT));
+
+    f->commit = 0.0;
+    if (strcmp(a->hash, "poseidon2") == 0) {
+        const double rate = gl ? 4.0 : 8.0;
+        const double muls = gl ? 520.0
+                               : a->field == GP_FIELD_BABYBEAR ? 772.0 : 616.0;
+        const double leaves = (double)s->out_rows;
+        const double blocks = (double)((a->cols + (uint64_t)rate - 1) /
+                                       (uint64_t)rate);
+        const double perms = leaves * blocks + (leaves - 1.0);
+        f->commit = max2((double)s->out_bytes / H200_DEVICE_COPY_BPS,
+                         perms * muls /
+                             (gl ? H200_MULS_GOLDILOCKS : H200_MULS_31BIT));
+    }
+
+    f->download = 0.0;
+}
+
+static void print_step_row(const char *name, double seconds, uint64_t bytes,
+                           const char *moved, double floor)
+{
+    char floor_text[32], ratio_text[32];
+
+    if (seconds <= 0.0) {
+        seconds = 1e-9;
+    }
+    if (floor > 0.0) {
+        snprintf(floor_text, sizeof floor_text, "%.3f ms", floor * 1e3);
+        snprintf(ratio_text, sizeof ratio_text, "%.2f", seconds / floor);
+    } else {
+        snprintf(floor_text, sizeof floor_text, "-");
+        snprintf(ratio_text, sizeof ratio_text, "-");
+    }
+    printf("%-9s %12.3f ms %9.2f  %-32s %12s %8s\n", name, seconds * 1e3,
+           (double)bytes / seconds / 1e9, moved, floor_text, ratio_text);
+}
+
+/* ------------------------------------------------------------------------ */
+
+#define CHECK(call)                                                        \
+    do {                                                                   \
+        gp_status check_status_ = (call);                                  \
+        if (check_status_ != GP_OK) {                                      \
+            if (prog.tty && prog.width > 0) {                              \
+                putchar('\n');                                             \
+                fflush(stdout);                                            \
+            }                                                              \
+            report(#call, check_status_);                                  \
+            goto done;                                                     \
+        }                                                                  \
+    } while (0)
+
 int main(int argc, char **argv)
 {
     demo_args args;
+    demo_shape shape;
+    progress prog;
     int rc = EXIT_GP_ERROR;
-    int size_ok = 1;
     gp_context_options ctx_opts;
     gp_lde_options lde_opts;
     gp_context *ctx = NULL;
+    gp_backend backend;
+    gp_buffer *in = NULL;
     gp_buffer *out = NULL;
     gp_merkle_tree *tree = NULL;
     gp_merkle_options merkle_opts;
@@ -343,13 +614,18 @@ int main(int argc, char **argv)
     uint64_t modulus = 0;
     uint32_t two_adicity = 0;
     uint32_t elem_size;
-    uint32_t log_blowup = 0;
-    uint64_t n, out_rows, in_elems, out_elems, in_bytes, out_bytes, i;
+    uint64_t i, k;
     uint64_t first = 0, fold_xor = 0, fold_add = 0;
     uint64_t fold_fnv = UINT64_C(0xCBF29CE484222325);
     char device[256];
-    char in_text[32], out_text[32];
-    double t0, seconds;
+    char t1[32], t2[32], moved[4][64];
+    double t0;
+    double upload_s = 0.0, lde_s = 0.0, commit_s = 0.0, download_s = 0.0;
+    step_floors floors;
+    const char *floor_note;
+
+    memset(&prog, 0, sizeof prog);
+    prog.tty = isatty(fileno(stdout));
 
     switch (parse_args(argc, argv, &args)) {
     case 0: break;
@@ -359,39 +635,11 @@ int main(int argc, char **argv)
 
     CHECK(gp_field_info(args.field, &modulus, NULL, &two_adicity));
     elem_size = gp_field_element_size(args.field);
-    while (((uint32_t)1 << log_blowup) < args.blowup) {
-        log_blowup++;
-    }
-    if (args.log_n + log_blowup > two_adicity) {
-        fprintf(stderr,
-                "gp_demo: 2^%" PRIu32 " rows with blowup %" PRIu32
-                " needs a 2^%" PRIu32 "-th root of unity, but %s has "
-                "two-adicity %" PRIu32 "\n",
-                args.log_n, args.blowup, args.log_n + log_blowup,
-                field_name(args.field), two_adicity);
-        return EXIT_USAGE;
-    }
 
-    n = (uint64_t)1 << args.log_n;
-    out_rows = n << log_blowup;
-    in_elems = mul_checked(n, args.cols, &size_ok);
-    out_elems = mul_checked(out_rows, args.cols, &size_ok);
-    in_bytes = mul_checked(in_elems, elem_size, &size_ok);
-    out_bytes = mul_checked(out_elems, elem_size, &size_ok);
-    if (!size_ok || out_bytes > HOST_OUTPUT_LIMIT) {
-        char need[64];
-        if (size_ok) {
-            snprintf(need, sizeof need, "%.1f GiB", gib(out_bytes));
-        } else {
-            snprintf(need, sizeof need, "more than 2^64 bytes");
-        }
-        fprintf(stderr,
-                "gp_demo: the LDE output of %" PRIu64 " x %" PRIu64
-                " %s elements needs %s, but this demo keeps at most "
-                "%.0f GiB of output in host memory; use a smaller --log-n, "
-                "--cols or --blowup\n",
-                out_rows, args.cols, field_name(args.field), need,
-                gib(HOST_OUTPUT_LIMIT));
+    /* Both default shapes have DEFAULT_COLS columns, so with --log-n given
+     * the shape is known now: refuse a bad one before creating anything. */
+    if (args.log_n_given &&
+        check_shape(&args, two_adicity, elem_size, &shape) != 0) {
         return EXIT_USAGE;
     }
 
@@ -399,94 +647,128 @@ int main(int argc, char **argv)
     ctx_opts.backend = args.backend;
     CHECK(gp_context_create(&ctx_opts, &ctx));
     CHECK(gp_context_device_name(ctx, device, sizeof device));
+    backend = gp_context_backend(ctx);
+
+    /* The default shape suits the backend the context got. */
+    if (!args.log_n_given) {
+        args.log_n =
+            backend == GP_BACKEND_CUDA ? DEFAULT_LOG_N_CUDA : DEFAULT_LOG_N_CPU;
+    }
+    if (check_shape(&args, two_adicity, elem_size, &shape) != 0) {
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    merkle_profile(&args, &merkle_opts, &merkle_label);
 
     printf("gpuprover:  %s\n", gp_version());
-    printf("backend:    %s\n", backend_name(gp_context_backend(ctx)));
+    printf("backend:    %s\n", backend_name(backend));
     printf("device:     %s\n", device);
     printf("field:      %s (p = %" PRIu64 ", %" PRIu32 "-byte elements)\n",
            field_name(args.field), modulus, elem_size);
     printf("shape:      %" PRIu64 " x %" PRIu64 " (2^%" PRIu32
            " rows), blowup %" PRIu32 " -> %" PRIu64 " x %" PRIu64
            ", bit-reversed output\n",
-           n, args.cols, args.log_n, args.blowup, out_rows, args.cols);
+           shape.n, args.cols, args.log_n, args.blowup, shape.out_rows,
+           args.cols);
+    if (!args.log_n_given) {
+        printf("            (the %s backend's default; --log-n and --cols "
+               "change it)\n",
+               backend_name(backend));
+    }
+    printf("merkle:     %s\n", merkle_label);
     fflush(stdout);
 
-    trace = malloc((size_t)in_bytes);
+    {
+        /* Not fatal: without it the steps still print a line before and
+         * after. */
+        gp_status st = gp_context_set_progress(ctx, on_progress, &prog);
+        if (st != GP_OK) {
+            report("gp_context_set_progress", st);
+        }
+    }
+
+    trace = malloc((size_t)shape.in_bytes);
     if (trace == NULL) {
         fprintf(stderr, "gp_demo: cannot allocate %.2f GiB for the trace\n",
-                gib(in_bytes));
+                gib(shape.in_bytes));
         goto done;
     }
-    fill_trace(trace, in_elems, elem_size, modulus);
+    fill_trace(trace, shape.in_elems, elem_size, modulus);
 
-    /* The output buffer is allocated once and reused by both calls. */
-    CHECK(gp_buffer_create(ctx, args.field, 1, out_rows, args.cols, &out));
+    /* 1. Upload. The warm-up call sets up staging memory. */
+    progress_begin(&prog, 1, "upload", "gp_buffer_from_host");
+    CHECK(gp_buffer_from_host(ctx, args.field, 1, shape.n, args.cols,
+                              GP_LAYOUT_COL_MAJOR, trace, &in));
+    gp_buffer_destroy(in);
+    in = NULL;
+    progress_call(&prog, "timed");
+    t0 = now_seconds();
+    CHECK(gp_buffer_from_host(ctx, args.field, 1, shape.n, args.cols,
+                              GP_LAYOUT_COL_MAJOR, trace, &in));
+    upload_s = now_seconds() - t0;
+    progress_end(&prog, upload_s);
+    free(trace); /* keeps peak host memory low */
+    trace = NULL;
 
+    /* 2. LDE. The output buffer is allocated once and reused by both calls;
+     * the warm-up call builds the twiddle tables. */
+    CHECK(gp_buffer_create(ctx, args.field, 1, shape.out_rows, args.cols,
+                           &out));
     gp_lde_options_init(&lde_opts);
     lde_opts.blowup = args.blowup;
     lde_opts.output_order = GP_ORDER_BIT_REVERSED;
-    lde_opts.input_layout = GP_LAYOUT_COL_MAJOR;
-
-    /* Warm-up: builds twiddle tables and staging memory. */
-    CHECK(gp_lde_batch_host(ctx, args.field, 1, trace, n, args.cols,
-                            &lde_opts, out));
-
+    progress_begin(&prog, 2, "LDE", "gp_lde_batch");
+    CHECK(gp_lde_batch(ctx, in, &lde_opts, out));
+    progress_call(&prog, "timed");
     t0 = now_seconds();
-    CHECK(gp_lde_batch_host(ctx, args.field, 1, trace, n, args.cols,
-                            &lde_opts, out));
-    seconds = now_seconds() - t0;
-    if (seconds <= 0.0) {
-        seconds = 1e-9;
-    }
+    CHECK(gp_lde_batch(ctx, in, &lde_opts, out));
+    lde_s = now_seconds() - t0;
+    progress_end(&prog, lde_s);
+    gp_buffer_destroy(in);
+    in = NULL;
 
-    printf("time:       %.3f ms (one call, after one warm-up call)\n",
-           seconds * 1e3);
-    printf("throughput: %.2f GB/s output written (%s), "
-           "%.2f GB/s input read (%s)\n",
-           (double)out_bytes / seconds / 1e9,
-           format_bytes(out_text, sizeof out_text, out_bytes),
-           (double)in_bytes / seconds / 1e9,
-           format_bytes(in_text, sizeof in_text, in_bytes));
-    fflush(stdout);
-
-    /* Commit the LDE where it lies: a warm-up commit, then a timed one. */
-    merkle_profile(&args, &merkle_opts, &merkle_label);
+    /* 3. Commit the LDE where it lies. */
     {
         const gp_buffer *mats[1];
-        uint64_t k;
         mats[0] = out;
+        progress_begin(&prog, 3, "commit", "gp_merkle_commit");
         CHECK(gp_merkle_commit(ctx, mats, 1, &merkle_opts, &tree));
         gp_merkle_tree_destroy(tree);
         tree = NULL;
+        progress_call(&prog, "timed");
         t0 = now_seconds();
         CHECK(gp_merkle_commit(ctx, mats, 1, &merkle_opts, &tree));
-        seconds = now_seconds() - t0;
-        CHECK(gp_merkle_root(tree, root, sizeof root));
-        printf("commit:     %.3f ms (%s over the %" PRIu64 " LDE rows)\n",
-               seconds * 1e3, merkle_label, out_rows);
-        printf("root:       0x");
-        for (k = 0; k < gp_merkle_digest_size(tree); k++) {
-            printf("%02x", root[k]);
-        }
-        printf("\n");
-        fflush(stdout);
+        commit_s = now_seconds() - t0;
+        progress_end(&prog, commit_s);
     }
+    CHECK(gp_merkle_root(tree, root, sizeof root));
+    printf("root:       0x");
+    for (k = 0; k < gp_merkle_digest_size(tree); k++) {
+        printf("%02x", root[k]);
+    }
+    printf("\n");
+    fflush(stdout);
 
-    /* Release the trace before downloading to keep peak host memory low. */
-    free(trace);
-    trace = NULL;
-
-    host_out = malloc((size_t)out_bytes);
+    /* 4. Download. The warm-up call also faults in the host pages. */
+    host_out = malloc((size_t)shape.out_bytes);
     if (host_out == NULL) {
         fprintf(stderr, "gp_demo: cannot allocate %.2f GiB for the output\n",
-                gib(out_bytes));
+                gib(shape.out_bytes));
         goto done;
     }
-    CHECK(gp_buffer_to_host(out, GP_LAYOUT_COL_MAJOR, host_out, out_bytes));
+    progress_begin(&prog, 4, "download", "gp_buffer_to_host");
+    CHECK(gp_buffer_to_host(out, GP_LAYOUT_COL_MAJOR, host_out,
+                            shape.out_bytes));
+    progress_call(&prog, "timed");
+    t0 = now_seconds();
+    CHECK(gp_buffer_to_host(out, GP_LAYOUT_COL_MAJOR, host_out,
+                            shape.out_bytes));
+    download_s = now_seconds() - t0;
+    progress_end(&prog, download_s);
 
     /* xor and add are order-independent; the FNV-style fold also catches
      * rows in the wrong order (e.g. natural instead of bit-reversed). */
-    for (i = 0; i < out_elems; i++) {
+    for (i = 0; i < shape.out_elems; i++) {
         uint64_t v = elem_size == 8 ? ((const uint64_t *)host_out)[i]
                                     : ((const uint32_t *)host_out)[i];
         if (i == 0) {
@@ -500,6 +782,47 @@ int main(int argc, char **argv)
            " sum=0x%016" PRIx64 " fnv=0x%016" PRIx64 "\n",
            first, fold_xor, fold_add, fold_fnv);
 
+    /* The table: each step's timed call. */
+    memset(&floors, 0, sizeof floors);
+    if (backend == GP_BACKEND_CPU) {
+        floor_note = "floor: none is stated for the CPU backend";
+    } else if (strstr(device, "H200") != NULL) {
+        h200_floors(&args, &shape, &floors);
+        floor_note =
+            "floor: the step's time at the H200 ceilings measured in "
+            "docs/PERF.md\n"
+            "       (55.5 GB/s pinned upload, 4.27 TB/s device copy, "
+            "butterfly and multiply\n"
+            "       rates); another machine's ceilings differ. x floor = "
+            "time / floor.\n"
+            "       No device-to-host ceiling is measured there, and no "
+            "commit floor for\n"
+            "       Keccak or RPO.";
+    } else {
+        floor_note = "floor: docs/PERF.md measures ceilings on an H200 only; "
+                     "none is stated\n       for this device";
+    }
+    snprintf(moved[0], sizeof moved[0], "%s in",
+             format_bytes(t1, sizeof t1, shape.in_bytes));
+    snprintf(moved[1], sizeof moved[1], "%s in + %s out",
+             format_bytes(t1, sizeof t1, shape.in_bytes),
+             format_bytes(t2, sizeof t2, shape.out_bytes));
+    snprintf(moved[2], sizeof moved[2], "%s hashed",
+             format_bytes(t1, sizeof t1, shape.out_bytes));
+    snprintf(moved[3], sizeof moved[3], "%s out",
+             format_bytes(t1, sizeof t1, shape.out_bytes));
+    printf("\n%-9s %15s %9s  %-32s %12s %8s\n", "step", "time", "GB/s",
+           "bytes", "floor", "x floor");
+    print_step_row("upload", upload_s, shape.in_bytes, moved[0],
+                   floors.upload);
+    print_step_row("LDE", lde_s, shape.in_bytes + shape.out_bytes, moved[1],
+                   floors.lde);
+    print_step_row("commit", commit_s, shape.out_bytes, moved[2],
+                   floors.commit);
+    print_step_row("download", download_s, shape.out_bytes, moved[3],
+                   floors.download);
+    printf("%s\n", floor_note);
+
     rc = 0;
 
 done:
@@ -507,6 +830,7 @@ done:
     free(trace);
     gp_merkle_tree_destroy(tree);
     gp_buffer_destroy(out);
+    gp_buffer_destroy(in);
     gp_context_destroy(ctx);
     return rc;
 }

@@ -108,7 +108,10 @@ typedef enum gp_status {
     /** An internal invariant failed; please report it. */
     GP_ERR_INTERNAL = 14,
     /** A proof or opening did not verify. */
-    GP_ERR_VERIFY_FAILED = 15
+    GP_ERR_VERIFY_FAILED = 15,
+    /** The call was cancelled with gp_context_cancel(); it stopped at a
+     *  batch or layer boundary and left every handle usable. */
+    GP_ERR_CANCELLED = 16
 } gp_status;
 
 /** Returns the symbolic name of a status ("GP_OK", "GP_ERR_NO_DEVICE", ...).
@@ -275,6 +278,129 @@ GP_API gp_field gp_buffer_field(const gp_buffer *buf);
 GP_API uint32_t gp_buffer_ext_degree(const gp_buffer *buf);
 /** Returns the buffer's size in bytes (rows * cols * ext_degree * elem size). */
 GP_API uint64_t gp_buffer_size_bytes(const gp_buffer *buf);
+
+/* ------------------------------------------------------------------------ */
+/* Interop: the prover's own memory and streams                             */
+/* ------------------------------------------------------------------------ */
+
+/** The memory layout of every buffer: `cols * ext_degree` base columns, one
+ *  after another, each `rows` contiguous canonical elements (uint64_t for
+ *  Goldilocks, uint32_t for BabyBear and KoalaBear); the base columns of
+ *  extension column c are c * ext_degree + k for coefficient k. On the CUDA
+ *  backend the memory is device memory of the context's GPU, on the CPU
+ *  backend host memory. */
+
+/** Wraps memory the caller owns as a buffer of this context, without a
+ *  copy. `data` must hold rows x cols elements of degree `ext_degree` in the
+ *  buffer layout above, be aligned to the element size, and be device
+ *  memory of the context's GPU (CUDA backend; cudaMalloc, cudaMallocAsync
+ *  or managed memory) or host memory (CPU backend). Values are checked to be
+ *  canonical (GP_ERR_NON_CANONICAL). The buffer borrows the memory: the
+ *  caller keeps it alive, and unchanged by other work while a call uses the
+ *  buffer, until gp_buffer_destroy(), which releases the handle but not the
+ *  memory. A wrapped buffer is used as any other, including as the output
+ *  of an LDE or NTT, whose results the caller then reads in place. */
+GP_API gp_status gp_buffer_wrap(gp_context *ctx, gp_field field, uint32_t ext_degree, uint64_t rows,
+                                uint64_t cols, void *data, gp_buffer **out);
+
+/** Writes the address of a buffer's memory (device memory on the CUDA
+ *  backend) in the layout above. The address stays valid until the buffer
+ *  is destroyed; reading or writing it while a call on the context uses the
+ *  buffer is a race. */
+GP_API gp_status gp_buffer_data(const gp_buffer *buf, void **data);
+
+/** Orders the context's device work after the caller's CUDA stream:
+ *  every later call waits for the work queued on `stream` before the call,
+ *  and returns after its own device work is done, so work the caller queues
+ *  on `stream` afterwards sees its results. `stream` is a cudaStream_t of
+ *  the context's GPU (NULL: no stream, the default). The stream must
+ *  outlive its use; set NULL before destroying it. GP_ERR_UNSUPPORTED on
+ *  the CPU backend for a non-NULL stream. */
+GP_API gp_status gp_context_set_stream(gp_context *ctx, void *stream);
+
+struct DLManagedTensor;
+
+/** Exports a buffer as a DLPack tensor (dlpack.h, version 0.6 or later),
+ *  without a copy: a 2-D tensor of shape [cols * ext_degree, rows] (a base
+ *  column per row of the tensor), strides [rows, 1], dtype uint64 or
+ *  uint32, on kDLCUDA (the context's GPU) or kDLCPU. The tensor borrows
+ *  the buffer's memory: call its deleter when done, before destroying the
+ *  buffer. */
+GP_API gp_status gp_buffer_to_dlpack(gp_buffer *buf, struct DLManagedTensor **out);
+
+/** Imports a DLPack tensor as a buffer of this context, without a copy: a
+ *  1-D tensor of `rows` elements (one column) or a 2-D tensor of shape
+ *  [cols * ext_degree, rows] in the buffer layout (compact: strides NULL or
+ *  [rows, 1]), dtype uint64 (Goldilocks) or uint32 (31-bit fields), on the
+ *  context's device (kDLCUDA or kDLCUDAManaged on the CUDA backend, kDLCPU
+ *  on the CPU backend), with byte_offset 0 or a multiple of the element
+ *  size. Values are checked canonical. On success the buffer owns the
+ *  managed tensor and calls its deleter when it is destroyed; on failure
+ *  the caller still owns it. */
+GP_API gp_status gp_buffer_from_dlpack(gp_context *ctx, gp_field field, uint32_t ext_degree,
+                                       struct DLManagedTensor *tensor, gp_buffer **out);
+
+/* ------------------------------------------------------------------------ */
+/* Cancellation, progress, counters                                         */
+/* ------------------------------------------------------------------------ */
+
+/** Asks the call in flight on `ctx` (from another thread) to stop: it
+ *  returns GP_ERR_CANCELLED at its next batch or layer boundary, having
+ *  released what it allocated; every handle stays usable. A call that starts
+ *  after gp_context_cancel() returns is not affected, and cancelling an idle
+ *  context does nothing. Safe to call from any thread at any time while the
+ *  context is alive; it does not wait for the call. */
+GP_API gp_status gp_context_cancel(gp_context *ctx);
+
+/** Progress of a long call: `stage` names the step ("lde", "merkle", "fri",
+ *  ...), `done` of `total` units of it are finished. Called on the thread
+ *  that made the call, between batches and layers; it must not call the
+ *  library on the same context except gp_context_cancel(). */
+typedef void (*gp_progress_fn)(void *user, const char *stage, uint64_t done, uint64_t total);
+
+/** Sets (or, with NULL, clears) the context's progress callback. */
+GP_API gp_status gp_context_set_progress(gp_context *ctx, gp_progress_fn fn, void *user);
+
+/** One line per finished call: the entry point, its status, its wall time
+ *  and, for a failed call, the message, e.g.
+ *  "gp_lde_batch GP_OK 12.345 ms". Called on the calling thread after the
+ *  call; it must not call the library on the same context. */
+typedef void (*gp_log_fn)(void *user, const char *line);
+
+/** Sets (or, with NULL, clears) the context's log callback. */
+GP_API gp_status gp_context_set_log(gp_context *ctx, gp_log_fn fn, void *user);
+
+/** Per-context counters since creation (or gp_context_reset_counters). */
+typedef struct gp_counters {
+    uint32_t struct_size;
+    /** Calls made on the context (every entry point that takes it or one of
+     *  its handles), and those that failed. */
+    uint64_t calls, failed_calls;
+    /** Wall time inside those calls, nanoseconds. */
+    uint64_t call_ns;
+    /** Bytes copied host to device and device to host (CUDA backend; 0 on
+     *  the CPU backend). */
+    uint64_t bytes_to_device, bytes_to_host;
+    /** Device time of the calls' GPU work, nanoseconds (CUDA events around
+     *  each call's work; 0 on the CPU backend). */
+    uint64_t device_ns;
+} gp_counters;
+
+/** Reads the context's counters. Set counters->struct_size first. */
+GP_API gp_status gp_context_counters(const gp_context *ctx, gp_counters *counters);
+
+/** Per entry point: the name ("gp_lde_batch"), calls, failures and wall
+ *  time. Writes up to `capacity` entries to `out` (sorted by name) and the
+ *  number that exist to `*count`; `out` may be NULL to ask for the count. */
+typedef struct gp_call_stats {
+    const char *name; /* static storage */
+    uint64_t calls, failed_calls, call_ns;
+} gp_call_stats;
+GP_API gp_status gp_context_call_stats(const gp_context *ctx, gp_call_stats *out, size_t capacity,
+                                       size_t *count);
+
+/** Zeroes the counters and per-entry statistics. */
+GP_API gp_status gp_context_reset_counters(gp_context *ctx);
 
 /* ------------------------------------------------------------------------ */
 /* Batched NTT                                                              */

@@ -1,6 +1,10 @@
 // What every C shim shares (see common.h).
 #include "api/common.h"
 
+#include <chrono>
+
+#include "core/trace.h"
+
 namespace gp {
 namespace {
 thread_local std::string t_last_error;
@@ -14,6 +18,35 @@ gp_status set_error(gp_status s, const std::string &msg) {
 }
 
 void clear_error() { t_last_error.clear(); }
+
+namespace {
+uint64_t now_ns() {
+    return (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+}  // namespace
+
+CallScope::CallScope(const char *fname) : fname_(fname), t0_(now_ns()), saved_(std::move(current_call())) {
+    current_call() = CallRecord{};
+    trace_push(fname);
+}
+
+CallScope::~CallScope() {
+    trace_pop();
+    current_call() = std::move(saved_);
+}
+
+gp_status CallScope::finish(gp_status st) {
+    CallRecord &r = current_call();
+    if (r.monitor) {
+        try {
+            r.monitor->record(fname_, st, now_ns() - t0_, r.device_ns, st == GP_OK ? "" : t_last_error.c_str());
+        } catch (...) {  // accounting never changes a call's outcome
+        }
+    }
+    return st;
+}
 
 void check_struct_size(uint32_t got, const char *what) {
     if (got < sizeof(uint32_t) || got > 4096)

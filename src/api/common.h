@@ -10,6 +10,7 @@
 
 #include "core/checks.h"
 #include "core/core.h"
+#include "core/monitor.h"
 #include "core/registry.h"
 #include "gpuprover.h"
 
@@ -23,21 +24,40 @@ gp_status set_error(gp_status s, const std::string &msg);
 void clear_error();
 const char *last_error();
 
+// One public call as guard() runs it: an NVTX range named after the entry
+// point, its wall time, and its accounting on the context it entered
+// (counters, the log callback). Restores the record of an enclosing call
+// (a library call made from a callback).
+class CallScope {
+public:
+    explicit CallScope(const char *fname);
+    ~CallScope();
+    CallScope(const CallScope &) = delete;
+    CallScope &operator=(const CallScope &) = delete;
+    gp_status finish(gp_status st);
+
+private:
+    const char *fname_;
+    uint64_t t0_;
+    CallRecord saved_;
+};
+
 // Runs fn, turning exceptions into a status and message.
 template <class Fn>
 gp_status guard(const char *fname, Fn &&fn) {
+    CallScope scope(fname);
     try {
         clear_error();
         fn();
-        return GP_OK;
+        return scope.finish(GP_OK);
     } catch (const Error &e) {
-        return set_error(e.status, std::string(fname) + ": " + e.what());
+        return scope.finish(set_error(e.status, std::string(fname) + ": " + e.what()));
     } catch (const std::bad_alloc &) {
-        return set_error(GP_ERR_HOST_OUT_OF_MEMORY, std::string(fname) + ": host allocation failed");
+        return scope.finish(set_error(GP_ERR_HOST_OUT_OF_MEMORY, std::string(fname) + ": host allocation failed"));
     } catch (const std::exception &e) {
-        return set_error(GP_ERR_INTERNAL, std::string(fname) + ": internal error: " + e.what());
+        return scope.finish(set_error(GP_ERR_INTERNAL, std::string(fname) + ": internal error: " + e.what()));
     } catch (...) {
-        return set_error(GP_ERR_INTERNAL, std::string(fname) + ": unknown internal error");
+        return scope.finish(set_error(GP_ERR_INTERNAL, std::string(fname) + ": unknown internal error"));
     }
 }
 

@@ -83,6 +83,7 @@ GP_EXPORT gp_status gp_context_create(const gp_context_options *options, gp_cont
                 fail(GP_ERR_NO_DEVICE, "the CUDA backend is unavailable: ", why);
         }
         if (!ctx->backend) ctx->backend = make_cpu_backend(o.cpu_threads);
+        ctx->backend->monitor = ctx->monitor.get();
         register_handle(ctx.get(), HandleKind::Context, ctx.get());
         *out = reinterpret_cast<gp_context *>(ctx.release());
     });
@@ -99,6 +100,7 @@ GP_EXPORT void gp_context_destroy(gp_context *ctx) {
         Context *c = call.ctx();
         unregister_handle(c);
         leaked = release_all(*c);
+        call.detach();
         delete c;
         done = true;
     });

@@ -79,6 +79,7 @@ void constraint_commit(Context *c, const Buffer &ev, const gp_constraint_options
             using Fd = decltype(F);
             const auto w = two_adic_generator<Fd>(log_nd);
             for (uint64_t i = 0; i < D; ++i) {
+                c->monitor->poll("constraint", i, D);
                 be.copy_rows(ev, 0, i, D, N, *one, 0);
                 a.input_shift = Fd::mul((typename Fd::T)shift, fpow<Fd>(w, i));
                 be.lde(a);
@@ -93,6 +94,7 @@ void constraint_commit(Context *c, const Buffer &ev, const gp_constraint_options
         be.ntt(*coeffs, NttArgs{GP_NTT_INVERSE, shift, GP_ORDER_NATURAL, GP_ORDER_NATURAL});
         const NttArgs forward{GP_NTT_FORWARD, shift, GP_ORDER_NATURAL, order};
         for (uint64_t i = 0; i < D; ++i) {
+            c->monitor->poll("constraint", i, D);
             be.copy_rows(*coeffs, 0, i * N, 1, N, *lde, 0);
             be.ntt(*lde, forward);
             be.copy_rows(*lde, 0, 0, 1, N * o.blowup, *seg, i);

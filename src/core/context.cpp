@@ -32,6 +32,45 @@ Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, 
     return b.release();
 }
 
+Buffer *wrap_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols, void *data,
+                    std::function<void()> release) {
+    if (rows == 0) fail(GP_ERR_INVALID_ARGUMENT, "rows = 0 (a buffer needs at least one row)");
+    if (cols == 0) fail(GP_ERR_INVALID_ARGUMENT, "cols = 0 (a buffer needs at least one column)");
+    const uint64_t elems = checked_mul(checked_mul(rows, cols, "rows * cols"), ext, "rows * cols * ext");
+    const uint64_t bytes = checked_mul(elems, f.elem_size, "element count * element size");
+    if (reinterpret_cast<uintptr_t>(data) % f.elem_size)
+        fail(GP_ERR_INVALID_ARGUMENT, "data = ", data, " is not aligned to the ", f.elem_size, "-byte elements of ",
+             f.name);
+    c->backend->check_foreign(data, bytes, "data");
+    auto b = std::make_unique<Buffer>();
+    b->ctx = c;
+    b->field = &f;
+    b->ext = ext;
+    b->rows = rows;
+    b->cols = cols;
+    b->bytes = bytes;
+    b->data = data;
+    b->owned = false;
+    c->backend->check_buffer_values(*b, "data");
+    c->buffers.insert(b.get());
+    try {
+        register_handle(b.get(), HandleKind::Buffer, c);
+    } catch (...) {
+        c->buffers.erase(b.get());
+        throw;
+    }
+    b->release = std::move(release);
+    c->buffer_bytes += bytes;
+    return b.release();
+}
+
+// Frees a buffer's memory (or hands borrowed memory back) and the buffer.
+static void dispose(Context &c, Buffer *b) {
+    if (b->owned) c.backend->free_buffer(b->data);
+    if (b->release) b->release();
+    delete b;
+}
+
 Buffer *buffer_from_host(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols,
                          gp_layout layout, const void *data, const char *arg) {
     Buffer *b = new_buffer(c, f, ext, rows, cols);
@@ -49,8 +88,7 @@ void release_buffer(Buffer *b) {
     if (!c->buffers.erase(b)) return;  // not a live buffer of its context
     unregister_handle(b);
     c->buffer_bytes -= b->bytes;
-    c->backend->free_buffer(b->data);
-    delete b;
+    dispose(*c, b);
 }
 
 void adopt_tree(MerkleTree *t) {
@@ -85,8 +123,7 @@ size_t release_all(Context &c) {
     c.trees.clear();
     for (Buffer *b : c.buffers) {
         unregister_handle(b);
-        c.backend->free_buffer(b->data);
-        delete b;
+        dispose(c, b);
     }
     c.buffers.clear();
     c.buffer_bytes = 0;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/monitor.h"
 #include "gpuprover.h"
 #include "math/field.h"
 
@@ -69,6 +71,10 @@ struct Buffer {
     uint64_t cols = 0;
     uint64_t bytes = 0;
     void *data = nullptr;  // device pointer on the CUDA backend
+    // Memory the caller owns (gp_buffer_wrap, gp_buffer_from_dlpack) is not
+    // freed; `release` (a DLPack deleter) runs when the buffer goes.
+    bool owned = true;
+    std::function<void()> release;
 
     uint64_t base_cols() const { return cols * ext; }
 };
@@ -175,6 +181,25 @@ struct DeepArgs {
 class Backend {
 public:
     virtual ~Backend() = default;
+    // The context's call monitor (set when the context is made): backends
+    // poll it at batch and layer boundaries and report transfers to it.
+    CallMonitor *monitor = nullptr;
+    // The outermost call on the context begins and ends; end_call returns
+    // the device time of the call's work in nanoseconds (0 if not measured).
+    virtual void begin_call() {}
+    virtual uint64_t end_call() noexcept { return 0; }
+    // Orders device work after a caller's stream (gp_context_set_stream).
+    virtual void set_stream(void *stream) {
+        if (stream) fail(GP_ERR_UNSUPPORTED, "stream = ", stream, ": the ", device_name(), " backend has no streams");
+    }
+    // Throws unless `data` can back `bytes` bytes of a buffer of this
+    // backend that the caller owns (device memory of the context's GPU,
+    // host memory on the CPU), naming `arg`.
+    virtual void check_foreign(const void *data, uint64_t bytes, const char *arg) = 0;
+    // Throws GP_ERR_NON_CANONICAL unless every value of `b` is canonical.
+    virtual void check_buffer_values(const Buffer &b, const char *arg) = 0;
+    // The CUDA device ordinal of the buffers' memory, or -1 for host memory.
+    virtual int device_ordinal() const { return -1; }
     virtual gp_backend kind() const = 0;
     virtual std::string device_name() const = 0;
     // Storage for buffers, zero-filled.
@@ -233,12 +258,17 @@ public:
     std::set<FriState *> fris;
     uint64_t buffer_bytes = 0;
     std::shared_ptr<std::recursive_mutex> call_mutex = std::make_shared<std::recursive_mutex>();
+    std::shared_ptr<CallMonitor> monitor = std::make_shared<CallMonitor>();
 };
 
 // Object lifetimes (core/context.cpp).
 // A zero-filled rows x cols buffer of degree-`ext` elements, registered with
 // the context.
 Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols);
+// A buffer over memory the caller owns (values checked); `release`, if
+// set, runs when the buffer goes (and not if this throws).
+Buffer *wrap_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols, void *data,
+                    std::function<void()> release);
 // A new buffer holding host data of the given layout (values checked).
 Buffer *buffer_from_host(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols,
                          gp_layout layout, const void *data, const char *arg);

@@ -78,6 +78,7 @@ void evaluate_ood(Context *c, const OodShape &s, uint32_t num_points, void *out,
         const auto zs = ext_from_words<Fd, E>(s.z);
         std::vector<uint64_t> sums(base_cols * E);
         for (uint32_t j = 0; j < num_points; ++j) {
+            c->monitor->poll("ood", j, num_points);
             OodArgs a;
             a.field = s.f->id;
             a.E = E;

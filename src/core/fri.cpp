@@ -194,6 +194,7 @@ std::unique_ptr<FriState> fri_commit(Context *c, const Buffer &cw, const FriShap
     read_cap(*fri->trees[0], cap.data());
     std::vector<unsigned char> beta(fri->elem_bytes());
     for (uint32_t k = 0; k < fri->layers; ++k) {
+        c->monitor->poll("fri", k, fri->layers);
         const gp_status st = challenge(user, k, cap.data(), cap.size(), beta.data(), beta.size());
         if (st != GP_OK)
             fail(st, "the challenge callback returned ", gp_status_name(st), " for layer ", k);

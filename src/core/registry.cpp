@@ -71,9 +71,38 @@ ContextCall::ContextCall(const void *h, HandleKind k, const char *arg) {
     }
     lock_ = std::unique_lock<std::recursive_mutex>(*mu_);
     // Destroyed while this call waited for the lock?
-    std::lock_guard<std::mutex> g(mu());
-    auto it = live().find(h);
-    if (it == live().end() || it->second.kind != k || it->second.ctx != ctx_) dead();
+    {
+        std::lock_guard<std::mutex> g(mu());
+        auto it = live().find(h);
+        if (it == live().end() || it->second.kind != k || it->second.ctx != ctx_) dead();
+    }
+    monitor_ = ctx_->monitor;
+    if (monitor_->depth++ == 0) {
+        try {
+            ctx_->backend->begin_call();
+        } catch (...) {
+            --monitor_->depth;
+            throw;
+        }
+        monitor_->begin();
+        outermost_ = true;
+        current_call().monitor = monitor_;
+    }
+}
+
+ContextCall::~ContextCall() {
+    if (!ctx_) return;
+    if (outermost_) {
+        current_call().device_ns += ctx_->backend->end_call();
+        monitor_->end();
+    }
+    --monitor_->depth;
+}
+
+void ContextCall::detach() {
+    if (outermost_) monitor_->end();
+    --monitor_->depth;
+    ctx_ = nullptr;
 }
 
 }  // namespace gp

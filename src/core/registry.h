@@ -11,6 +11,7 @@
 namespace gp {
 
 class Context;
+class CallMonitor;
 
 enum class HandleKind : uint8_t { Context, Buffer, Tree, Fri };
 
@@ -35,13 +36,25 @@ R with_live(const void *h, HandleKind k, R dead, Fn &&fn);
 // from construction to destruction, and the handle was live once the lock
 // was taken. Throws GP_ERR_NULL_POINTER for NULL and GP_ERR_INVALID_ARGUMENT
 // for a handle that is not live, naming `arg`.
+//
+// The outermost call on a context also begins and ends the call on the
+// context's monitor and backend (cancellation, device timing, the caller's
+// stream) and tells the running guard() which context it entered.
 class ContextCall {
 public:
     ContextCall(const void *h, HandleKind k, const char *arg);
+    ~ContextCall();
+    ContextCall(const ContextCall &) = delete;
+    ContextCall &operator=(const ContextCall &) = delete;
     Context *ctx() const { return ctx_; }
+    // For gp_context_destroy: the context is about to go; end the call
+    // without touching it again.
+    void detach();
 
 private:
     Context *ctx_ = nullptr;
+    std::shared_ptr<CallMonitor> monitor_;
+    bool outermost_ = false;
     std::shared_ptr<std::recursive_mutex> mu_;
     std::unique_lock<std::recursive_mutex> lock_;
 };

@@ -43,6 +43,12 @@ public:
         return p;
     }
     void free_buffer(void *p) override { host_free(p); }
+    void check_foreign(const void *data, uint64_t, const char *arg) override {
+        if (!data) fail(GP_ERR_NULL_POINTER, "argument `", arg, "` is NULL");
+    }
+    void check_buffer_values(const Buffer &b, const char *arg) override {
+        check_host_canonical(*b.field, b.data, b.rows * b.base_cols(), arg);
+    }
 
     void upload(Buffer &dst, const void *host, gp_layout layout, const char *arg) override {
         check_host_canonical(*dst.field, host, dst.rows * dst.base_cols(), arg);
@@ -104,12 +110,17 @@ public:
             W *nodes = static_cast<W *>(t.nodes);
             const uint32_t d = h.digest;
             const uint64_t H_ = 1ull << a.log_h;
-            pool_.parallel_ranges(H_, [&](uint64_t b, uint64_t e) {
-                for (uint64_t i = b; i < e; ++i)
+            std::atomic<uint64_t> done{0};
+            // Leaves in parts of at most 4096 (a cancellation point each).
+            const uint64_t parts = std::min<uint64_t>(H_, std::max<uint64_t>((uint64_t)pool_.size() * 4, H_ >> 12));
+            pool_.parallel_for(parts, [&](uint64_t p) {
+                step("merkle", done, parts + a.log_h);
+                for (uint64_t i = H_ * p / parts; i < H_ * (p + 1) / parts; ++i)
                     merkle_leaf(h, views.data(), a.groups[0].first, a.groups[0].second, i, nodes + i * d);
             });
             if (a.leaves_only) return;
             for (uint32_t k = 1; k <= a.log_h; ++k) {
+                step("merkle", done, parts + a.log_h);
                 const W *prev = nodes + merkle_layer_offset(a.log_h, k - 1) * d;
                 W *cur = nodes + merkle_layer_offset(a.log_h, k) * d;
                 pool_.parallel_ranges(H_ >> k, [&](uint64_t b, uint64_t e) {
@@ -229,6 +240,12 @@ public:
     uint64_t evictions() const override { return tables_.evictions(); }
 
 private:
+    // A unit of a long step is starting: cancellation and progress.
+    void step(const char *stage, std::atomic<uint64_t> &done, uint64_t total) {
+        const uint64_t d = done++;
+        if (monitor) monitor->poll(stage, d, total);
+    }
+
     // Names the first offending index, whichever thread finds one.
     void check_host_canonical(const FieldDesc &f, const void *data, uint64_t count, const char *arg) {
         std::atomic<uint64_t> first{count};
@@ -273,7 +290,10 @@ private:
             void *p;
             ~Free() { host_free(p); }
         } free_coeffs{coeffs};
+        std::atomic<uint64_t> done{0};
+        const uint64_t steps = base_cols * (1 + B);
         pool_.parallel_for(base_cols, [&](uint64_t j) {
+            step("lde", done, steps);
             T *c = coeffs + j * n;
             for (uint64_t i = 0; i < n; ++i) c[bit_reverse(i, log_n)] = i < rows_in ? input(i, j) : 0;
             dit_stages<F>(c, log_n, 0, log_n, tw_inv);
@@ -284,6 +304,7 @@ private:
         const uint64_t out_rows = n * B;
         const bool natural = a.order == GP_ORDER_NATURAL;
         pool_.parallel_for(base_cols * B, [&](uint64_t task) {
+            step("lde", done, steps);
             uint64_t j = task / B;
             uint32_t r = (uint32_t)(task % B);
             const T *c = coeffs + j * n;
@@ -318,7 +339,9 @@ private:
                                : tables_.powers<F>(id, log_n, s, 1);
         const bool in_rev = a.input_order == GP_ORDER_BIT_REVERSED;
         T *data = static_cast<T *>(buf.data);
+        std::atomic<uint64_t> done{0};
         pool_.parallel_for(buf.base_cols(), [&](uint64_t j) {
+            step("ntt", done, buf.base_cols());
             T *x = data + j * n;
             // DIF takes natural input to bit-reversed output; DIT the reverse.
             auto coeff_index = [&](uint64_t pos, bool rev) { return rev ? bit_reverse(pos, log_n) : pos; };

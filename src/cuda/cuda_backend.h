@@ -88,6 +88,13 @@ public:
     void deep(const DeepArgs &a) override;
     void read_tree(const MerkleTree &t, uint64_t offset, void *out, uint64_t bytes) override;
 
+    void begin_call() override;
+    uint64_t end_call() noexcept override;
+    void set_stream(void *stream) override;
+    void check_foreign(const void *data, uint64_t bytes, const char *arg) override;
+    void check_buffer_values(const Buffer &b, const char *arg) override;
+    int device_ordinal() const override { return device_; }
+
     void trim() override;
     uint64_t cache_bytes() const override;
     uint64_t allocations() const override;
@@ -159,6 +166,12 @@ private:
     void lde_impl(const LdeArgs &a);
     template <class F>
     void ntt_impl(Buffer &buf, const NttArgs &a);
+    // Device to host copies of results, counted as transfers.
+    void to_host(void *dst, const void *src, uint64_t bytes);
+    // A batch or layer boundary: progress, and on cancellation the queued
+    // work is drained before the call unwinds (it may read the caller's
+    // memory).
+    void poll(const char *stage, uint64_t done, uint64_t total);
 
     int device_;
     std::string name_;
@@ -167,6 +180,10 @@ private:
     HostTables tables_;
     cudaStream_t compute_{}, copy_{};
     cudaEvent_t ev_copied_[kSlots]{}, ev_done_[kSlots]{}, ev_pin_[kSlots]{};
+    // The caller's stream (gp_context_set_stream) and the events that order
+    // and time each call's work.
+    cudaStream_t user_stream_ = nullptr;
+    cudaEvent_t ev_user_{}, ev_call_start_{}, ev_call_stop_{};
     uint64_t pin_counter_ = 0;
     uint32_t threads_override_ = 0;
     uint32_t tile_log_override_ = 0;

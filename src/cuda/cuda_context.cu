@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/core.h"
+#include "core/trace.h"
 #include "core/host_alloc.h"
 #include "cuda/cuda_backend.h"
 #include "kernels/layout.cuh"
@@ -30,6 +31,9 @@ CudaBackend::CudaBackend(int device, unsigned threads) : device_(device), pool_(
     for (auto &e : ev_copied_) GP_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     for (auto &e : ev_done_) GP_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     for (auto &e : ev_pin_) GP_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    GP_CUDA(cudaEventCreateWithFlags(&ev_user_, cudaEventDisableTiming));
+    GP_CUDA(cudaEventCreate(&ev_call_start_));
+    GP_CUDA(cudaEventCreate(&ev_call_stop_));
     GP_CUDA(cudaMalloc(&flag_, sizeof(unsigned long long)));
     ++allocations_;
     set_smem_limits();
@@ -54,11 +58,84 @@ CudaBackend::~CudaBackend() {
     for (auto &e : ev_copied_) cudaEventDestroy(e);
     for (auto &e : ev_done_) cudaEventDestroy(e);
     for (auto &e : ev_pin_) cudaEventDestroy(e);
+    for (cudaEvent_t e : {ev_user_, ev_call_start_, ev_call_stop_}) cudaEventDestroy(e);
     cudaStreamDestroy(compute_);
     cudaStreamDestroy(copy_);
 }
 
 gp_backend CudaBackend::kind() const { return GP_BACKEND_CUDA; }
+
+void CudaBackend::begin_call() {
+    GP_CUDA(cudaSetDevice(device_));
+    if (user_stream_) {  // the caller's work queued so far comes first
+        GP_CUDA(cudaEventRecord(ev_user_, user_stream_));
+        GP_CUDA(cudaStreamWaitEvent(compute_, ev_user_, 0));
+        GP_CUDA(cudaStreamWaitEvent(copy_, ev_user_, 0));
+    }
+    GP_CUDA(cudaEventRecord(ev_call_start_, compute_));
+}
+
+uint64_t CudaBackend::end_call() noexcept {
+    // Every method has finished its device work before it returned; the
+    // events time the span of the call's work on the compute stream.
+    float ms = 0;
+    bool ok = cudaSetDevice(device_) == cudaSuccess && cudaEventRecord(ev_call_stop_, compute_) == cudaSuccess;
+    if (ok && user_stream_) ok = cudaStreamWaitEvent(user_stream_, ev_call_stop_, 0) == cudaSuccess;
+    ok = ok && cudaEventSynchronize(ev_call_stop_) == cudaSuccess &&
+         cudaEventElapsedTime(&ms, ev_call_start_, ev_call_stop_) == cudaSuccess;
+    if (!ok) {
+        cudaGetLastError();
+        return 0;
+    }
+    return (uint64_t)((double)ms * 1e6);
+}
+
+void CudaBackend::set_stream(void *stream) {
+    auto s = static_cast<cudaStream_t>(stream);
+    if (s) {
+        const cudaError_t e = cudaStreamQuery(s);
+        if (e != cudaSuccess && e != cudaErrorNotReady) {
+            cudaGetLastError();
+            fail(GP_ERR_INVALID_ARGUMENT, "stream = ", stream, " is not a usable CUDA stream of ", name_, " (",
+                 cudaGetErrorString(e), ")");
+        }
+    }
+    user_stream_ = s;
+}
+
+void CudaBackend::check_foreign(const void *data, uint64_t, const char *arg) {
+    if (!data) fail(GP_ERR_NULL_POINTER, "argument `", arg, "` is NULL");
+    cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, data) != cudaSuccess) {
+        cudaGetLastError();
+        attr.type = cudaMemoryTypeUnregistered;
+    }
+    const bool ok = (attr.type == cudaMemoryTypeDevice && attr.device == device_) || attr.type == cudaMemoryTypeManaged;
+    if (!ok)
+        fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", data, " is not device memory of device ", device_, " (", name_,
+             "); the CUDA backend wraps cudaMalloc'd or managed memory of its GPU");
+}
+
+void CudaBackend::check_buffer_values(const Buffer &b, const char *arg) {
+    GP_CUDA(cudaSetDevice(device_));
+    check_device_canonical(*b.field, b.data, b.rows * b.base_cols(), 0, arg);
+}
+
+void CudaBackend::poll(const char *stage, uint64_t done, uint64_t total) {
+    if (!monitor) return;
+    try {
+        monitor->poll(stage, done, total);
+    } catch (...) {
+        cudaStreamSynchronize(copy_);
+        cudaStreamSynchronize(compute_);
+        throw;
+    }
+}
+
+void CudaBackend::to_host(void *dst, const void *src, uint64_t bytes) {
+    GP_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    if (monitor) monitor->add_transfer(0, bytes);
+}
 std::string CudaBackend::device_name() const { return name_; }
 
 void *CudaBackend::alloc_buffer(uint64_t bytes) {
@@ -79,6 +156,7 @@ void CudaBackend::free_buffer(void *p) {
 }
 
 void CudaBackend::upload(Buffer &dst, const void *host, gp_layout layout, const char *arg) {
+    TraceRange trace("cuda: upload");
     GP_CUDA(cudaSetDevice(device_));
     const uint32_t es = dst.field->elem_size;
     const uint64_t count = dst.rows * dst.base_cols();
@@ -96,6 +174,7 @@ void CudaBackend::upload(Buffer &dst, const void *host, gp_layout layout, const 
 }
 
 void CudaBackend::download(const Buffer &src, void *host, gp_layout layout) {
+    TraceRange trace("cuda: download");
     GP_CUDA(cudaSetDevice(device_));
     const uint32_t es = src.field->elem_size;
     bool direct = layout == GP_LAYOUT_COL_MAJOR && src.ext == 1;
@@ -111,7 +190,7 @@ void CudaBackend::download(const Buffer &src, void *host, gp_layout layout) {
         from = tmp;
     }
     GP_CUDA(cudaStreamSynchronize(compute_));
-    GP_CUDA(cudaMemcpy(host, from, src.bytes, cudaMemcpyDeviceToHost));
+    to_host(host, from, src.bytes);
 }
 
 void CudaBackend::copy_rows(const Buffer &src, uint64_t src_col, uint64_t start, uint64_t stride, uint64_t count,
@@ -137,7 +216,7 @@ void CudaBackend::copy_rows(const Buffer &src, uint64_t src_col, uint64_t start,
 void CudaBackend::read_tree(const MerkleTree &t, uint64_t offset, void *out, uint64_t bytes) {
     GP_CUDA(cudaSetDevice(device_));
     GP_CUDA(cudaStreamSynchronize(compute_));
-    GP_CUDA(cudaMemcpy(out, static_cast<const char *>(t.nodes) + offset, bytes, cudaMemcpyDeviceToHost));
+    to_host(out, static_cast<const char *>(t.nodes) + offset, bytes);
 }
 
 void CudaBackend::trim() {
@@ -248,6 +327,7 @@ void CudaBackend::stage_chunk(const void *host, void *dst, uint64_t bytes, bool 
         from = pin;
     }
     GP_CUDA(cudaMemcpyAsync(dst, from, bytes, cudaMemcpyHostToDevice, copy_));
+    if (monitor) monitor->add_transfer(bytes, 0);
     GP_CUDA(cudaEventRecord(ev_pin_[slot], copy_));
 }
 

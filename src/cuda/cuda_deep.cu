@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/core.h"
+#include "core/trace.h"
 #include "cuda/cuda_backend.h"
 #include "kernels/deep.cuh"
 
@@ -12,6 +13,7 @@ namespace gp {
 namespace cuda {
 
 void CudaBackend::ood_sums(const OodArgs &a, uint64_t *out) {
+    TraceRange trace("cuda: ood sums");
     GP_CUDA(cudaSetDevice(device_));
     ext_dispatch(a.field, a.E, [&](auto F, auto Ec) {
         using Fd = decltype(F);
@@ -40,7 +42,7 @@ void CudaBackend::ood_sums(const OodArgs &a, uint64_t *out) {
         check_launch();
         std::vector<T> host(cols.size() * chunks * E);
         GP_CUDA(cudaStreamSynchronize(compute_));
-        GP_CUDA(cudaMemcpy(host.data(), partials, pb, cudaMemcpyDeviceToHost));
+        to_host(host.data(), partials, pb);
         for (uint64_t c = 0; c < cols.size(); ++c) {
             Ext<Fd, E> acc = Ext<Fd, E>::zero();
             for (uint64_t q = 0; q < chunks; ++q) {
@@ -54,6 +56,7 @@ void CudaBackend::ood_sums(const OodArgs &a, uint64_t *out) {
 }
 
 void CudaBackend::deep(const DeepArgs &a) {
+    TraceRange trace("cuda: deep");
     GP_CUDA(cudaSetDevice(device_));
     ext_dispatch(a.field, a.E, [&](auto F, auto Ec) {
         using Fd = decltype(F);

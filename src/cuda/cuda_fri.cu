@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include "core/core.h"
+#include "core/trace.h"
 #include "cuda/cuda_backend.h"
 #include "kernels/fri.cuh"
 
@@ -10,6 +11,7 @@ namespace gp {
 namespace cuda {
 
 void CudaBackend::fri_fold(const FriFoldArgs &a) {
+    TraceRange trace("cuda: fri fold");
     GP_CUDA(cudaSetDevice(device_));
     ext_dispatch(a.field, a.ext, [&](auto F, auto Dc) {
         using Fd = decltype(F);
@@ -25,6 +27,7 @@ void CudaBackend::fri_fold(const FriFoldArgs &a) {
 
 void CudaBackend::fri_to_matrix(uint32_t elem_size, uint32_t ext, uint32_t log_n, uint32_t log_a, bool bitrev,
                                 const void *in, void *out) {
+    TraceRange trace("cuda: fri matrix form");
     GP_CUDA(cudaSetDevice(device_));
     const uint64_t n = 1ull << log_n;
     const uint32_t grid = grid_for((n + 255) / 256, (uint32_t)sms_ * 16);

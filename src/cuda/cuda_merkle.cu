@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/core.h"
+#include "core/trace.h"
 #include "cuda/cuda_backend.h"
 #include "kernels/hash.cuh"
 #include "kernels/merkle.cuh"
@@ -26,6 +27,7 @@ const MatView<T> *CudaBackend::device_views(const std::vector<const Buffer *> &m
 }
 
 void CudaBackend::permute(int perm, void *states, uint64_t count) {
+    TraceRange trace("cuda: permute");
     GP_CUDA(cudaSetDevice(device_));
     int field = perm::field_of(perm);
     perm::dispatch(perm, [&](auto P) {
@@ -38,11 +40,12 @@ void CudaBackend::permute(int perm, void *states, uint64_t count) {
         kern::k_permute<Perm><<<grid_for((count + 127) / 128, (uint32_t)sms_ * 16), 128, 0, compute_>>>(dev, count);
         check_launch();
         GP_CUDA(cudaStreamSynchronize(compute_));
-        GP_CUDA(cudaMemcpy(states, dev, bytes, cudaMemcpyDeviceToHost));
+        to_host(states, dev, bytes);
     });
 }
 
 void CudaBackend::merkle_commit(const MerkleArgs &a, MerkleTree &t) {
+    TraceRange trace("cuda: merkle commit");
     GP_CUDA(cudaSetDevice(device_));
     tree_dispatch(a.spec, [&](auto h) {
         using H = decltype(h);
@@ -55,6 +58,7 @@ void CudaBackend::merkle_commit(const MerkleArgs &a, MerkleTree &t) {
             h, dv, a.groups[0].first, a.groups[0].second, n, nodes);
         check_launch();
         for (uint32_t k = 1; k <= (a.leaves_only ? 0 : a.log_h); ++k) {
+            poll("merkle", k, a.log_h);
             const uint64_t m = n >> k;
             kern::k_merkle_layer<H><<<grid_for((m + 127) / 128, (uint32_t)sms_ * 32), 128, 0, compute_>>>(
                 h, nodes + merkle_layer_offset(a.log_h, k - 1) * d, m, dv, a.groups[k].first,
@@ -67,6 +71,7 @@ void CudaBackend::merkle_commit(const MerkleArgs &a, MerkleTree &t) {
 
 void CudaBackend::merkle_open(const MerkleTree &t, const uint64_t *indices, uint64_t count, void *rows,
                               void *paths) {
+    TraceRange trace("cuda: merkle open");
     GP_CUDA(cudaSetDevice(device_));
     tree_dispatch(t.spec, [&](auto h) {
         using H = decltype(h);
@@ -89,8 +94,8 @@ void CudaBackend::merkle_open(const MerkleTree &t, const uint64_t *indices, uint
             t.path_len(), t.spec.digest, reinterpret_cast<const uint64_t *>(base), count, drows, dpaths);
         check_launch();
         GP_CUDA(cudaStreamSynchronize(compute_));
-        if (rows) GP_CUDA(cudaMemcpy(rows, drows, row_bytes, cudaMemcpyDeviceToHost));
-        if (paths) GP_CUDA(cudaMemcpy(paths, dpaths, path_bytes, cudaMemcpyDeviceToHost));
+        if (rows) to_host(rows, drows, row_bytes);
+        if (paths) to_host(paths, dpaths, path_bytes);
     });
 }
 

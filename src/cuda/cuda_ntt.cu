@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/core.h"
+#include "core/trace.h"
 #include "core/tables.h"
 #include "cuda/cuda_backend.h"
 #include "kernels/ntt.cuh"
@@ -292,6 +293,7 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
     const char *host = static_cast<const char *>(a.in_host);
     uint64_t i = 0;
     for (uint64_t c0 = 0; c0 < a.cols; c0 += batch, ++i) {
+        poll("lde", c0, a.cols);
         int slot = (int)(i % kSlots);
         uint64_t nc = std::min(batch, a.cols - c0);
         uint64_t bytes = nc * col_bytes;
@@ -351,11 +353,13 @@ void CudaBackend::ntt_impl(Buffer &buf, const NttArgs &a) {
 }
 
 void CudaBackend::lde(const LdeArgs &a) {
+    TraceRange trace("cuda: lde");
     GP_CUDA(cudaSetDevice(device_));
     dispatch_field(a.field->id, [&](auto F) { lde_impl<decltype(F)>(a); });
 }
 
 void CudaBackend::ntt(Buffer &buf, const NttArgs &a) {
+    TraceRange trace("cuda: ntt");
     GP_CUDA(cudaSetDevice(device_));
     dispatch_field(buf.field->id, [&](auto F) { ntt_impl<decltype(F)>(buf, a); });
 }

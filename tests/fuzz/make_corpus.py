@@ -76,7 +76,9 @@ class Prog:
     def field(self, f):  # GL, BB, KB, or a raw byte >= BAD
         return self.u8(f - 1 if f in (GL, BB, KB) else f)
 
-    def ext(self, f, e):
+    def ext(self, f, e):  # e >= BAD: that raw selector byte
+        if e >= BAD:
+            return self.u8(e)
         if f == GL:
             return self.u8(e - 1)
         return self.u8(1 if e == 4 else 0)
@@ -191,7 +193,7 @@ def seeds():
     p.from_host(GL, 1, 2, 1, el=(EL_ONE_BAD, 3, 1, 0))
     p.from_host(BB, 1, 2, 1, el=(EL_RAW, 9))
     p.from_host(KB, 1, 2, 1, el=(EL_PM1, 0))
-    p.create(BB, 2, 2, 1)                       # invalid extension degree
+    p.create(BB, 0xF4, 2, 1)                    # extension degree 2 of BabyBear
     p.op("buffer_create").u8(0xF1).ext(GL, 1).rows(2).cols(1).u8(0)  # unknown field
     p.op("buffer_create").field(GL).ext(GL, 1).u8(0xF0).cols(1).u8(0)  # 0 rows
     p.op("buffer_create").field(GL).ext(GL, 1).u8(0xF2).u8(0xF2).u8(0)  # wrapping size
@@ -318,7 +320,7 @@ def seeds():
     p.op("merkle_commit").matrices(0).u8(OPT_EXACT).merkle(SPONGE, 0, digest=(2, 4)).u8(1)
     p.merkle_check(1, (1,))
     p.op("merkle_commit").matrices(0).u8(OPT_EXACT).merkle(SPONGE, 0, digest=(5, 3)).u8(0)
-    p.op("merkle_commit").matrices(0).u8(OPT_EXACT).merkle(SPONGE, 0xC5).u8(0)  # KECCAK perm for sponge
+    p.op("merkle_commit").matrices(0).u8(OPT_EXACT).merkle(SPONGE, 0xCD).u8(0)  # Keccak-f for a sponge
     p.op("merkle_commit").matrices(0).u8(OPT_EXACT).merkle(0xF0, 0).u8(0)       # kind 0
     p.op("merkle_commit").matrices(0).u8(OPT_EXACT).merkle(SPONGE, 0, cap=0xF1).u8(0)
     p.op("merkle_commit").matrices(0, 1).u8(OPT_EXACT).merkle(MIDEN, 0).u8(0)   # one height only
@@ -337,9 +339,9 @@ def seeds():
     for f in (GL, BB):
         p.op("merkle_verify_raw").field(f).u8(OPT_EXACT).merkle().u8(1)
         p.rows(3).u8(1).ext(f, 1)
-        p.u8(4).elems(EL_RANDOM, 1).u8(2).elems(EL_RANDOM, 2).u8(12).elems(EL_RANDOM, 3).u8(5)
-    p.op("merkle_verify_raw").field(GL).u8(OPT_EXACT).merkle().u8(0)           # dims NULL
-    p.u8(4).elems().u8(2).elems().u8(0).elems().u8(0)
+        p.u8(4).elems(EL_RANDOM, 1).u8(1).elems(EL_RANDOM, 2).u8(12).elems(EL_RANDOM, 3).u8(0).u8(5)
+    p.op("merkle_verify_raw").field(GL).u8(OPT_EXACT).merkle().u8(0).rows(3).u8(1).ext(GL, 1)  # dims NULL
+    p.u8(4).elems().u8(1).elems().u8(12).elems().u8(0).u8(1)
     add("merkle_verify", p)
 
     # FRI.
@@ -368,11 +370,11 @@ def seeds():
     add("fri_begin_host", p)
 
     p = Prog()
-    for src, f, e, log_n in ((1, GL, 2, 5), (1, BB, 1, 6), (1, KB, 4, 4)):
-        p.op("fri_run").u8(src | 0x80).field(f).ext(f, e).u8(log_n).elems(EL_RANDOM, log_n).u8(OPT_EXACT)
-        p.fri(arity_log=1 + log_n % 3, final_log=0 if log_n != 5 else 1, merkle=dict(cap=0))
+    for f, e, log_n, arity_log, final_log, layers in ((GL, 2, 5, 1, 1, 4), (BB, 1, 6, 2, 2, 2),
+                                                      (KB, 4, 4, 3, 1, 1)):
+        p.op("fri_run").u8(0x81).field(f).ext(f, e).u8(log_n).elems(EL_RANDOM, log_n).u8(OPT_EXACT)
+        p.fri(arity_log=arity_log, final_log=final_log, merkle=dict(cap=0))
         p.u8(0)
-        layers = {5: 4, 6: 2, 4: 1}[log_n]
         for k in range(layers):
             p.u32(k + 11)
         p.fri_check((1, 2), path=True)
@@ -390,7 +392,7 @@ def seeds():
 
     p = Prog()
     p.from_host(GL, 1, 3, 1).from_host(GL, 1, 3, 2)
-    p.op("fri_begin").u8(0).u8(OPT_EXACT).fri(arity_log=2, final_log=2).u8(0)     # 8 -> 4 by 4
+    p.op("fri_begin").u8(0).u8(OPT_EXACT).fri(arity_log=1, final_log=0).u8(0)     # 3 layers
     p.op("fri_begin").u8(1).u8(OPT_EXACT).fri().u8(0)                             # two columns
     p.op("fri_begin").u8(0).u8(OPT_EXACT).fri(arity_log=0xF1).u8(0)
     p.op("fri_begin").u8(0).u8(OPT_EXACT).fri(final_log=0xF2).u8(0)
@@ -403,6 +405,7 @@ def seeds():
     p.op("fri_fold").u8(0).u8(5).u32(1).u8(0)                                     # non-canonical beta
     p.op("fri_fold").u8(0).u8(6).u32(1).u8(0).op("fri_fold").u8(0).u8(7).u32(1).u8(0)
     p.op("fri_fold").u8(0).u8(0).u32(1).u8(2)                                     # short cap
+    p.op("fri_fold").u8(0).u8(0).u32(1).u8(1)                                     # no cap
     p.op("fri_remainder").u8(0).u8(0).op("fri_open").u8(0).u8(0).u16(0).u8(0)     # too early
     p.op("fri_fold").u8(NULL_SLOT).op("fri_remainder").u8(NULL_SLOT).u8(0).op("fri_open").u8(NULL_SLOT)
     p.op("fri_begin_host").field(GL).ext(GL, 1).u8(0xF3).elems().u8(OPT_EXACT).fri().u8(0)  # n = 2^40
@@ -424,8 +427,8 @@ def seeds():
     p.op("deep").ood_args((0, 1)).u8(3).u8(0).u8(0).u32(1)            # values from gp_evaluate_ood
     p.op("deep").ood_args((0,)).u8(1).u8(0).u8(0).u32(2)              # zero coefficients
     p.from_host(BB, 4, 4, 1).from_host(KB, 1, 2, 3)
-    p.op("ood").ood_args((5,), cdeg=0x02).u8(0)
-    p.op("deep").ood_args((6,), cdeg=0x02).u8(3).u8(0).u8(0).u32(3)
+    p.op("ood").ood_args((4,), cdeg=0x02).u8(0)
+    p.op("deep").ood_args((5,), cdeg=0x02).u8(3).u8(0).u8(0).u32(3)
     add("ood_deep", p)
 
     p = Prog()
@@ -433,7 +436,7 @@ def seeds():
     p.op("ood").ood_args((0,), pmode=1).u8(0)                  # z in the coset
     p.op("ood").ood_args((0,), el=(EL_ONE_BAD, 1, 0, 0)).u8(0)  # non-canonical z
     p.op("ood").ood_args((0, 1)).u8(0)                         # heights differ
-    p.op("ood").ood_args((0, 2), cdeg=0x02).u8(0)              # degree 2 column, E = 1
+    p.op("ood").ood_args((0, 2), cdeg=0x00).u8(0)              # degree 2 column, E = 1
     p.op("ood").ood_args((0,), bound=0xF0).u8(0)               # degree bound 3
     p.op("ood").ood_args((0,), cdeg=0xF0).u8(0)                # challenge degree 5
     p.op("ood").ood_args((0,), npoints=0).u8(0)

@@ -1,0 +1,103 @@
+// Cancellation, progress and counters of a context's calls (see monitor.h).
+#include "core/monitor.h"
+
+#include <cstdio>
+
+#include "core/core.h"
+
+namespace gp {
+
+void CallMonitor::begin() {
+    caller_ = std::this_thread::get_id();
+    seq_.fetch_add(1);
+    in_flight_ = true;
+}
+
+void CallMonitor::end() { in_flight_ = false; }
+
+void CallMonitor::cancel() {
+    if (in_flight_) cancelled_ = seq_.load();
+}
+
+void CallMonitor::check_cancelled() const {
+    if (in_flight_ && cancelled_.load() == seq_.load())
+        fail(GP_ERR_CANCELLED, "cancelled by gp_context_cancel");
+}
+
+void CallMonitor::poll(const char *stage, uint64_t done, uint64_t total) {
+    check_cancelled();
+    gp_progress_fn fn = progress_.load();
+    if (fn && std::this_thread::get_id() == caller_) fn(progress_user_.load(), stage, done, total);
+}
+
+void CallMonitor::set_progress(gp_progress_fn fn, void *user) {
+    progress_user_ = user;
+    progress_ = fn;
+}
+
+void CallMonitor::set_log(gp_log_fn fn, void *user) {
+    std::lock_guard<std::mutex> g(mu_);
+    log_ = fn;
+    log_user_ = user;
+}
+
+void CallMonitor::record(const char *fname, gp_status st, uint64_t wall_ns, uint64_t device_ns,
+                         const char *message) {
+    gp_log_fn log;
+    void *user;
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        ++calls_;
+        call_ns_ += wall_ns;
+        device_ns_ += device_ns;
+        if (st != GP_OK) ++failed_;
+        gp_call_stats &s = per_call_[fname];
+        s.name = fname;
+        ++s.calls;
+        s.call_ns += wall_ns;
+        if (st != GP_OK) ++s.failed_calls;
+        log = log_;
+        user = log_user_;
+    }
+    if (!log) return;
+    char head[160];
+    std::snprintf(head, sizeof head, "%s %s %.3f ms", fname, gp_status_name(st), wall_ns / 1e6);
+    std::string line = head;
+    if (st != GP_OK && message && *message) line += std::string(": ") + message;
+    log(user, line.c_str());
+}
+
+void CallMonitor::counters(gp_counters &out) {
+    std::lock_guard<std::mutex> g(mu_);
+    out.calls = calls_;
+    out.failed_calls = failed_;
+    out.call_ns = call_ns_;
+    out.device_ns = device_ns_;
+    out.bytes_to_device = to_device_;
+    out.bytes_to_host = to_host_;
+}
+
+size_t CallMonitor::call_stats(gp_call_stats *out, size_t capacity) {
+    std::lock_guard<std::mutex> g(mu_);
+    size_t i = 0;
+    for (const auto &kv : per_call_) {
+        if (out && i < capacity) out[i] = kv.second;
+        ++i;
+    }
+    return per_call_.size();
+}
+
+void CallMonitor::reset() {
+    std::lock_guard<std::mutex> g(mu_);
+    calls_ = failed_ = call_ns_ = device_ns_ = 0;
+    to_device_ = 0;
+    to_host_ = 0;
+    per_call_.clear();
+}
+
+CallRecord &current_call() {
+    thread_local CallRecord r;
+    return r;
+}
+
+}  // namespace gp

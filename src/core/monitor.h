@@ -1,0 +1,69 @@
+// What a context knows of the calls made on it: the call in flight (its
+// cancellation and progress) and counters over all of them.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "gpuprover.h"
+
+namespace gp {
+
+class CallMonitor {
+public:
+    // The outermost call on the context begins and ends (under its call
+    // lock, on the calling thread).
+    void begin();
+    void end();
+    // From any thread: cancels the call in flight, if any.
+    void cancel();
+    // At a batch or layer boundary of the call in flight, on any of its
+    // threads: throws GP_ERR_CANCELLED if it was cancelled; on the calling
+    // thread also reports progress.
+    void poll(const char *stage, uint64_t done, uint64_t total);
+    // Throws GP_ERR_CANCELLED if the call in flight was cancelled.
+    void check_cancelled() const;
+
+    void set_progress(gp_progress_fn fn, void *user);
+    void set_log(gp_log_fn fn, void *user);
+
+    // Accounting of a finished call (on the calling thread, after it let go
+    // of the call lock); calls the log callback.
+    void record(const char *fname, gp_status st, uint64_t wall_ns, uint64_t device_ns, const char *message);
+    void add_transfer(uint64_t to_device, uint64_t to_host) {
+        to_device_ += to_device;
+        to_host_ += to_host;
+    }
+    void counters(gp_counters &out);
+    size_t call_stats(gp_call_stats *out, size_t capacity);
+    void reset();
+
+    uint32_t depth = 0;  // nesting of calls on the thread holding the call lock
+
+private:
+    std::atomic<uint64_t> seq_{0}, cancelled_{0};
+    std::atomic<bool> in_flight_{false};
+    std::thread::id caller_;
+    std::atomic<gp_progress_fn> progress_{nullptr};
+    std::atomic<void *> progress_user_{nullptr};
+    std::atomic<uint64_t> to_device_{0}, to_host_{0};
+    std::mutex mu_;  // the fields below
+    gp_log_fn log_ = nullptr;
+    void *log_user_ = nullptr;
+    uint64_t calls_ = 0, failed_ = 0, call_ns_ = 0, device_ns_ = 0;
+    std::map<std::string, gp_call_stats> per_call_;
+};
+
+// The call of this thread that guard() runs: what ContextCall tells it.
+struct CallRecord {
+    std::shared_ptr<CallMonitor> monitor;  // set once a context is entered
+    uint64_t device_ns = 0;
+};
+CallRecord &current_call();
+
+}  // namespace gp
