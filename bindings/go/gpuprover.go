@@ -53,6 +53,8 @@ const (
 	// (MerkleVerify, FRIVerify). Other statuses from the verifiers mean
 	// malformed arguments.
 	ErrVerifyFailed Status = C.GP_ERR_VERIFY_FAILED
+	// ErrCancelled: the call was cancelled (Context.Cancel).
+	ErrCancelled Status = C.GP_ERR_CANCELLED
 )
 
 // String returns the status' symbolic name, e.g. "GP_ERR_SHAPE_MISMATCH".

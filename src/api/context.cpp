@@ -26,6 +26,7 @@ GP_EXPORT const char *gp_status_name(gp_status status) {
         case GP_ERR_CUDA: return "GP_ERR_CUDA";
         case GP_ERR_INTERNAL: return "GP_ERR_INTERNAL";
         case GP_ERR_VERIFY_FAILED: return "GP_ERR_VERIFY_FAILED";
+        case GP_ERR_CANCELLED: return "GP_ERR_CANCELLED";
     }
     return "GP_ERR_UNKNOWN";
 }

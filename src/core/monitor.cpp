@@ -25,9 +25,9 @@ void CallMonitor::check_cancelled() const {
 }
 
 void CallMonitor::poll(const char *stage, uint64_t done, uint64_t total) {
-    check_cancelled();
     gp_progress_fn fn = progress_.load();
     if (fn && std::this_thread::get_id() == caller_) fn(progress_user_.load(), stage, done, total);
+    check_cancelled();  // the callback itself may have cancelled
 }
 
 void CallMonitor::set_progress(gp_progress_fn fn, void *user) {

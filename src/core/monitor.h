@@ -23,8 +23,8 @@ public:
     // From any thread: cancels the call in flight, if any.
     void cancel();
     // At a batch or layer boundary of the call in flight, on any of its
-    // threads: throws GP_ERR_CANCELLED if it was cancelled; on the calling
-    // thread also reports progress.
+    // threads: on the calling thread reports progress; then throws
+    // GP_ERR_CANCELLED if the call was cancelled.
     void poll(const char *stage, uint64_t done, uint64_t total);
     // Throws GP_ERR_CANCELLED if the call in flight was cancelled.
     void check_cancelled() const;

@@ -118,6 +118,7 @@ public:
                 for (uint64_t i = H_ * p / parts; i < H_ * (p + 1) / parts; ++i)
                     merkle_leaf(h, views.data(), a.groups[0].first, a.groups[0].second, i, nodes + i * d);
             });
+            stepped("merkle", done, parts + a.log_h);
             if (a.leaves_only) return;
             for (uint32_t k = 1; k <= a.log_h; ++k) {
                 step("merkle", done, parts + a.log_h);
@@ -240,10 +241,16 @@ public:
     uint64_t evictions() const override { return tables_.evictions(); }
 
 private:
-    // A unit of a long step is starting: cancellation and progress.
+    // A unit of a long step is starting, on any thread of the pool:
+    // cancellation, and progress where the calling thread runs it.
     void step(const char *stage, std::atomic<uint64_t> &done, uint64_t total) {
         const uint64_t d = done++;
         if (monitor) monitor->poll(stage, d, total);
+    }
+    // A parallel section ended: the calling thread reports (the pool's other
+    // threads may have run every unit of it) and checks for cancellation.
+    void stepped(const char *stage, const std::atomic<uint64_t> &done, uint64_t total) {
+        if (monitor) monitor->poll(stage, done.load(), total);
     }
 
     // Names the first offending index, whichever thread finds one.
@@ -298,6 +305,7 @@ private:
             for (uint64_t i = 0; i < n; ++i) c[bit_reverse(i, log_n)] = i < rows_in ? input(i, j) : 0;
             dit_stages<F>(c, log_n, 0, log_n, tw_inv);
         });
+        stepped("lde", done, steps);
 
         // Phase 2: each (column, coset) independently.
         T *out = static_cast<T *>(a.out->data);
@@ -322,6 +330,7 @@ private:
                 dif_stages<F>(y, log_n, 0, log_n, tw_fwd);
             }
         });
+        stepped("lde", done, steps);
     }
 
     template <class F>
@@ -356,6 +365,7 @@ private:
                 for (uint64_t p = 0; p < n; ++p) x[p] = F::mul_tw(x[p], pw[coeff_index(p, out_rev)]);
             if (out_rev != (a.output_order == GP_ORDER_BIT_REVERSED)) bit_reverse_permute(x, log_n);
         });
+        stepped("ntt", done, buf.base_cols());
     }
 
     ThreadPool pool_;

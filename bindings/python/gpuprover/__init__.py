@@ -106,6 +106,7 @@ class Status(enum.IntEnum):
     CUDA = 13
     INTERNAL = 14
     VERIFY_FAILED = 15
+    CANCELLED = 16
 
 
 class Field(enum.IntEnum):

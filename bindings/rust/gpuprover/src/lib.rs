@@ -123,6 +123,8 @@ pub enum Status {
     Internal,
     /// A proof or opening did not verify ([`merkle_verify`], [`fri_verify`]).
     VerifyFailed,
+    /// The call was cancelled (`gp_context_cancel`).
+    Cancelled,
     /// A status this version of the bindings does not know.
     Unknown(u32),
 }
@@ -148,6 +150,7 @@ impl Status {
             S::GP_ERR_CUDA => Status::Cuda,
             S::GP_ERR_INTERNAL => Status::Internal,
             S::GP_ERR_VERIFY_FAILED => Status::VerifyFailed,
+            S::GP_ERR_CANCELLED => Status::Cancelled,
             // `as`: the C enum's integer type is platform-dependent.
             #[allow(clippy::unnecessary_cast)]
             other => Status::Unknown(other.0 as u32),
@@ -173,6 +176,7 @@ impl Status {
             Status::Cuda => S::GP_ERR_CUDA,
             Status::Internal => S::GP_ERR_INTERNAL,
             Status::VerifyFailed => S::GP_ERR_VERIFY_FAILED,
+            Status::Cancelled => S::GP_ERR_CANCELLED,
             Status::Unknown(raw) => sys::gp_status(raw as _),
         }
     }
@@ -196,6 +200,7 @@ impl Status {
             Status::Cuda => "GP_ERR_CUDA",
             Status::Internal => "GP_ERR_INTERNAL",
             Status::VerifyFailed => "GP_ERR_VERIFY_FAILED",
+            Status::Cancelled => "GP_ERR_CANCELLED",
             Status::Unknown(_) => "GP_ERR_UNKNOWN",
         }
     }
