@@ -35,7 +35,8 @@
  *
  * Exit status: 0 on success, 1 when a gpuprover call fails, 2 on bad
  * command-line arguments (including shapes the demo refuses before it
- * allocates anything).
+ * allocates any buffer: an LDE over 8 GiB, or beyond the field's
+ * two-adicity; with --log-n given, before it creates the context).
  */
 #define _POSIX_C_SOURCE 199309L
 
@@ -506,56 +507,37 @@ static void on_progress(void *user, const char *stage, uint64_t done,
 #define H200_DEVICE_COPY_BPS 4.27e12        /* bytes read + written */
 #define H200_BUTTERFLIES_GOLDILOCKS 6.15e11 /* NTT butterflies per second */
 #define H200_BUTTERFLIES_31BIT 1.74e12
-#define H200_MULS_GOLDILOCKS 8.88e11        /* multiplications per second */
-#define H200_MULS_31BIT 1.42e12
 
 typedef struct step_floors {
-    double upload, lde, commit, download; /* seconds; 0 = not stated */
+    double upload, lde, commit, download; /* seconds; 0 = none stated */
 } step_floors;
 
-static double max2(double a, double b)
-{
-    return a > b ? a : b;
-}
-
-/* The floors of the four steps on an H200: the time each step needs at
- * docs/PERF.md's ceilings. Upload: the input over PCIe. LDE: its input read
- * and output written once, or its butterflies (an inverse NTT of n and B
- * forward NTTs of n per column), whichever takes longer. Commit (Poseidon2
- * profiles only): the LDE read once, or the permutations' multiplications
- * (docs/PERF.md's count: 520 per Goldilocks width-8 permutation, 772
- * BabyBear and 616 KoalaBear width 16), whichever takes longer. Download:
- * docs/PERF.md has no device-to-host ceiling, so none is stated. */
+/* The floors of the steps on an H200: the time a step needs at
+ * docs/PERF.md's ceilings. Upload: the input crosses PCIe once (the demo
+ * uploads pageable memory, which is no faster than pinned). LDE: the input
+ * is read and the output written once, and the butterflies are done (an
+ * inverse NTT of n and B forward NTTs of n per column), whichever takes
+ * longer. None for the commit (docs/PERF.md's commit floors count
+ * multiplications by a model that the 31-bit kernels beat, so they are no
+ * bound) nor for the download (docs/PERF.md measures no device-to-host
+ * ceiling). */
 static void h200_floors(const demo_args *a, const demo_shape *s,
                         step_floors *f)
 {
-    const int gl = a->field == GP_FIELD_GOLDILOCKS;
     const double n = (double)s->n;
-    const double cols = (double)a->cols;
-    double butterflies;
+    const double butterflies =
+        (1.0 + (double)a->blowup) * (n / 2.0) * (double)a->log_n *
+        (double)a->cols;
+    const double memory =
+        (double)(s->in_bytes + s->out_bytes) / H200_DEVICE_COPY_BPS;
+    const double arithmetic =
+        butterflies / (a->field == GP_FIELD_GOLDILOCKS
+                           ? H200_BUTTERFLIES_GOLDILOCKS
+                           : H200_BUTTERFLIES_31BIT);
 
     f->upload = (double)s->in_bytes / H200_PINNED_UPLOAD_BPS;
-
-    butterflies = (1.0 + (double)a->blowup) * (n / 2.0) * (double)a->log_n *
-                  cols;
-    f->lde = max2((double)(s->in_bytes + s->out_bytes) / H200_DEVICE_COPY_BPS,
-                  butterflies / (gl ? H200_BUTTERFLIES_GOLDILOCKS
-                                    : H200_BUTTERFLIES_31BIT));
-
+    f->lde = memory > arithmetic ? memory : arithmetic;
     f->commit = 0.0;
-    if (strcmp(a->hash, "poseidon2") == 0) {
-        const double rate = gl ? 4.0 : 8.0;
-        const double muls = gl ? 520.0
-                               : a->field == GP_FIELD_BABYBEAR ? 772.0 : 616.0;
-        const double leaves = (double)s->out_rows;
-        const double blocks = (double)((a->cols + (uint64_t)rate - 1) /
-                                       (uint64_t)rate);
-        const double perms = leaves * blocks + (leaves - 1.0);
-        f->commit = max2((double)s->out_bytes / H200_DEVICE_COPY_BPS,
-                         perms * muls /
-                             (gl ? H200_MULS_GOLDILOCKS : H200_MULS_31BIT));
-    }
-
     f->download = 0.0;
 }
 
@@ -789,15 +771,13 @@ int main(int argc, char **argv)
     } else if (strstr(device, "H200") != NULL) {
         h200_floors(&args, &shape, &floors);
         floor_note =
-            "floor: the step's time at the H200 ceilings measured in "
-            "docs/PERF.md\n"
-            "       (55.5 GB/s pinned upload, 4.27 TB/s device copy, "
-            "butterfly and multiply\n"
-            "       rates); another machine's ceilings differ. x floor = "
-            "time / floor.\n"
-            "       No device-to-host ceiling is measured there, and no "
-            "commit floor for\n"
-            "       Keccak or RPO.";
+            "floor: the step's time at the ceilings docs/PERF.md measured "
+            "on an H200\n"
+            "       (55.5 GB/s pinned upload; 4.27 TB/s device copy and NTT "
+            "butterfly rate\n"
+            "       for the LDE); another machine's ceilings differ. x floor "
+            "= time / floor.\n"
+            "       None is stated for the commit or the download.";
     } else {
         floor_note = "floor: docs/PERF.md measures ceilings on an H200 only; "
                      "none is stated\n       for this device";

@@ -313,8 +313,9 @@ GP_API gp_status gp_buffer_data(const gp_buffer *buf, void **data);
  *  every later call waits for the work queued on `stream` before the call,
  *  and returns after its own device work is done, so work the caller queues
  *  on `stream` afterwards sees its results. `stream` is a cudaStream_t of
- *  the context's GPU (NULL: no stream, the default). The stream must
- *  outlive its use; set NULL before destroying it. GP_ERR_UNSUPPORTED on
+ *  the context's GPU (NULL: no stream, the default); the library cannot
+ *  check a handle without using it, so passing anything else is undefined.
+ *  The stream must outlive its use; set NULL before destroying it. GP_ERR_UNSUPPORTED on
  *  the CPU backend for a non-NULL stream. */
 GP_API gp_status gp_context_set_stream(gp_context *ctx, void *stream);
 

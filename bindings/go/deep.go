@@ -6,8 +6,10 @@ package gpuprover
 import "C"
 
 import (
+	"context"
 	"fmt"
 	"runtime"
+	"unsafe"
 )
 
 // ---------------------------------------------------------------------------
@@ -91,19 +93,25 @@ func (o *ConstraintOptions) c(field Field) C.gp_constraint_options {
 // ErrClosed once the segments were closed. Close both when done. opts may be
 // nil for the defaults.
 func (c *Context) ConstraintCommit(evaluations *Buffer, opts *ConstraintOptions) (*Buffer, *MerkleTree, error) {
-	const op = "gp_constraint_commit"
-	if err := c.lock(); err != nil {
+	return c.ConstraintCommitContext(context.Background(), evaluations, opts)
+}
+
+// ConstraintCommitContext is ConstraintCommit, stopped when ctx is done (see
+// LDEContext).
+func (c *Context) ConstraintCommitContext(ctx context.Context, evaluations *Buffer, opts *ConstraintOptions) (*Buffer, *MerkleTree, error) {
+	const op, method = "gp_constraint_commit", "Context.ConstraintCommit"
+	if err := c.lock(method); err != nil {
 		return nil, nil, err
 	}
-	defer c.mu.Unlock()
-	if err := c.sameContext(op, evaluations, "evaluations"); err != nil {
+	defer c.unlock()
+	if err := c.sameContext(method, op, evaluations, "evaluations"); err != nil {
 		return nil, nil, err
 	}
 	field := evaluations.field
 	co := opts.c(field)
 	var sh *C.gp_buffer
 	var th *C.gp_merkle_tree
-	err := call(op, func() C.gp_status {
+	err := c.callContext(ctx, op, func() C.gp_status {
 		return C.gp_constraint_commit(c.h, evaluations.h, &co, &sh, &th)
 	})
 	if err != nil {
@@ -124,7 +132,6 @@ func (c *Context) ConstraintCommit(evaluations *Buffer, opts *ConstraintOptions)
 		digestSize: int(C.gp_merkle_digest_size(th)),
 		capSize:    int(C.gp_merkle_cap_size(th)),
 	}
-	c.trees[th] = struct{}{}
 	runtime.SetFinalizer(t, (*MerkleTree).Close)
 	return seg, t, nil
 }
@@ -180,14 +187,14 @@ func (o *OODOptions) c() C.gp_ood_options {
 
 // oodShape checks the column buffers (c.mu held) and returns their handles,
 // their field, E and the number of columns over all of them.
-func (c *Context) oodShape(op string, opts *OODOptions, columns []*Buffer) ([]*C.gp_buffer, Field, int, int, error) {
+func (c *Context) oodShape(method, op string, opts *OODOptions, columns []*Buffer) ([]*C.gp_buffer, Field, int, int, error) {
 	if len(columns) == 0 {
 		return nil, 0, 0, 0, argError(op, ErrInvalidArgument, "no columns (at least one buffer is needed)")
 	}
 	hs := make([]*C.gp_buffer, len(columns))
 	cols := 0
 	for i, b := range columns {
-		if err := c.sameContext(op, b, fmt.Sprintf("columns[%d]", i)); err != nil {
+		if err := c.sameContext(method, op, b, fmt.Sprintf("columns[%d]", i)); err != nil {
 			return nil, 0, 0, 0, err
 		}
 		hs[i] = b.h
@@ -215,45 +222,64 @@ func numPoints(op string, n, ext int) (int, error) {
 // It returns, as the same type, for each point, for each buffer in order, for
 // each of its columns, f(z) as E coefficients: the value at z of the
 // polynomial of degree < DegreeBound that the rows interpolate. opts may be
-// nil for the defaults.
+// nil for the defaults. The generic EvaluateOOD takes and returns typed
+// slices.
 func (c *Context) EvaluateOOD(opts *OODOptions, points interface{}, columns ...*Buffer) (interface{}, error) {
+	return c.EvaluateOODContext(context.Background(), opts, points, columns...)
+}
+
+// EvaluateOODContext is EvaluateOOD, stopped when ctx is done (see
+// LDEContext).
+func (c *Context) EvaluateOODContext(ctx context.Context, opts *OODOptions, points interface{}, columns ...*Buffer) (interface{}, error) {
 	const op = "gp_evaluate_ood"
-	if err := c.lock(); err != nil {
-		return nil, err
-	}
-	defer c.mu.Unlock()
-	hs, field, ext, cols, err := c.oodShape(op, opts, columns)
-	if err != nil {
-		return nil, err
-	}
-	esz := field.ElementSize()
-	pp, n, err := hostSlice(op, points, esz)
-	if err != nil {
-		return nil, err
-	}
-	np, err := numPoints(op, n, ext)
-	if err != nil {
-		return nil, err
-	}
-	outLen := np * cols * ext
 	var out interface{}
-	if esz == 4 {
-		out = make([]uint32, outLen)
-	} else {
-		out = make([]uint64, outLen)
-	}
-	outPtr, _, _ := hostSlice(op, out, esz)
-	co := opts.c()
-	err = call(op, func() C.gp_status {
-		return C.gp_evaluate_ood(c.h, &hs[0], C.uint32_t(len(hs)), &co, pp, C.uint32_t(np), outPtr,
-			C.uint64_t(outLen*esz))
+	var esz int
+	err := c.evaluateOOD(ctx, opts, columns, func(field Field) (unsafe.Pointer, int, error) {
+		esz = field.ElementSize()
+		return hostSlice(op, points, esz)
+	}, func(n int) unsafe.Pointer {
+		if esz == 4 {
+			out = make([]uint32, n)
+		} else {
+			out = make([]uint64, n)
+		}
+		p, _, _ := hostSlice(op, out, esz)
+		return p
 	})
-	runtime.KeepAlive(points)
-	runtime.KeepAlive(out)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// evaluateOOD checks the columns, gets the points from points(field) and an
+// output of n elements from alloc(n), and evaluates.
+func (c *Context) evaluateOOD(ctx context.Context, opts *OODOptions, columns []*Buffer,
+	points func(Field) (unsafe.Pointer, int, error), alloc func(n int) unsafe.Pointer) error {
+	const op, method = "gp_evaluate_ood", "Context.EvaluateOOD"
+	if err := c.lock(method); err != nil {
+		return err
+	}
+	defer c.unlock()
+	hs, field, ext, cols, err := c.oodShape(method, op, opts, columns)
+	if err != nil {
+		return err
+	}
+	pp, n, err := points(field)
+	if err != nil {
+		return err
+	}
+	np, err := numPoints(op, n, ext)
+	if err != nil {
+		return err
+	}
+	outLen := np * cols * ext
+	outPtr := alloc(outLen)
+	co := opts.c()
+	return c.callContext(ctx, op, func() C.gp_status {
+		return C.gp_evaluate_ood(c.h, &hs[0], C.uint32_t(len(hs)), &co, pp, C.uint32_t(np), outPtr,
+			C.uint64_t(outLen*field.ElementSize()))
+	})
 }
 
 // DeepComposition writes into out (a buffer of this context with M rows and
@@ -265,55 +291,66 @@ func (c *Context) EvaluateOOD(opts *OODOptions, points interface{}, columns ...*
 // the columns of the buffers in order, points are the z_j (as EvaluateOOD
 // takes them), values the v as EvaluateOOD returns them and alphas the
 // coefficients in the same layout, all of the field's Go element type. The
-// output is ready for FRIBegin. opts may be nil for the defaults.
+// output is ready for FRIBegin. opts may be nil for the defaults. The
+// generic DeepComposition takes typed slices.
 func (c *Context) DeepComposition(opts *OODOptions, points, values, alphas interface{}, out *Buffer, columns ...*Buffer) error {
+	return c.DeepCompositionContext(context.Background(), opts, points, values, alphas, out, columns...)
+}
+
+// DeepCompositionContext is DeepComposition, stopped when ctx is done (see
+// LDEContext).
+func (c *Context) DeepCompositionContext(ctx context.Context, opts *OODOptions, points, values, alphas interface{},
+	out *Buffer, columns ...*Buffer) error {
 	const op = "gp_deep_composition"
-	if err := c.lock(); err != nil {
+	return c.deepComposition(ctx, opts, out, columns, func(field Field) ([3]unsafe.Pointer, [3]int, error) {
+		var ps [3]unsafe.Pointer
+		var ns [3]int
+		for i, s := range [3]interface{}{points, values, alphas} {
+			p, n, err := hostSlice(op, s, field.ElementSize())
+			if err != nil {
+				return ps, ns, err
+			}
+			ps[i], ns[i] = p, n
+		}
+		return ps, ns, nil
+	})
+}
+
+// deepComposition checks the columns and out, gets points, values and
+// alphas from host(field), and composes.
+func (c *Context) deepComposition(ctx context.Context, opts *OODOptions, out *Buffer, columns []*Buffer,
+	host func(Field) ([3]unsafe.Pointer, [3]int, error)) error {
+	const op, method = "gp_deep_composition", "Context.DeepComposition"
+	if err := c.lock(method); err != nil {
 		return err
 	}
-	defer c.mu.Unlock()
-	hs, field, ext, cols, err := c.oodShape(op, opts, columns)
+	defer c.unlock()
+	hs, field, ext, cols, err := c.oodShape(method, op, opts, columns)
 	if err != nil {
 		return err
 	}
-	if err := c.sameContext(op, out, "out"); err != nil {
+	if err := c.sameContext(method, op, out, "out"); err != nil {
 		return err
 	}
-	esz := field.ElementSize()
-	pp, n, err := hostSlice(op, points, esz)
+	ps, ns, err := host(field)
 	if err != nil {
 		return err
 	}
-	np, err := numPoints(op, n, ext)
+	np, err := numPoints(op, ns[0], ext)
 	if err != nil {
 		return err
 	}
 	// The library reads points x columns x E values and alphas without being
 	// told their sizes: they are checked here.
 	want := np * cols * ext
-	vp, nv, err := hostSlice(op, values, esz)
-	if err != nil {
-		return err
-	}
-	ap, na, err := hostSlice(op, alphas, esz)
-	if err != nil {
-		return err
-	}
-	for _, s := range []struct {
-		name string
-		n    int
-	}{{"values", nv}, {"alphas", na}} {
-		if s.n != want {
+	for i, name := range []string{"values", "alphas"} {
+		if ns[i+1] != want {
 			return argError(op, ErrShapeMismatch, "%s holds %d values; %d points x %d columns x E = %d needs %d",
-				s.name, s.n, np, cols, ext, want)
+				name, ns[i+1], np, cols, ext, want)
 		}
 	}
 	co := opts.c()
-	err = call(op, func() C.gp_status {
-		return C.gp_deep_composition(c.h, &hs[0], C.uint32_t(len(hs)), &co, pp, C.uint32_t(np), vp, ap, out.h)
+	return c.callContext(ctx, op, func() C.gp_status {
+		return C.gp_deep_composition(c.h, &hs[0], C.uint32_t(len(hs)), &co, ps[0], C.uint32_t(np), ps[1], ps[2], out.h)
 	})
-	runtime.KeepAlive(points)
-	runtime.KeepAlive(values)
-	runtime.KeepAlive(alphas)
-	return err
 }

@@ -37,27 +37,52 @@
 // # Data
 //
 // Field elements cross the API in canonical form: Goldilocks elements (and
-// Keccak lanes) as []uint64, BabyBear and KoalaBear elements as []uint32.
+// Keccak lanes) as uint64, BabyBear and KoalaBear elements as uint32.
 // Extension-field elements are their base-field coefficients, lowest degree
 // first. Host slices passed in must hold exactly rows*cols*extDegree base
 // elements; values >= p are rejected with ErrNonCanonical.
+//
+// Go methods cannot have type parameters, so the methods take host data as
+// an interface{} holding a []uint64 or []uint32 (or a slice of a type defined
+// on one of them). Each has a generic twin over []T, T an Element
+// (~uint64 | ~uint32): a package-level function of the same name whose first
+// arguments are a context.Context (for the long calls) and the receiver,
+// e.g. BufferFromHost, ToHost, Elements, LDEHost, PermuteBatch, FRIBeginHost,
+// Fold, FRICommit (with a typed challenge func), Betas, Remainder,
+// OpeningRows, EvaluateOOD and DeepComposition.
+//
+// # Cancellation, progress, counters
+//
+// The long calls (LDE, LDEHost, NTT, MerkleCommit, MerkleHashRows, FRIBegin,
+// FRIBeginHost, FRI.Fold, FRICommit, EvaluateOOD, DeepComposition,
+// ConstraintCommit) have a variant taking a context.Context, named with a
+// Context suffix (LDEContext, ...): when the context.Context is done, the
+// call stops at its next batch or layer boundary and returns an error that
+// matches both ErrCancelled and ctx.Err() (errors.Is). Context.Cancel stops
+// the call in flight from any goroutine. SetProgress installs a ProgressFunc
+// that the library calls between batches and layers; SetLog a LogFunc that
+// gets one line per call; Counters and CallStats report the calls made.
 //
 // # Resources and errors
 //
 // Contexts, buffers, trees and FRI commitments own library memory (device
 // memory on the CUDA backend). Close releases it; a finalizer releases what
 // was not closed, but only when the garbage collector runs, which it does not
-// do because device memory runs short. Closing a context also releases the
-// FRIs, trees and buffers it created that are still open; they then report
-// ErrClosed.
+// do because device memory runs short. Every object keeps its Context
+// reachable. Closing a context also releases the FRIs, trees and buffers it
+// created that are still open.
 //
-// Every failing call returns an *Error carrying the library's status and its
-// message (gp_last_error). Errors can be matched by status:
+// Every failing library call returns an *Error carrying the library's status
+// and its message (gp_last_error). Errors can be matched by status:
 //
 //	if errors.Is(err, gpuprover.ErrNonCanonical) { ... }
 //	var gerr *gpuprover.Error
 //	if errors.As(err, &gerr) { log.Print(gerr.Status, gerr.Message) }
 //
+// Methods of a closed object return a *ClosedError naming the method and the
+// object ("gpuprover: Buffer.ToHost on a closed Buffer"), which matches
+// ErrClosed.
+//
 // A Context may be used from several goroutines: calls on one context are
-// serialized by a mutex. Use one context per goroutine for parallelism.
+// serialized. Use one context per goroutine for parallelism.
 package gpuprover

@@ -1,6 +1,7 @@
 package gpuprover_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -128,4 +129,46 @@ func ExampleContext_FRICommit() {
 	openings, _ := fri.Open(11)
 	fmt.Println(fri.LayerCount(), rem, fri.Verify(11, openings[0]))
 	// Output: 2 [42] <nil>
+}
+
+func ExampleLDEHost() {
+	ctx, err := gp.NewContext(nil)
+	if err != nil {
+		panic(err)
+	}
+	defer ctx.Close()
+	// The generic functions take typed slices of any uint64- or
+	// uint32-based element type, and a context.Context for long calls.
+	type felt uint64
+	trace := []felt{5, 5, 5, 5}
+	out, err := ctx.NewBuffer(gp.Goldilocks, 1, 8, 1)
+	if err != nil {
+		panic(err)
+	}
+	defer out.Close()
+	if err := gp.LDEHost(context.Background(), ctx, gp.Goldilocks, 1, trace, 4, 1, out, nil); err != nil {
+		panic(err)
+	}
+	values, err := gp.Elements[felt](out, gp.ColMajor)
+	fmt.Println(values, err)
+	// Output: [5 5 5 5 5 5 5 5] <nil>
+}
+
+func ExampleContext_Cancel() {
+	ctx, err := gp.NewContext(&gp.ContextOptions{Backend: gp.BackendCPU})
+	if err != nil {
+		panic(err)
+	}
+	defer ctx.Close()
+	out, err := ctx.NewBuffer(gp.Goldilocks, 1, 64, 4)
+	if err != nil {
+		panic(err)
+	}
+	defer out.Close()
+	// Stop the call at its first progress report (another goroutine would
+	// call Cancel, or cancel the context.Context given to LDEHostContext).
+	ctx.SetProgress(func(stage string, done, total uint64) { ctx.Cancel() })
+	err = ctx.LDEHostContext(context.Background(), gp.Goldilocks, 1, make([]uint64, 32*4), 32, 4, out, nil)
+	fmt.Println(errors.Is(err, gp.ErrCancelled))
+	// Output: true
 }

@@ -23,9 +23,11 @@ static gp_status gp_go_fri_commit(gp_context *ctx, const gp_buffer *codeword,
 import "C"
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/cgo"
+	"unsafe"
 )
 
 // FRIFold is how a group of sibling values is combined with the challenge
@@ -135,7 +137,7 @@ type FRI struct {
 	betas   []byte
 }
 
-// newFRI registers a handle; c.mu is held.
+// newFRI wraps a handle; c.mu is held.
 func (c *Context) newFRI(h *C.gp_fri, field Field, ext uint32, n uint64, opts *FRIOptions) *FRI {
 	f := &FRI{
 		ctx:     c,
@@ -147,7 +149,6 @@ func (c *Context) newFRI(h *C.gp_fri, field Field, ext uint32, n uint64, opts *F
 		layers:  uint32(C.gp_fri_layer_count(h)),
 		capSize: int(C.gp_fri_cap_size(h)),
 	}
-	c.fris[h] = struct{}{}
 	runtime.SetFinalizer(f, (*FRI).Close)
 	return f
 }
@@ -156,12 +157,17 @@ func (c *Context) newFRI(h *C.gp_fri, field Field, ext uint32, n uint64, opts *F
 // extension degree, a power-of-two number of rows) and commits layer 0
 // (gp_fri_begin). The codeword is copied. opts may be nil for the defaults.
 func (c *Context) FRIBegin(codeword *Buffer, opts *FRIOptions) (*FRI, error) {
-	const op = "gp_fri_begin"
-	if err := c.lock(); err != nil {
+	return c.FRIBeginContext(context.Background(), codeword, opts)
+}
+
+// FRIBeginContext is FRIBegin, stopped when ctx is done (see LDEContext).
+func (c *Context) FRIBeginContext(ctx context.Context, codeword *Buffer, opts *FRIOptions) (*FRI, error) {
+	const op, method = "gp_fri_begin", "Context.FRIBegin"
+	if err := c.lock(method); err != nil {
 		return nil, err
 	}
-	defer c.mu.Unlock()
-	if err := c.sameContext(op, codeword, "codeword"); err != nil {
+	defer c.unlock()
+	if err := c.sameContext(method, op, codeword, "codeword"); err != nil {
 		return nil, err
 	}
 	cb, err := opts.capBytes(op, codeword.field)
@@ -171,7 +177,7 @@ func (c *Context) FRIBegin(codeword *Buffer, opts *FRIOptions) (*FRI, error) {
 	capb := make([]byte, cb)
 	co := opts.c(codeword.field)
 	var h *C.gp_fri
-	err = call(op, func() C.gp_status {
+	err = c.callContext(ctx, op, func() C.gp_status {
 		return C.gp_fri_begin(c.h, codeword.h, &co, bytesPtr(capb), C.uint64_t(len(capb)), &h)
 	})
 	if err != nil {
@@ -185,13 +191,25 @@ func (c *Context) FRIBegin(codeword *Buffer, opts *FRIOptions) (*FRI, error) {
 // FRIBeginHost is FRIBegin with the codeword in host memory: a []uint64
 // (Goldilocks) or []uint32 (BabyBear, KoalaBear) of n*extDegree values, each
 // element as its extDegree canonical coefficients, lowest first
-// (gp_fri_begin_host).
+// (gp_fri_begin_host). The generic FRIBeginHost takes a typed slice.
 func (c *Context) FRIBeginHost(field Field, extDegree uint32, codeword interface{}, opts *FRIOptions) (*FRI, error) {
-	const op = "gp_fri_begin_host"
-	p, n, err := hostSlice(op, codeword, field.ElementSize())
+	return c.FRIBeginHostContext(context.Background(), field, extDegree, codeword, opts)
+}
+
+// FRIBeginHostContext is FRIBeginHost, stopped when ctx is done (see
+// LDEContext).
+func (c *Context) FRIBeginHostContext(ctx context.Context, field Field, extDegree uint32, codeword interface{},
+	opts *FRIOptions) (*FRI, error) {
+	p, n, err := hostSlice("gp_fri_begin_host", codeword, field.ElementSize())
 	if err != nil {
 		return nil, err
 	}
+	return c.friBeginHost(ctx, field, extDegree, p, n, opts)
+}
+
+func (c *Context) friBeginHost(ctx context.Context, field Field, extDegree uint32, p unsafe.Pointer, n int,
+	opts *FRIOptions) (*FRI, error) {
+	const op = "gp_fri_begin_host"
 	if extDegree == 0 || n%int(extDegree) != 0 {
 		return nil, argError(op, ErrShapeMismatch, "codeword has %d values, not a multiple of ext_degree = %d", n, extDegree)
 	}
@@ -199,19 +217,18 @@ func (c *Context) FRIBeginHost(field Field, extDegree uint32, codeword interface
 	if err != nil {
 		return nil, err
 	}
-	if err := c.lock(); err != nil {
+	if err := c.lock("Context.FRIBeginHost"); err != nil {
 		return nil, err
 	}
-	defer c.mu.Unlock()
+	defer c.unlock()
 	capb := make([]byte, cb)
 	co := opts.c(field)
 	rows := uint64(n / int(extDegree))
 	var h *C.gp_fri
-	err = call(op, func() C.gp_status {
+	err = c.callContext(ctx, op, func() C.gp_status {
 		return C.gp_fri_begin_host(c.h, C.gp_field(field), C.uint32_t(extDegree), p, C.uint64_t(rows), &co,
 			bytesPtr(capb), C.uint64_t(len(capb)), &h)
 	})
-	runtime.KeepAlive(codeword)
 	if err != nil {
 		return nil, err
 	}
@@ -222,13 +239,15 @@ func (c *Context) FRIBeginHost(field Field, extDegree uint32, codeword interface
 
 // ChallengeFunc derives the challenge for folding layer `layer`, whose cap
 // is cap, and writes it into beta: a []uint64 (Goldilocks) or []uint32
-// (BabyBear, KoalaBear) of extDegree canonical coefficients.
+// (BabyBear, KoalaBear) of extDegree canonical coefficients. The generic
+// FRICommit takes a func with a typed beta instead.
 type ChallengeFunc func(layer uint32, cap []byte, beta interface{}) error
 
 // friChallenge is the state of one FRICommit, reached from the C callback
-// through a cgo.Handle.
+// through a cgo.Handle. fn returns the challenge for a layer as ext
+// little-endian elements.
 type friChallenge struct {
-	fn       ChallengeFunc
+	fn       func(layer uint32, cap []byte, ext int) ([]byte, error)
 	field    Field
 	ext      int
 	caps     []byte
@@ -248,15 +267,36 @@ type friChallenge struct {
 // it must not call methods of this Context or its buffers (that would
 // deadlock); derive challenges on the host or with another context.
 func (c *Context) FRICommit(codeword *Buffer, opts *FRIOptions, challenge ChallengeFunc) (*FRI, error) {
-	const op = "gp_fri_commit"
+	return c.FRICommitContext(context.Background(), codeword, opts, challenge)
+}
+
+// FRICommitContext is FRICommit, stopped when ctx is done (see LDEContext).
+func (c *Context) FRICommitContext(ctx context.Context, codeword *Buffer, opts *FRIOptions, challenge ChallengeFunc) (*FRI, error) {
 	if challenge == nil {
-		return nil, argError(op, ErrNullPointer, "challenge is nil")
+		return nil, argError("gp_fri_commit", ErrNullPointer, "challenge is nil")
 	}
-	if err := c.lock(); err != nil {
+	return c.friCommit(ctx, codeword, opts, func(layer uint32, cap []byte, ext int) ([]byte, error) {
+		var b interface{}
+		if codeword.field.ElementSize() == 4 {
+			b = make([]uint32, ext)
+		} else {
+			b = make([]uint64, ext)
+		}
+		if err := challenge(layer, cap, b); err != nil {
+			return nil, err
+		}
+		return elementsToBytes(b), nil
+	})
+}
+
+func (c *Context) friCommit(ctx context.Context, codeword *Buffer, opts *FRIOptions,
+	challenge func(layer uint32, cap []byte, ext int) ([]byte, error)) (*FRI, error) {
+	const op, method = "gp_fri_commit", "Context.FRICommit"
+	if err := c.lock(method); err != nil {
 		return nil, err
 	}
-	defer c.mu.Unlock()
-	if err := c.sameContext(op, codeword, "codeword"); err != nil {
+	defer c.unlock()
+	if err := c.sameContext(method, op, codeword, "codeword"); err != nil {
 		return nil, err
 	}
 	state := &friChallenge{fn: challenge, field: codeword.field, ext: int(codeword.ext)}
@@ -264,7 +304,7 @@ func (c *Context) FRICommit(codeword *Buffer, opts *FRIOptions, challenge Challe
 	defer handle.Delete()
 	co := opts.c(codeword.field)
 	var h *C.gp_fri
-	err := call(op, func() C.gp_status {
+	err := c.callContext(ctx, op, func() C.gp_status {
 		return C.gp_go_fri_commit(c.h, codeword.h, &co, C.uintptr_t(handle), &h)
 	})
 	if state.panicked {
@@ -286,10 +326,10 @@ func (c *Context) FRICommit(codeword *Buffer, opts *FRIOptions, challenge Challe
 // Close destroys the commitment. Closing a closed FRI, or one whose context
 // was closed, does nothing. It always returns nil.
 func (f *FRI) Close() error {
-	return closeHandle(f.ctx, f, &f.h, &f.ctx.fris, func(h *C.gp_fri) { C.gp_fri_destroy(h) })
+	return closeHandle(f.ctx, f, &f.h, func(h *C.gp_fri) { C.gp_fri_destroy(h) })
 }
 
-func (f *FRI) lock() error { return lockHandle(f.ctx, &f.h) }
+func (f *FRI) lock(op string) error { return lockHandle(f.ctx, &f.h, op, "FRI") }
 
 // Context returns the context the commitment belongs to.
 func (f *FRI) Context() *Context { return f.ctx }
@@ -336,25 +376,35 @@ func (f *FRI) Betas() interface{} { return elementsFromBytes(f.field, f.betas) }
 // Fold folds the last committed layer with beta, a []uint64 or []uint32 of
 // ExtDegree canonical coefficients (gp_fri_fold). Unless it is the last fold
 // the folded layer is committed and its cap kept (Cap). It fails once every
-// layer has been folded.
+// layer has been folded. The generic Fold takes a typed slice.
 func (f *FRI) Fold(beta interface{}) error {
-	const op = "gp_fri_fold"
-	p, n, err := hostSlice(op, beta, f.field.ElementSize())
+	return f.FoldContext(context.Background(), beta)
+}
+
+// FoldContext is Fold, stopped when ctx is done (see Context.LDEContext); a
+// cancelled fold leaves the commitment as it was.
+func (f *FRI) FoldContext(ctx context.Context, beta interface{}) error {
+	p, n, err := hostSlice("gp_fri_fold", beta, f.field.ElementSize())
 	if err != nil {
 		return err
 	}
+	return f.fold(ctx, p, n)
+}
+
+func (f *FRI) fold(ctx context.Context, p unsafe.Pointer, n int) error {
+	const op = "gp_fri_fold"
 	if n != int(f.ext) {
 		return argError(op, ErrShapeMismatch, "beta has %d values; a challenge is one degree-%d element", n, f.ext)
 	}
-	if err := f.lock(); err != nil {
+	if err := f.lock("FRI.Fold"); err != nil {
 		return err
 	}
-	defer f.ctx.mu.Unlock()
+	defer f.ctx.unlock()
+	esz := f.field.ElementSize()
 	capb := make([]byte, f.capSize)
-	err = call(op, func() C.gp_status {
-		return C.gp_fri_fold(f.h, p, C.uint64_t(n*f.field.ElementSize()), bytesPtr(capb), C.uint64_t(len(capb)))
+	err := f.ctx.callContext(ctx, op, func() C.gp_status {
+		return C.gp_fri_fold(f.h, p, C.uint64_t(n*esz), bytesPtr(capb), C.uint64_t(len(capb)))
 	})
-	runtime.KeepAlive(beta)
 	if err != nil {
 		return err
 	}
@@ -362,23 +412,23 @@ func (f *FRI) Fold(beta interface{}) error {
 	if f.folded < f.layers {
 		f.caps = append(f.caps, capb...)
 	}
-	f.betas = append(f.betas, elementsToBytes(beta)...)
+	f.betas = append(f.betas, leBytes(p, n, esz)...)
 	return nil
 }
 
 // RemainderSize returns the bytes of the remainder: FinalSize x ExtDegree x
 // element size (gp_fri_remainder_size).
 func (f *FRI) RemainderSize() int {
-	if f.lock() != nil {
+	if f.lock("FRI.RemainderSize") != nil {
 		return 0
 	}
-	defer f.ctx.mu.Unlock()
+	defer f.ctx.unlock()
 	return int(C.gp_fri_remainder_size(f.h))
 }
 
 func (f *FRI) remainderBytes() ([]byte, error) {
 	out := make([]byte, int(C.gp_fri_remainder_size(f.h)))
-	err := call("gp_fri_remainder", func() C.gp_status {
+	err := f.ctx.call("gp_fri_remainder", func() C.gp_status {
 		return C.gp_fri_remainder(f.h, bytesPtr(out), C.uint64_t(len(out)))
 	})
 	return out, err
@@ -388,10 +438,10 @@ func (f *FRI) remainderBytes() ([]byte, error) {
 // (gp_fri_remainder): FinalSize extension elements in the codeword's order,
 // as a []uint64 or []uint32.
 func (f *FRI) Remainder() (interface{}, error) {
-	if err := f.lock(); err != nil {
+	if err := f.lock("FRI.Remainder"); err != nil {
 		return nil, err
 	}
-	defer f.ctx.mu.Unlock()
+	defer f.ctx.unlock()
 	b, err := f.remainderBytes()
 	if err != nil {
 		return nil, err
@@ -403,10 +453,10 @@ func (f *FRI) Remainder() (interface{}, error) {
 // group (Arity extension elements) and the group's Merkle path
 // (gp_fri_opening_size).
 func (f *FRI) OpeningSize() int {
-	if f.lock() != nil {
+	if f.lock("FRI.OpeningSize") != nil {
 		return 0
 	}
-	defer f.ctx.mu.Unlock()
+	defer f.ctx.unlock()
 	return int(C.gp_fri_opening_size(f.h))
 }
 
@@ -415,13 +465,13 @@ func (f *FRI) OpeningSize() int {
 // takes it.
 func (f *FRI) Open(indices ...uint64) ([][]byte, error) {
 	const op = "gp_fri_open"
-	if err := f.lock(); err != nil {
+	if err := f.lock("FRI.Open"); err != nil {
 		return nil, err
 	}
-	defer f.ctx.mu.Unlock()
+	defer f.ctx.unlock()
 	each := int(C.gp_fri_opening_size(f.h))
 	out := make([]byte, each*len(indices))
-	err := call(op, func() C.gp_status {
+	err := f.ctx.call(op, func() C.gp_status {
 		return C.gp_fri_open(f.h, indexPtr(indices), C.uint64_t(len(indices)), bytesPtr(out), C.uint64_t(len(out)))
 	})
 	if err != nil {
@@ -437,16 +487,20 @@ func (f *FRI) Open(indices ...uint64) ([][]byte, error) {
 // Verify checks one query's opening against this commitment's caps,
 // challenges and remainder with FRIVerify.
 func (f *FRI) Verify(index uint64, opening []byte) error {
-	if err := f.lock(); err != nil {
-		return err
-	}
-	rem, err := f.remainderBytes()
-	caps, betas := f.caps, f.betas
-	f.ctx.mu.Unlock()
+	rem, caps, betas, err := f.verifyInputs()
 	if err != nil {
 		return err
 	}
 	return friVerify(&f.opts, f.field, f.ext, f.n, caps, betas, rem, index, opening)
+}
+
+func (f *FRI) verifyInputs() (rem, caps, betas []byte, err error) {
+	if err := f.lock("FRI.Verify"); err != nil {
+		return nil, nil, nil, err
+	}
+	defer f.ctx.unlock()
+	rem, err = f.remainderBytes()
+	return rem, f.caps, f.betas, err
 }
 
 // FRIVerify checks one FRI query on the host, without a context

@@ -38,13 +38,8 @@ func gpGoFRIChallenge(user C.uintptr_t, layer C.uint32_t, capPtr unsafe.Pointer,
 	if capPtr != nil && capSize > 0 {
 		capb = C.GoBytes(capPtr, C.int(capSize))
 	}
-	var b interface{}
-	if esz == 4 {
-		b = make([]uint32, s.ext)
-	} else {
-		b = make([]uint64, s.ext)
-	}
-	if err := s.fn(uint32(layer), capb, b); err != nil {
+	bytes, err := s.fn(uint32(layer), capb, s.ext)
+	if err != nil {
 		s.err = err
 		var st Status
 		var gerr *Error
@@ -58,7 +53,6 @@ func gpGoFRIChallenge(user C.uintptr_t, layer C.uint32_t, capPtr unsafe.Pointer,
 		}
 		return C.gp_status(st)
 	}
-	bytes := elementsToBytes(b)
 	copy(unsafe.Slice((*byte)(beta), int(betaSize)), bytes)
 	s.caps = append(s.caps, capb...)
 	s.betas = append(s.betas, bytes...)

@@ -8,9 +8,12 @@ package gpuprover
 import "C"
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
+	"runtime/cgo"
 	"sync"
 	"unsafe"
 )
@@ -70,14 +73,25 @@ type Error struct {
 	Op      string // the C function, e.g. "gp_lde_batch_host"
 	Status  Status
 	Message string
+	// Err is the cause, if any: for a call stopped because its
+	// context.Context was done (the *Context methods, such as LDEContext),
+	// that context's Err(), context.Canceled or context.DeadlineExceeded,
+	// so that errors.Is(err, context.Canceled) works as well as
+	// errors.Is(err, ErrCancelled).
+	Err error
 }
 
 // Error returns "gpuprover: STATUS: message"; the message names the function.
+// A cause (Err) is appended in parentheses.
 func (e *Error) Error() string {
+	s := "gpuprover: " + e.Status.String() + ": " + e.Message
 	if e.Message == "" {
-		return "gpuprover: " + e.Status.String() + ": " + e.Op
+		s = "gpuprover: " + e.Status.String() + ": " + e.Op
 	}
-	return "gpuprover: " + e.Status.String() + ": " + e.Message
+	if e.Err != nil {
+		s += " (" + e.Err.Error() + ")"
+	}
+	return s
 }
 
 // Is reports whether target is the Status of e, so that
@@ -87,10 +101,28 @@ func (e *Error) Is(target error) bool {
 	return ok && s == e.Status
 }
 
-// ErrClosed is returned when a closed Context, Buffer, MerkleTree or FRI (or
-// one whose Context was closed) is used, or a MerkleTree whose matrices were
-// closed is opened.
+// Unwrap returns the cause (Err), or nil.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrClosed is matched (errors.Is) by the errors of methods called on a
+// closed Context, Buffer, MerkleTree or FRI (or on one whose Context was
+// closed), of calls given a closed Buffer, and of MerkleTree.Open once a
+// committed matrix was closed. The errors themselves are *ClosedError,
+// which name the method and the object.
 var ErrClosed = errors.New("gpuprover: use of closed context, buffer, tree or FRI")
+
+// ClosedError is the error of a method called on a closed object, e.g.
+// "gpuprover: Buffer.ToHost on a closed Buffer" or "gpuprover: Context.LDE
+// on a closed Buffer (output)". errors.Is(err, ErrClosed) holds for it.
+type ClosedError struct {
+	Op   string // the method, e.g. "Buffer.ToHost"
+	What string // what was closed, e.g. "a closed Buffer", "a Buffer of a closed Context"
+}
+
+func (e *ClosedError) Error() string { return "gpuprover: " + e.Op + " on " + e.What }
+
+// Is reports whether target is ErrClosed.
+func (e *ClosedError) Is(target error) bool { return target == ErrClosed }
 
 // check turns a status into an error, reading the thread-local message.
 // The caller must hold the OS thread (runtime.LockOSThread) across the C call
@@ -266,9 +298,10 @@ func (p Permutation) Info() (width int, field Field, err error) {
 // emptyHost stands in for the data of an empty slice.
 var emptyHost [1]uint64
 
-// hostSlice checks that data is a []uint64 or []uint32 of elemSize-byte
-// elements and returns a pointer to its first element (a dummy if empty) and its
-// length in elements.
+// hostSlice checks that data is a slice of uint64 or uint32 (or of a type
+// whose underlying type is one of them) of elemSize-byte elements and returns
+// a pointer to its first element (a dummy if empty) and its length in
+// elements. The generic functions (Element) take typed slices instead.
 func hostSlice(op string, data interface{}, elemSize int) (unsafe.Pointer, int, error) {
 	p := unsafe.Pointer(&emptyHost[0]) // never NULL: the library checks the shape
 	var n, size int
@@ -284,7 +317,14 @@ func hostSlice(op string, data interface{}, elemSize int) (unsafe.Pointer, int, 
 			p = unsafe.Pointer(&d[0])
 		}
 	default:
-		return nil, 0, argError(op, ErrInvalidArgument, "host data is %T; want []uint64 or []uint32", data)
+		v := reflect.ValueOf(data)
+		if v.Kind() != reflect.Slice || (v.Type().Elem().Kind() != reflect.Uint64 && v.Type().Elem().Kind() != reflect.Uint32) {
+			return nil, 0, argError(op, ErrInvalidArgument, "host data is %T; want []uint64 or []uint32", data)
+		}
+		n, size = v.Len(), int(v.Type().Elem().Size())
+		if n > 0 {
+			p = v.UnsafePointer()
+		}
 	}
 	if elemSize != 0 && size != elemSize {
 		return nil, 0, argError(op, ErrFieldMismatch,
@@ -338,14 +378,19 @@ type ContextOptions struct {
 }
 
 // Context is a library context (gp_context): a backend and its caches.
-// Calls on one Context are serialized by a mutex, so it may be shared between
-// goroutines.
+// Calls on one Context are serialized, so it may be shared between
+// goroutines; Cancel may be called from any goroutine while a call runs.
 type Context struct {
-	mu    sync.Mutex
-	h     *C.gp_context
-	bufs  map[*C.gp_buffer]struct{}
-	trees map[*C.gp_merkle_tree]struct{}
-	fris  map[*C.gp_fri]struct{}
+	// mu serializes the calls on the context and guards h and the handles
+	// of its objects.
+	mu sync.Mutex
+	// hmu guards h for Cancel, which must not wait for mu (the call to
+	// cancel holds it); Close holds both to change h.
+	hmu sync.Mutex
+	h   *C.gp_context // nil once closed
+	// mon is what the progress and log callbacks reach through monHandle.
+	mon       *monitor
+	monHandle cgo.Handle
 }
 
 // NewContext creates a context. opts may be nil for the defaults.
@@ -374,72 +419,77 @@ func NewContext(opts *ContextOptions) (*Context, error) {
 	if err := call("gp_context_create", func() C.gp_status { return C.gp_context_create(&o, &h) }); err != nil {
 		return nil, err
 	}
-	c := &Context{
-		h:     h,
-		bufs:  make(map[*C.gp_buffer]struct{}),
-		trees: make(map[*C.gp_merkle_tree]struct{}),
-		fris:  make(map[*C.gp_fri]struct{}),
-	}
+	c := &Context{h: h, mon: &monitor{h: h}}
+	c.monHandle = cgo.NewHandle(c.mon)
 	runtime.SetFinalizer(c, (*Context).Close)
 	return c, nil
 }
 
-// Close destroys the context and every FRI, tree and buffer of it that is
-// still open. Closing a closed context does nothing. It always returns nil.
+// Close destroys the context, after the call in flight on it (if any). The
+// library releases the FRIs, trees and buffers of the context that are still
+// open with it; their methods then report ErrClosed. Closing a closed
+// context does nothing. It always returns nil.
 func (c *Context) Close() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.unlock()
 	if c.h == nil {
 		return nil
 	}
-	// FRI commitments own trees and buffers of the context: release them
-	// first, then the trees, then the buffers.
-	for f := range c.fris {
-		C.gp_fri_destroy(f)
-	}
-	c.fris = nil
-	for t := range c.trees {
-		C.gp_merkle_tree_destroy(t)
-	}
-	c.trees = nil
-	for b := range c.bufs {
-		C.gp_buffer_destroy(b)
-	}
-	c.bufs = nil
+	c.hmu.Lock()
 	C.gp_context_destroy(c.h)
 	c.h = nil
+	c.hmu.Unlock()
+	c.monHandle.Delete()
 	runtime.SetFinalizer(c, nil)
 	return nil
 }
 
-// lock locks the context and returns ErrClosed if it is closed. On success
-// the caller must unlock c.mu.
-func (c *Context) lock() error {
+// lock locks the context for the method op and returns a *ClosedError if it
+// is closed. On success the caller must call c.unlock.
+func (c *Context) lock(op string) error {
 	c.mu.Lock()
 	if c.h == nil {
 		c.mu.Unlock()
-		return ErrClosed
+		return &ClosedError{Op: op, What: "a closed Context"}
 	}
 	return nil
+}
+
+// unlock unlocks the context, then hands the log lines of the calls made
+// meanwhile to the log callback (SetLog), outside the lock.
+func (c *Context) unlock() {
+	lines, fn := c.mon.takeLog()
+	c.mu.Unlock()
+	for _, l := range lines {
+		fn(l)
+	}
+}
+
+// call runs a C call on this context (c.mu held): as the package's call,
+// then re-raises a panic of the progress callback during it.
+func (c *Context) call(op string, f func() C.gp_status) error {
+	err := call(op, f)
+	c.mon.rethrow()
+	return err
 }
 
 // Backend returns the backend the context runs on (BackendCPU or
 // BackendCUDA), or BackendAuto if the context is closed.
 func (c *Context) Backend() Backend {
-	if c.lock() != nil {
+	if c.lock("Context.Backend") != nil {
 		return BackendAuto
 	}
-	defer c.mu.Unlock()
+	defer c.unlock()
 	return Backend(C.gp_context_backend(c.h))
 }
 
 // DeviceName describes the device the context runs on, e.g.
 // "NVIDIA H100 80GB HBM3" or "CPU, 16 threads"; "" if the context is closed.
 func (c *Context) DeviceName() string {
-	if c.lock() != nil {
+	if c.lock("Context.DeviceName") != nil {
 		return ""
 	}
-	defer c.mu.Unlock()
+	defer c.unlock()
 	var name [256]C.char
 	if C.gp_context_device_name(c.h, &name[0], C.size_t(len(name))) != C.GP_OK {
 		return ""
@@ -461,13 +511,13 @@ type MemoryStats struct {
 
 // MemoryStats reports the context's memory use.
 func (c *Context) MemoryStats() (MemoryStats, error) {
-	if err := c.lock(); err != nil {
+	if err := c.lock("Context.MemoryStats"); err != nil {
 		return MemoryStats{}, err
 	}
-	defer c.mu.Unlock()
+	defer c.unlock()
 	var s C.gp_memory_stats
 	s.struct_size = C.uint32_t(unsafe.Sizeof(s))
-	if err := call("gp_context_memory_stats", func() C.gp_status { return C.gp_context_memory_stats(c.h, &s) }); err != nil {
+	if err := c.call("gp_context_memory_stats", func() C.gp_status { return C.gp_context_memory_stats(c.h, &s) }); err != nil {
 		return MemoryStats{}, err
 	}
 	return MemoryStats{BufferBytes: uint64(s.buffer_bytes), CacheBytes: uint64(s.cache_bytes), Allocations: uint64(s.allocations), Evictions: uint64(s.evictions)}, nil
@@ -475,11 +525,11 @@ func (c *Context) MemoryStats() (MemoryStats, error) {
 
 // Trim releases the context's cached twiddle tables and scratch memory.
 func (c *Context) Trim() error {
-	if err := c.lock(); err != nil {
+	if err := c.lock("Context.Trim"); err != nil {
 		return err
 	}
-	defer c.mu.Unlock()
-	return call("gp_context_trim", func() C.gp_status { return C.gp_context_trim(c.h) })
+	defer c.unlock()
+	return c.call("gp_context_trim", func() C.gp_status { return C.gp_context_trim(c.h) })
 }
 
 // ---------------------------------------------------------------------------
@@ -487,7 +537,7 @@ func (c *Context) Trim() error {
 
 // Buffer is a matrix of field elements owned by the library (gp_buffer): in
 // device memory on the CUDA backend, in host memory on the CPU backend. It
-// belongs to the Context that created it.
+// belongs to the Context that created it and keeps that Context reachable.
 type Buffer struct {
 	ctx   *Context
 	h     *C.gp_buffer // nil once closed
@@ -497,7 +547,7 @@ type Buffer struct {
 	cols  uint64
 }
 
-// newBuffer registers a new handle; c.mu must be held.
+// newBuffer wraps a new handle; c.mu must be held.
 func (c *Context) newBuffer(h *C.gp_buffer) *Buffer {
 	b := &Buffer{
 		ctx:   c,
@@ -507,7 +557,6 @@ func (c *Context) newBuffer(h *C.gp_buffer) *Buffer {
 		rows:  uint64(C.gp_buffer_rows(h)),
 		cols:  uint64(C.gp_buffer_cols(h)),
 	}
-	c.bufs[h] = struct{}{}
 	runtime.SetFinalizer(b, (*Buffer).Close)
 	return b
 }
@@ -515,12 +564,12 @@ func (c *Context) newBuffer(h *C.gp_buffer) *Buffer {
 // NewBuffer creates a zero-filled buffer of rows x cols elements of the
 // field's degree-extDegree extension (1 for the base field).
 func (c *Context) NewBuffer(field Field, extDegree uint32, rows, cols uint64) (*Buffer, error) {
-	if err := c.lock(); err != nil {
+	if err := c.lock("Context.NewBuffer"); err != nil {
 		return nil, err
 	}
-	defer c.mu.Unlock()
+	defer c.unlock()
 	var h *C.gp_buffer
-	err := call("gp_buffer_create", func() C.gp_status {
+	err := c.call("gp_buffer_create", func() C.gp_status {
 		return C.gp_buffer_create(c.h, C.gp_field(field), C.uint32_t(extDegree), C.uint64_t(rows), C.uint64_t(cols), &h)
 	})
 	if err != nil {
@@ -531,26 +580,30 @@ func (c *Context) NewBuffer(field Field, extDegree uint32, rows, cols uint64) (*
 
 // BufferFromHost creates a buffer from rows x cols elements in layout. data
 // is a []uint64 (Goldilocks) or []uint32 (BabyBear, KoalaBear) of exactly
-// rows*cols*extDegree base elements.
+// rows*cols*extDegree base elements. The generic BufferFromHost takes a
+// typed slice.
 func (c *Context) BufferFromHost(field Field, extDegree uint32, rows, cols uint64, layout Layout, data interface{}) (*Buffer, error) {
-	const op = "gp_buffer_from_host"
-	p, n, err := hostSlice(op, data, field.ElementSize())
+	p, n, err := hostSlice("gp_buffer_from_host", data, field.ElementSize())
 	if err != nil {
 		return nil, err
 	}
+	return c.bufferFromHost(field, extDegree, rows, cols, layout, p, n)
+}
+
+func (c *Context) bufferFromHost(field Field, extDegree uint32, rows, cols uint64, layout Layout, p unsafe.Pointer, n int) (*Buffer, error) {
+	const op = "gp_buffer_from_host"
 	if err := checkLen(op, n, rows, cols, extDegree); err != nil {
 		return nil, err
 	}
-	if err := c.lock(); err != nil {
+	if err := c.lock("Context.BufferFromHost"); err != nil {
 		return nil, err
 	}
-	defer c.mu.Unlock()
+	defer c.unlock()
 	var h *C.gp_buffer
-	err = call(op, func() C.gp_status {
+	err := c.call(op, func() C.gp_status {
 		return C.gp_buffer_from_host(c.h, C.gp_field(field), C.uint32_t(extDegree), C.uint64_t(rows),
 			C.uint64_t(cols), C.gp_layout(layout), p, &h)
 	})
-	runtime.KeepAlive(data)
 	if err != nil {
 		return nil, err
 	}
@@ -558,15 +611,13 @@ func (c *Context) BufferFromHost(field Field, extDegree uint32, rows, cols uint6
 }
 
 // closeHandle is the Close of Buffer, MerkleTree and FRI (obj, whose handle
-// field is *h): under c's lock, while both *h and c are open it drops *h from
-// the context's registry *reg and destroys it; then it clears *h and obj's
-// finalizer. It always returns nil.
-func closeHandle[H comparable](c *Context, obj interface{}, h *H, reg *map[H]struct{}, destroy func(H)) error {
+// field is *h): under c's lock, while both *h and c are open it destroys *h;
+// then it clears *h and obj's finalizer. It always returns nil.
+func closeHandle[H comparable](c *Context, obj interface{}, h *H, destroy func(H)) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	defer c.unlock()
 	var none H
 	if *h != none && c.h != nil {
-		delete(*reg, *h)
 		destroy(*h)
 	}
 	*h = none
@@ -574,16 +625,19 @@ func closeHandle[H comparable](c *Context, obj interface{}, h *H, reg *map[H]str
 	return nil
 }
 
-// lockHandle locks c and returns ErrClosed if c or the handle *h of one of
-// its objects is closed. On success the caller must unlock c.mu.
-func lockHandle[H comparable](c *Context, h *H) error {
-	if err := c.lock(); err != nil {
-		return err
-	}
+// lockHandle locks c for the method op and returns a *ClosedError if c or
+// the handle *h of one of its objects (a kind: "Buffer", "MerkleTree",
+// "FRI") is closed. On success the caller must call c.unlock.
+func lockHandle[H comparable](c *Context, h *H, op, kind string) error {
+	c.mu.Lock()
 	var none H
-	if *h == none {
+	switch {
+	case *h == none:
 		c.mu.Unlock()
-		return ErrClosed
+		return &ClosedError{Op: op, What: "a closed " + kind}
+	case c.h == nil:
+		c.mu.Unlock()
+		return &ClosedError{Op: op, What: "a " + kind + " of a closed Context"}
 	}
 	return nil
 }
@@ -591,12 +645,13 @@ func lockHandle[H comparable](c *Context, h *H) error {
 // Close destroys the buffer. Closing a closed buffer, or a buffer whose
 // context was closed, does nothing. It always returns nil.
 func (b *Buffer) Close() error {
-	return closeHandle(b.ctx, b, &b.h, &b.ctx.bufs, func(h *C.gp_buffer) { C.gp_buffer_destroy(h) })
+	return closeHandle(b.ctx, b, &b.h, func(h *C.gp_buffer) { C.gp_buffer_destroy(h) })
 }
 
-// lock locks the buffer's context and returns ErrClosed if the buffer or its
-// context is closed. On success the caller must unlock b.ctx.mu.
-func (b *Buffer) lock() error { return lockHandle(b.ctx, &b.h) }
+// lock locks the buffer's context for the method op and returns a
+// *ClosedError if the buffer or its context is closed. On success the caller
+// must call b.ctx.unlock.
+func (b *Buffer) lock(op string) error { return lockHandle(b.ctx, &b.h, op, "Buffer") }
 
 // Context returns the context that created the buffer.
 func (b *Buffer) Context() *Context { return b.ctx }
@@ -620,33 +675,35 @@ func (b *Buffer) Len() int { return int(b.rows * b.cols * uint64(b.ext)) }
 func (b *Buffer) SizeBytes() uint64 { return uint64(b.Len()) * uint64(b.field.ElementSize()) }
 
 // ToHost copies the buffer into dst in layout. dst is a []uint64 (Goldilocks)
-// or []uint32 (BabyBear, KoalaBear) of at least Len() elements.
+// or []uint32 (BabyBear, KoalaBear) of at least Len() elements. The generic
+// ToHost takes a typed slice.
 func (b *Buffer) ToHost(layout Layout, dst interface{}) error {
-	const op = "gp_buffer_to_host"
-	esz := b.field.ElementSize()
-	p, n, err := hostSlice(op, dst, esz)
+	p, n, err := hostSlice("gp_buffer_to_host", dst, b.field.ElementSize())
 	if err != nil {
 		return err
 	}
+	return b.toHost("Buffer.ToHost", layout, p, n)
+}
+
+func (b *Buffer) toHost(method string, layout Layout, p unsafe.Pointer, n int) error {
+	const op = "gp_buffer_to_host"
 	if n < b.Len() {
 		return argError(op, ErrShapeMismatch, "destination has %d elements; the %dx%d buffer of degree %d needs %d",
 			n, b.rows, b.cols, b.ext, b.Len())
 	}
-	if err := b.lock(); err != nil {
+	if err := b.lock(method); err != nil {
 		return err
 	}
-	defer b.ctx.mu.Unlock()
-	err = call(op, func() C.gp_status {
-		return C.gp_buffer_to_host(b.h, C.gp_layout(layout), p, C.uint64_t(n*esz))
+	defer b.ctx.unlock()
+	return b.ctx.call(op, func() C.gp_status {
+		return C.gp_buffer_to_host(b.h, C.gp_layout(layout), p, C.uint64_t(n*b.field.ElementSize()))
 	})
-	runtime.KeepAlive(dst)
-	return err
 }
 
 // Uint64s returns the contents of a Goldilocks buffer in layout.
 func (b *Buffer) Uint64s(layout Layout) ([]uint64, error) {
 	out := make([]uint64, b.Len())
-	if err := b.ToHost(layout, out); err != nil {
+	if err := b.toHostSlice("Buffer.Uint64s", layout, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -655,10 +712,18 @@ func (b *Buffer) Uint64s(layout Layout) ([]uint64, error) {
 // Uint32s returns the contents of a BabyBear or KoalaBear buffer in layout.
 func (b *Buffer) Uint32s(layout Layout) ([]uint32, error) {
 	out := make([]uint32, b.Len())
-	if err := b.ToHost(layout, out); err != nil {
+	if err := b.toHostSlice("Buffer.Uint32s", layout, out); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+func (b *Buffer) toHostSlice(method string, layout Layout, dst interface{}) error {
+	p, n, err := hostSlice("gp_buffer_to_host", dst, b.field.ElementSize())
+	if err != nil {
+		return err
+	}
+	return b.toHost(method, layout, p, n)
 }
 
 // ---------------------------------------------------------------------------
@@ -698,8 +763,9 @@ func (o *LDEOptions) c() C.gp_lde_options {
 	return co
 }
 
-// sameContext checks that a buffer belongs to c and is open; c.mu is held.
-func (c *Context) sameContext(op string, b *Buffer, name string) error {
+// sameContext checks that a buffer argument (named name) of the method
+// (C function op) belongs to c and is open; c.mu is held.
+func (c *Context) sameContext(method, op string, b *Buffer, name string) error {
 	if b == nil {
 		return argError(op, ErrNullPointer, "%s is nil", name)
 	}
@@ -707,7 +773,7 @@ func (c *Context) sameContext(op string, b *Buffer, name string) error {
 		return argError(op, ErrContextMismatch, "%s belongs to a different context", name)
 	}
 	if b.h == nil {
-		return ErrClosed
+		return &ClosedError{Op: method, What: "a closed Buffer (" + name + ")"}
 	}
 	return nil
 }
@@ -716,47 +782,61 @@ func (c *Context) sameContext(op string, b *Buffer, name string) error {
 // output, which must have N*Blowup rows, input's columns, field and extension
 // degree. opts may be nil for the defaults.
 func (c *Context) LDE(input, output *Buffer, opts *LDEOptions) error {
-	const op = "gp_lde_batch"
-	if err := c.lock(); err != nil {
+	return c.LDEContext(context.Background(), input, output, opts)
+}
+
+// LDEContext is LDE, stopped when ctx is done (see Cancel): it then returns an
+// error matching both ErrCancelled and ctx.Err().
+func (c *Context) LDEContext(ctx context.Context, input, output *Buffer, opts *LDEOptions) error {
+	const op, method = "gp_lde_batch", "Context.LDE"
+	if err := c.lock(method); err != nil {
 		return err
 	}
-	defer c.mu.Unlock()
-	if err := c.sameContext(op, input, "input"); err != nil {
+	defer c.unlock()
+	if err := c.sameContext(method, op, input, "input"); err != nil {
 		return err
 	}
-	if err := c.sameContext(op, output, "output"); err != nil {
+	if err := c.sameContext(method, op, output, "output"); err != nil {
 		return err
 	}
 	co := opts.c()
-	return call(op, func() C.gp_status { return C.gp_lde_batch(c.h, input.h, &co, output.h) })
+	return c.callContext(ctx, op, func() C.gp_status { return C.gp_lde_batch(c.h, input.h, &co, output.h) })
 }
 
 // LDEHost is LDE with the input in host memory: rows x cols elements of
 // degree extDegree in opts.InputLayout, as a []uint64 (Goldilocks) or
-// []uint32 (BabyBear, KoalaBear) of exactly rows*cols*extDegree values.
+// []uint32 (BabyBear, KoalaBear) of exactly rows*cols*extDegree values. The
+// generic LDEHost takes a typed slice.
 func (c *Context) LDEHost(field Field, extDegree uint32, data interface{}, rows, cols uint64, output *Buffer, opts *LDEOptions) error {
-	const op = "gp_lde_batch_host"
-	p, n, err := hostSlice(op, data, field.ElementSize())
+	return c.LDEHostContext(context.Background(), field, extDegree, data, rows, cols, output, opts)
+}
+
+// LDEHostContext is LDEHost, stopped when ctx is done (see LDEContext).
+func (c *Context) LDEHostContext(ctx context.Context, field Field, extDegree uint32, data interface{}, rows, cols uint64, output *Buffer, opts *LDEOptions) error {
+	p, n, err := hostSlice("gp_lde_batch_host", data, field.ElementSize())
 	if err != nil {
 		return err
 	}
+	return c.ldeHost(ctx, field, extDegree, p, n, rows, cols, output, opts)
+}
+
+func (c *Context) ldeHost(ctx context.Context, field Field, extDegree uint32, p unsafe.Pointer, n int, rows, cols uint64, output *Buffer, opts *LDEOptions) error {
+	const op, method = "gp_lde_batch_host", "Context.LDEHost"
 	if err := checkLen(op, n, rows, cols, extDegree); err != nil {
 		return err
 	}
-	if err := c.lock(); err != nil {
+	if err := c.lock(method); err != nil {
 		return err
 	}
-	defer c.mu.Unlock()
-	if err := c.sameContext(op, output, "output"); err != nil {
+	defer c.unlock()
+	if err := c.sameContext(method, op, output, "output"); err != nil {
 		return err
 	}
 	co := opts.c()
-	err = call(op, func() C.gp_status {
+	return c.callContext(ctx, op, func() C.gp_status {
 		return C.gp_lde_batch_host(c.h, C.gp_field(field), C.uint32_t(extDegree), p, C.uint64_t(rows),
 			C.uint64_t(cols), &co, output.h)
 	})
-	runtime.KeepAlive(data)
-	return err
 }
 
 // NTTOptions are the options of NTT. The zero value means the defaults.
@@ -773,12 +853,18 @@ type NTTOptions struct {
 // of two not above the field's two-adicity. opts may be nil for the defaults
 // (forward, natural order, no shift).
 func (c *Context) NTT(buf *Buffer, opts *NTTOptions) error {
-	const op = "gp_ntt_batch"
-	if err := c.lock(); err != nil {
+	return c.NTTContext(context.Background(), buf, opts)
+}
+
+// NTTContext is NTT, stopped when ctx is done (see LDEContext). A cancelled
+// transform leaves buf's contents unspecified.
+func (c *Context) NTTContext(ctx context.Context, buf *Buffer, opts *NTTOptions) error {
+	const op, method = "gp_ntt_batch", "Context.NTT"
+	if err := c.lock(method); err != nil {
 		return err
 	}
-	defer c.mu.Unlock()
-	if err := c.sameContext(op, buf, "buf"); err != nil {
+	defer c.unlock()
+	if err := c.sameContext(method, op, buf, "buf"); err != nil {
 		return err
 	}
 	var co C.gp_ntt_options
@@ -789,37 +875,51 @@ func (c *Context) NTT(buf *Buffer, opts *NTTOptions) error {
 		co.input_order = C.gp_order(opts.InputOrder)
 		co.output_order = C.gp_order(opts.OutputOrder)
 	}
-	return call(op, func() C.gp_status { return C.gp_ntt_batch(c.h, buf.h, &co) })
+	return c.callContext(ctx, op, func() C.gp_status { return C.gp_ntt_batch(c.h, buf.h, &co) })
 }
 
 // PermuteBatch applies perm in place to the states stored back to back in
 // states: a []uint64 for Goldilocks permutations and Keccak-f[1600] lanes, a
 // []uint32 for BabyBear and KoalaBear, whose length is a multiple of the
-// permutation's width.
+// permutation's width. The generic PermuteBatch takes a typed slice.
 func (c *Context) PermuteBatch(perm Permutation, states interface{}) error {
-	const op = "gp_permute_batch"
-	width, field, err := perm.Info()
+	esz, err := permElementSize(perm)
 	if err != nil {
 		return err
 	}
-	esz := 8 // Keccak lanes
-	if field != 0 {
-		esz = field.ElementSize()
+	p, n, err := hostSlice("gp_permute_batch", states, esz)
+	if err != nil {
+		return err
 	}
-	p, n, err := hostSlice(op, states, esz)
+	return c.permuteBatch(perm, p, n)
+}
+
+// permElementSize returns the bytes of one state element of perm.
+func permElementSize(perm Permutation) (int, error) {
+	_, field, err := perm.Info()
+	if err != nil {
+		return 0, err
+	}
+	if field == 0 {
+		return 8, nil // Keccak lanes
+	}
+	return field.ElementSize(), nil
+}
+
+func (c *Context) permuteBatch(perm Permutation, p unsafe.Pointer, n int) error {
+	const op = "gp_permute_batch"
+	width, _, err := perm.Info()
 	if err != nil {
 		return err
 	}
 	if width == 0 || n%width != 0 {
 		return argError(op, ErrShapeMismatch, "states has %d elements, not a multiple of the width %d", n, width)
 	}
-	if err := c.lock(); err != nil {
+	if err := c.lock("Context.PermuteBatch"); err != nil {
 		return err
 	}
-	defer c.mu.Unlock()
-	err = call(op, func() C.gp_status {
+	defer c.unlock()
+	return c.call(op, func() C.gp_status {
 		return C.gp_permute_batch(c.h, C.gp_permutation(perm), p, C.uint64_t(n/width))
 	})
-	runtime.KeepAlive(states)
-	return err
 }

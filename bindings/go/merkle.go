@@ -7,6 +7,7 @@ package gpuprover
 import "C"
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"runtime"
@@ -50,6 +51,14 @@ func elementsToBytes(data interface{}) []byte {
 		return out
 	}
 	return nil
+}
+
+// leBytes encodes n elements of esz bytes at p little-endian.
+func leBytes(p unsafe.Pointer, n, esz int) []byte {
+	if esz == 8 {
+		return elementsToBytes(unsafe.Slice((*uint64)(p), n))
+	}
+	return elementsToBytes(unsafe.Slice((*uint32)(p), n))
 }
 
 // bytesPtr returns a pointer to b's first byte, or a dummy for an empty
@@ -245,13 +254,13 @@ type MerkleOpening struct {
 }
 
 // matrices checks the handles and returns them as C pointers; c.mu is held.
-func (c *Context) matrices(op string, bufs []*Buffer) ([]*C.gp_buffer, error) {
+func (c *Context) matrices(method, op string, bufs []*Buffer) ([]*C.gp_buffer, error) {
 	if len(bufs) == 0 {
 		return nil, argError(op, ErrInvalidArgument, "no matrices (a tree needs at least one)")
 	}
 	hs := make([]*C.gp_buffer, len(bufs))
 	for i, b := range bufs {
-		if err := c.sameContext(op, b, fmt.Sprintf("matrices[%d]", i)); err != nil {
+		if err := c.sameContext(method, op, b, fmt.Sprintf("matrices[%d]", i)); err != nil {
 			return nil, err
 		}
 		hs[i] = b.h
@@ -264,19 +273,25 @@ func (c *Context) matrices(op string, bufs []*Buffer) ([]*C.gp_buffer, error) {
 // Plonky3's Poseidon2 profile of the matrices' field. The matrices are hashed
 // where they are, without a copy; they must stay open for Open.
 func (c *Context) MerkleCommit(opts *MerkleOptions, matrices ...*Buffer) (*MerkleTree, error) {
-	const op = "gp_merkle_commit"
-	if err := c.lock(); err != nil {
+	return c.MerkleCommitContext(context.Background(), opts, matrices...)
+}
+
+// MerkleCommitContext is MerkleCommit, stopped when ctx is done (see
+// LDEContext).
+func (c *Context) MerkleCommitContext(ctx context.Context, opts *MerkleOptions, matrices ...*Buffer) (*MerkleTree, error) {
+	const op, method = "gp_merkle_commit", "Context.MerkleCommit"
+	if err := c.lock(method); err != nil {
 		return nil, err
 	}
-	defer c.mu.Unlock()
-	hs, err := c.matrices(op, matrices)
+	defer c.unlock()
+	hs, err := c.matrices(method, op, matrices)
 	if err != nil {
 		return nil, err
 	}
 	field := matrices[0].field
 	co := opts.c(field)
 	var h *C.gp_merkle_tree
-	err = call(op, func() C.gp_status {
+	err = c.callContext(ctx, op, func() C.gp_status {
 		return C.gp_merkle_commit(c.h, &hs[0], C.uint32_t(len(hs)), &co, &h)
 	})
 	if err != nil {
@@ -294,7 +309,6 @@ func (c *Context) MerkleCommit(opts *MerkleOptions, matrices ...*Buffer) (*Merkl
 	for _, b := range matrices {
 		t.dims = append(t.dims, MatrixDims{Rows: b.rows, Cols: uint32(b.cols), ExtDegree: b.ext})
 	}
-	c.trees[h] = struct{}{}
 	runtime.SetFinalizer(t, (*MerkleTree).Close)
 	return t, nil
 }
@@ -304,12 +318,18 @@ func (c *Context) MerkleCommit(opts *MerkleOptions, matrices ...*Buffer) (*Merkl
 // (gp_merkle_hash_rows; CapHeight is ignored). The digests are back to back,
 // laid out as Root lays out one.
 func (c *Context) MerkleHashRows(opts *MerkleOptions, matrices ...*Buffer) ([]byte, error) {
-	const op = "gp_merkle_hash_rows"
-	if err := c.lock(); err != nil {
+	return c.MerkleHashRowsContext(context.Background(), opts, matrices...)
+}
+
+// MerkleHashRowsContext is MerkleHashRows, stopped when ctx is done (see
+// LDEContext).
+func (c *Context) MerkleHashRowsContext(ctx context.Context, opts *MerkleOptions, matrices ...*Buffer) ([]byte, error) {
+	const op, method = "gp_merkle_hash_rows", "Context.MerkleHashRows"
+	if err := c.lock(method); err != nil {
 		return nil, err
 	}
-	defer c.mu.Unlock()
-	hs, err := c.matrices(op, matrices)
+	defer c.unlock()
+	hs, err := c.matrices(method, op, matrices)
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +340,7 @@ func (c *Context) MerkleHashRows(opts *MerkleOptions, matrices ...*Buffer) ([]by
 	}
 	out := make([]byte, int(matrices[0].rows)*db)
 	co := opts.c(field)
-	err = call(op, func() C.gp_status {
+	err = c.callContext(ctx, op, func() C.gp_status {
 		return C.gp_merkle_hash_rows(c.h, &hs[0], C.uint32_t(len(hs)), &co, bytesPtr(out), C.uint64_t(len(out)))
 	})
 	if err != nil {
@@ -332,12 +352,13 @@ func (c *Context) MerkleHashRows(opts *MerkleOptions, matrices ...*Buffer) ([]by
 // Close destroys the tree. Closing a closed tree, or a tree whose context was
 // closed, does nothing. It always returns nil.
 func (t *MerkleTree) Close() error {
-	return closeHandle(t.ctx, t, &t.h, &t.ctx.trees, func(h *C.gp_merkle_tree) { C.gp_merkle_tree_destroy(h) })
+	return closeHandle(t.ctx, t, &t.h, func(h *C.gp_merkle_tree) { C.gp_merkle_tree_destroy(h) })
 }
 
-// lock locks the tree's context; ErrClosed if the tree or the context is
-// closed. On success the caller must unlock t.ctx.mu.
-func (t *MerkleTree) lock() error { return lockHandle(t.ctx, &t.h) }
+// lock locks the tree's context for the method op; a *ClosedError if the
+// tree or the context is closed. On success the caller must call
+// t.ctx.unlock.
+func (t *MerkleTree) lock(op string) error { return lockHandle(t.ctx, &t.h, op, "MerkleTree") }
 
 // Context returns the context the tree belongs to.
 func (t *MerkleTree) Context() *Context { return t.ctx }
@@ -362,7 +383,7 @@ func (t *MerkleTree) CapSize() int { return t.capSize }
 // Root returns the root digest (gp_merkle_root): field digests element by
 // element, canonical, little-endian; Keccak digests as the 32 hash bytes.
 func (t *MerkleTree) Root() ([]byte, error) {
-	return t.read("gp_merkle_root", t.digestSize, func(p unsafe.Pointer, n C.uint64_t) C.gp_status {
+	return t.read("MerkleTree.Root", "gp_merkle_root", t.digestSize, func(p unsafe.Pointer, n C.uint64_t) C.gp_status {
 		return C.gp_merkle_root(t.h, p, n)
 	})
 }
@@ -370,20 +391,20 @@ func (t *MerkleTree) Root() ([]byte, error) {
 // Cap returns the cap, 2^CapHeight digests left to right (gp_merkle_cap):
 // what openings verify against.
 func (t *MerkleTree) Cap() ([]byte, error) {
-	return t.read("gp_merkle_cap", t.capSize, func(p unsafe.Pointer, n C.uint64_t) C.gp_status {
+	return t.read("MerkleTree.Cap", "gp_merkle_cap", t.capSize, func(p unsafe.Pointer, n C.uint64_t) C.gp_status {
 		return C.gp_merkle_cap(t.h, p, n)
 	})
 }
 
 // read locks the tree and returns the size bytes that fill (the library call
 // op, given the output and its size) writes.
-func (t *MerkleTree) read(op string, size int, fill func(unsafe.Pointer, C.uint64_t) C.gp_status) ([]byte, error) {
-	if err := t.lock(); err != nil {
+func (t *MerkleTree) read(method, op string, size int, fill func(unsafe.Pointer, C.uint64_t) C.gp_status) ([]byte, error) {
+	if err := t.lock(method); err != nil {
 		return nil, err
 	}
-	defer t.ctx.mu.Unlock()
+	defer t.ctx.unlock()
 	out := make([]byte, size)
-	err := call(op, func() C.gp_status { return fill(bytesPtr(out), C.uint64_t(len(out))) })
+	err := t.ctx.call(op, func() C.gp_status { return fill(bytesPtr(out), C.uint64_t(len(out))) })
 	if err != nil {
 		return nil, err
 	}
@@ -393,16 +414,16 @@ func (t *MerkleTree) read(op string, size int, fill func(unsafe.Pointer, C.uint6
 // OpeningSize returns the bytes per opened index of its rows and of its path
 // (gp_merkle_opening_size).
 func (t *MerkleTree) OpeningSize() (rowBytes, pathBytes int, err error) {
-	if err := t.lock(); err != nil {
+	if err := t.lock("MerkleTree.OpeningSize"); err != nil {
 		return 0, 0, err
 	}
-	defer t.ctx.mu.Unlock()
+	defer t.ctx.unlock()
 	return t.openingSize()
 }
 
 func (t *MerkleTree) openingSize() (int, int, error) {
 	var r, p C.uint64_t
-	err := call("gp_merkle_opening_size", func() C.gp_status { return C.gp_merkle_opening_size(t.h, &r, &p) })
+	err := t.ctx.call("gp_merkle_opening_size", func() C.gp_status { return C.gp_merkle_opening_size(t.h, &r, &p) })
 	return int(r), int(p), err
 }
 
@@ -410,13 +431,13 @@ func (t *MerkleTree) openingSize() (int, int, error) {
 // gp_merkle_open). It fails with ErrClosed if a committed matrix was closed.
 func (t *MerkleTree) Open(indices ...uint64) ([]MerkleOpening, error) {
 	const op = "gp_merkle_open"
-	if err := t.lock(); err != nil {
+	if err := t.lock("MerkleTree.Open"); err != nil {
 		return nil, err
 	}
-	defer t.ctx.mu.Unlock()
-	for _, b := range t.mats {
-		if b.h == nil {
-			return nil, ErrClosed // the library would read freed matrices
+	defer t.ctx.unlock()
+	for i, b := range t.mats {
+		if b.h == nil { // the library would read freed matrices
+			return nil, &ClosedError{Op: "MerkleTree.Open", What: fmt.Sprintf("a MerkleTree whose matrix %d was closed", i)}
 		}
 	}
 	if len(indices) == 0 {
@@ -436,7 +457,7 @@ func (t *MerkleTree) Open(indices ...uint64) ([]MerkleOpening, error) {
 	if pb > 0 {
 		pp = unsafe.Pointer(&paths[0])
 	}
-	err = call(op, func() C.gp_status {
+	err = t.ctx.call(op, func() C.gp_status {
 		return C.gp_merkle_open(t.h, indexPtr(indices), C.uint64_t(n),
 			rp, C.uint64_t(len(rows)), pp, C.uint64_t(len(paths)))
 	})

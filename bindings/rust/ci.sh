@@ -14,7 +14,8 @@
 #   2. Points cargo at the Debian crate registry through a temporary
 #      CARGO_HOME (your ~/.cargo is neither read for sources nor written) and
 #      runs everything --offline: crates.io is never contacted.
-#   3. cargo test for gpuprover-sys and gpuprover (found with pkg-config),
+#   3. cargo test for gpuprover-sys and gpuprover (found with pkg-config;
+#      with the tests of the adapters in gpuprover/examples/),
 #      cargo test for gpuprover-sys once more with GPUPROVER_DIR=PREFIX,
 #      cargo test for examples/rust-dropin (the Plonky3 KoalaBear Poseidon2
 #      MerkleTreeMmcs drop-in), and cargo run for examples/rust, whose output

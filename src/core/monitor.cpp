@@ -1,7 +1,10 @@
 // Cancellation, progress and counters of a context's calls (see monitor.h).
 #include "core/monitor.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <vector>
 
 #include "core/core.h"
 
@@ -78,13 +81,16 @@ void CallMonitor::counters(gp_counters &out) {
 }
 
 size_t CallMonitor::call_stats(gp_call_stats *out, size_t capacity) {
-    std::lock_guard<std::mutex> g(mu_);
-    size_t i = 0;
-    for (const auto &kv : per_call_) {
-        if (out && i < capacity) out[i] = kv.second;
-        ++i;
+    std::vector<gp_call_stats> v;
+    {
+        std::lock_guard<std::mutex> g(mu_);
+        for (const auto &kv : per_call_) v.push_back(kv.second);
     }
-    return per_call_.size();
+    std::sort(v.begin(), v.end(), [](const gp_call_stats &a, const gp_call_stats &b) {
+        return std::strcmp(a.name, b.name) < 0;
+    });
+    for (size_t i = 0; out && i < v.size() && i < capacity; ++i) out[i] = v[i];
+    return v.size();
 }
 
 void CallMonitor::reset() {

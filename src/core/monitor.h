@@ -56,7 +56,9 @@ private:
     gp_log_fn log_ = nullptr;
     void *log_user_ = nullptr;
     uint64_t calls_ = 0, failed_ = 0, call_ns_ = 0, device_ns_ = 0;
-    std::map<std::string, gp_call_stats> per_call_;
+    // Keyed by the entry point's name, a string literal: no allocation per
+    // call; sorted by name when read.
+    std::map<const char *, gp_call_stats> per_call_;
 };
 
 // The call of this thread that guard() runs: what ContextCall tells it.

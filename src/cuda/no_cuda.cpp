@@ -4,7 +4,7 @@
 namespace gp {
 
 std::unique_ptr<Backend> make_cuda_backend(int, unsigned, std::string &why) {
-    why = "this build of gpuprover has no CUDA backend (configured without nvcc)";
+    why = "this build of gpuprover has no CUDA backend (configured with GP_ENABLE_CUDA=OFF, or no nvcc was found)";
     return nullptr;
 }
 

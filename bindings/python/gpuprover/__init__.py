@@ -30,9 +30,14 @@ ints. Example::
                 root = tree.root()                            # 32 bytes
 
 Every failing library call raises :class:`GpuproverError` with the status and
-the library's message; an opening or FRI query that does not verify raises
-:class:`VerifyError` (a GpuproverError with Status.VERIFY_FAILED). A :class:`Context` may be shared between threads (its
-calls are serialized by a lock); use one context per thread for parallelism.
+the library's message, which names the Python method and its parameters; an
+opening or FRI query that does not verify raises :class:`VerifyError` (a
+GpuproverError with Status.VERIFY_FAILED); a method of a closed object raises
+:class:`ClosedError` (a ValueError). A :class:`Context` may be shared between
+threads (its calls are serialized by a lock; :meth:`Context.cancel` stops the
+call in flight from any thread); use one context per thread for parallelism.
+Buffers export and import DLPack tensors (``Buffer.__dlpack__``,
+:meth:`Context.from_dlpack`).
 """
 
 import array
@@ -41,9 +46,11 @@ import ctypes
 import ctypes.util
 import dataclasses
 import enum
+import functools
 import glob
 import operator
 import os
+import re
 import sys
 import threading
 import weakref
@@ -51,9 +58,12 @@ import weakref
 __all__ = [
     "Backend",
     "Buffer",
+    "CallStats",
+    "ClosedError",
     "CompositionSplit",
     "ConstraintOptions",
     "Context",
+    "Counters",
     "Direction",
     "Field",
     "FieldInfo",
@@ -191,18 +201,31 @@ order as an array.array of base elements ('Q' for Goldilocks, 'I' for
 BabyBear and KoalaBear), and the path (bytes): the sibling digests from the
 leaf layer up to the layer below the cap."""
 MemoryStats = collections.namedtuple("MemoryStats", "buffer_bytes cache_bytes allocations evictions")
+Counters = collections.namedtuple("Counters", "calls failed_calls call_ns bytes_to_device bytes_to_host device_ns")
+Counters.__doc__ = """A context's counters since it was created or reset_counters() (gp_counters):
+calls made on it (every entry point given it or one of its objects) and those
+that failed, their wall time in nanoseconds, bytes copied host to device and
+device to host, and the device time of their GPU work (the last three 0 on
+the CPU backend)."""
+CallStats = collections.namedtuple("CallStats", "calls failed_calls call_ns")
+CallStats.__doc__ = "One entry point's calls, failures and wall time in nanoseconds (gp_call_stats)."
 
 
 class GpuproverError(Exception):
     """A failed gpuprover call.
 
-    ``status`` is the :class:`Status` (or the raw int for an unknown code),
-    ``message`` the library's message (gp_last_error, which names the
-    function, the offending argument and its value), ``function`` the C
-    function that failed.
+    ``status`` is the :class:`Status` (or the raw int for an unknown code);
+    ``message`` says what failed in this binding's terms: the Python method
+    (``method``, e.g. "Context.lde_host"), then the library's message with
+    the arguments named as the Python parameters ("blowup = 3 is not a power
+    of two in [1, 32]", "data[5] = ... is not a canonical Goldilocks
+    element"); ``function`` is the C function that failed and
+    ``library_message`` its own message (gp_last_error), or None for an
+    error the binding found before calling it. ``str()`` gives
+    "STATUS: message (function)".
     """
 
-    def __init__(self, status, message, function=None):
+    def __init__(self, status, message, function=None, method=None, library_message=None):
         try:
             status = Status(status)
         except ValueError:
@@ -210,13 +233,25 @@ class GpuproverError(Exception):
         self.status = status
         self.message = message
         self.function = function
-        super().__init__("%s: %s" % (_status_name(status), message or function))
+        self.method = method
+        self.library_message = library_message
+        text = message or function
+        if function and message and function not in message:
+            text = "%s (%s)" % (message, function)
+        super().__init__("%s: %s" % (_status_name(status), text))
 
 
 class VerifyError(GpuproverError):
     """An opening or FRI query that does not verify (Status.VERIFY_FAILED),
     as merkle_verify, fri_verify and the verify methods raise it. Malformed
     arguments raise a plain GpuproverError instead."""
+
+
+class ClosedError(ValueError):
+    """A method of a closed Context, Buffer, MerkleTree or Fri (or of one
+    whose Context was closed), or a closed Buffer given as an argument. The
+    message names the method and the object, e.g. "Buffer.to_host: the Buffer
+    is closed"."""
 
 
 def _status_name(status):
@@ -362,8 +397,57 @@ class _OodOptions(ctypes.Structure):
     ]
 
 
+class _Counters(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", _u32),
+        ("calls", _u64),
+        ("failed_calls", _u64),
+        ("call_ns", _u64),
+        ("bytes_to_device", _u64),
+        ("bytes_to_host", _u64),
+        ("device_ns", _u64),
+    ]
+
+
+class _CallStats(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("calls", _u64), ("failed_calls", _u64), ("call_ns", _u64)]
+
+
+# DLPack 0.6 (dlpack/dlpack.h)
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", _vp),
+        ("device", _DLDevice),
+        ("ndim", ctypes.c_int),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", _u64),
+    ]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    pass
+
+
+# void (*deleter)(DLManagedTensor *self), with the tensor as an address.
+_DL_DELETER = ctypes.CFUNCTYPE(None, _vp)
+_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", _vp), ("deleter", _DL_DELETER)]
+
 # gp_status (*)(void *user, uint32_t layer, const void *cap, uint64_t cap_size, void *beta, uint64_t beta_size)
 _CHALLENGE_FN = ctypes.CFUNCTYPE(_c_status, _vp, _u32, _vp, _u64, _vp, _u64)
+# void (*)(void *user, const char *stage, uint64_t done, uint64_t total)
+_PROGRESS_FN = ctypes.CFUNCTYPE(None, _vp, ctypes.c_char_p, _u64, _u64)
+# void (*)(void *user, const char *line)
+_LOG_FN = ctypes.CFUNCTYPE(None, _vp, ctypes.c_char_p)
 
 
 def _proto(name, restype, *argtypes):
@@ -433,6 +517,119 @@ _proto("gp_constraint_commit", _c_status, _vp, _vp, ctypes.POINTER(_ConstraintOp
 _proto("gp_ood_options_init", None, ctypes.POINTER(_OodOptions))
 _proto("gp_evaluate_ood", _c_status, _vp, _pvp, _u32, ctypes.POINTER(_OodOptions), _vp, _u32, _vp, _u64)
 _proto("gp_deep_composition", _c_status, _vp, _pvp, _u32, ctypes.POINTER(_OodOptions), _vp, _u32, _vp, _vp, _vp)
+_proto("gp_context_cancel", _c_status, _vp)
+_proto("gp_context_set_progress", _c_status, _vp, _PROGRESS_FN, _vp)
+_proto("gp_context_set_log", _c_status, _vp, _LOG_FN, _vp)
+_proto("gp_context_counters", _c_status, _vp, ctypes.POINTER(_Counters))
+_proto("gp_context_call_stats", _c_status, _vp, ctypes.POINTER(_CallStats), ctypes.c_size_t,
+       ctypes.POINTER(ctypes.c_size_t))
+_proto("gp_context_reset_counters", _c_status, _vp)
+_proto("gp_buffer_to_dlpack", _c_status, _vp, ctypes.POINTER(ctypes.POINTER(_DLManagedTensor)))
+_proto("gp_buffer_from_dlpack", _c_status, _vp, _c_enum, _u32, _vp, _pvp)
+
+# ---------------------------------------------------------------------------
+# Which Python method is running (for messages), and library destroys in
+# progress on this thread (see _export_deleter).
+
+_tls = threading.local()
+
+
+def _api(name):
+    """Decorates a public method or function named `name` ("Context.lde"):
+    while it runs on this thread, messages name it. The outermost call
+    wins (Context.lde creating its output through Context.buffer reports
+    Context.lde); callbacks into user code start afresh."""
+
+    def decorate(f):
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            if getattr(_tls, "method", None) is not None:
+                return f(*args, **kwargs)
+            _tls.method = name
+            try:
+                return f(*args, **kwargs)
+            finally:
+                _tls.method = None
+
+        return wrapper
+
+    return decorate
+
+
+def _method(default=None):
+    return getattr(_tls, "method", None) or default
+
+
+class _UserCode:
+    """Runs a user callback with no method recorded (its own calls name
+    theirs), restoring the caller's afterwards."""
+
+    def __enter__(self):
+        self.saved = getattr(_tls, "method", None)
+        _tls.method = None
+
+    def __exit__(self, *exc):
+        _tls.method = self.saved
+
+
+class _Destroying:
+    """Marks a library destroy in progress on this thread: DLPack deleters it
+    runs must not call the library (see _export_deleter); what they release
+    is dropped once the outermost destroy returned."""
+
+    def __enter__(self):
+        _tls.destroying = getattr(_tls, "destroying", 0) + 1
+
+    def __exit__(self, *exc):
+        _tls.destroying -= 1
+        if _tls.destroying == 0:
+            grave = getattr(_tls, "graveyard", None)
+            if grave:
+                _tls.graveyard = []
+                grave.clear()  # may run __del__ methods, which may call the library
+
+
+# ---------------------------------------------------------------------------
+# Messages in the binding's terms: the Python method, then the library's
+# message with the C argument names replaced by the Python parameters.
+
+_MERKLE_FIELDS = frozenset(("kind", "perm", "digest", "rate", "cap_height"))
+_EMBEDDED_MERKLE = frozenset(("gp_fri_begin", "gp_fri_begin_host", "gp_fri_commit", "gp_fri_verify",
+                              "gp_constraint_commit"))
+_OPTIONS_ARGUMENT = frozenset(("gp_merkle_verify", "gp_fri_verify"))  # options passed as `options`
+_ARGUMENTS = {
+    "gp_deep_composition": {"out": "output"},
+    "gp_fri_commit": {"beta": "the challenge"},
+}
+_OPTION_RE = re.compile(r"options->([A-Za-z_][A-Za-z0-9_.]*)")
+
+
+def _python_names(function, text):
+    """`text` with the C argument names of `function` replaced by the
+    Python parameters that carry them."""
+
+    def option(m):
+        name = m.group(1)
+        if function in _EMBEDDED_MERKLE and name in _MERKLE_FIELDS:
+            name = "merkle." + name
+        if function in _OPTIONS_ARGUMENT:
+            name = "options." + name
+        return name
+
+    text = _OPTION_RE.sub(option, text)
+    for c_name, py_name in _ARGUMENTS.get(function, {}).items():
+        text = re.sub(r"(^|`)%s(?=`|\[| must | is | has | does )" % re.escape(c_name),
+                      lambda m: m.group(1) + py_name, text)
+    return text
+
+
+def _binding_message(function, library_message):
+    """The library's message of a failed `function` in the binding's terms."""
+    body = library_message
+    prefix = function + ": "
+    if body.startswith(prefix):
+        body = body[len(prefix):]
+    return "%s: %s" % (_method(function), _python_names(function, body))
 
 
 def _check(function, status):
@@ -442,11 +639,17 @@ def _check(function, status):
     if status != 0:
         msg = (_lib.gp_last_error() or b"").decode("utf-8", "replace")
         cls = VerifyError if status == Status.VERIFY_FAILED else GpuproverError
-        raise cls(status, msg, function)
+        raise cls(status, _binding_message(function, msg), function, _method(), msg)
 
 
 def _error(function, status, fmt, *args):
-    return GpuproverError(status, "%s: %s" % (function, fmt % args), function)
+    """An error the binding found before calling `function`."""
+    return GpuproverError(status, "%s: %s" % (_method(function), fmt % args), function, _method())
+
+
+def _where(function):
+    """The prefix of the binding's own TypeError and ValueError messages."""
+    return _method(function)
 
 
 # ---------------------------------------------------------------------------
@@ -456,18 +659,30 @@ _U64_MAX = (1 << 64) - 1
 _U32_MAX = (1 << 32) - 1
 
 
+def _prefix():
+    m = _method()
+    return m + ": " if m else ""
+
+
 def _uint(name, value, bound=_U64_MAX):
     """An int in [0, bound]; ctypes would silently wrap anything else."""
-    v = operator.index(value)
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError("%s%s must be an int, not %s" % (_prefix(), name, type(value).__name__)) from None
     if v < 0 or v > bound:
-        raise OverflowError("%s = %d is out of range [0, %d]" % (name, v, bound))
+        raise OverflowError("%s%s = %d is out of range [0, %d]" % (_prefix(), name, v, bound))
     return v
 
 
 def _enum(cls, name, value):
-    v = operator.index(value)
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError("%s%s must be an int or a %s, not %s"
+                        % (_prefix(), name, cls.__name__, type(value).__name__)) from None
     if v < -(1 << 31) or v >= (1 << 31):
-        raise OverflowError("%s = %d is out of range" % (name, v))
+        raise OverflowError("%s%s = %d is out of range" % (_prefix(), name, v))
     return v
 
 
@@ -521,23 +736,28 @@ def _host(function, what, data, elem_size, writable=False):
         mv = memoryview(data)
     except TypeError:
         mv = None
+    where = _where(function)
     if mv is None:
         if isinstance(data, (str, bytes, dict, set)) or not hasattr(data, "__iter__"):
             raise TypeError(
                 "%s: %s must be a buffer of %d-byte unsigned integers or a list of ints, not %s"
-                % (function, what, esize, type(data).__name__)
+                % (where, what, esize, type(data).__name__)
             )
         if writable and not isinstance(data, list):
             raise TypeError("%s: %s is modified in place: pass a list or a writable buffer, not %s"
-                            % (function, what, type(data).__name__))
-        arr = array.array(_TYPECODE[esize], data)
+                            % (where, what, type(data).__name__))
+        try:
+            arr = array.array(_TYPECODE[esize], data)
+        except (TypeError, OverflowError):
+            _bad_element(where, what, data, esize)
+            raise
         h = _host(function, what, arr, elem_size, writable)
         if writable:
             h.writeback, h.array = data, arr
         return h
     with mv:
         if not mv.c_contiguous:
-            raise ValueError("%s: %s must be C-contiguous" % (function, what))
+            raise ValueError("%s: %s must be C-contiguous" % (where, what))
         fmt = mv.format
         if fmt[:1] in ("@", "=", "<", ">", "!"):
             order, code = fmt[0], fmt[1:]
@@ -549,15 +769,15 @@ def _host(function, what, data, elem_size, writable=False):
                 raise TypeError(
                     "%s: %s holds %r items of %d bytes; the field's elements are %d-byte unsigned integers "
                     "(use array.array(%r) or a numpy uint%d array)"
-                    % (function, what, fmt, mv.itemsize, esize, _TYPECODE[esize], 8 * esize)
+                    % (where, what, fmt, mv.itemsize, esize, _TYPECODE[esize], 8 * esize)
                 )
             if (order in ">!" and _NATIVE_LITTLE) or (order == "<" and not _NATIVE_LITTLE):
-                raise TypeError("%s: %s is not in native byte order" % (function, what))
+                raise TypeError("%s: %s is not in native byte order" % (where, what))
         if mv.nbytes % esize:
             raise ValueError("%s: %s has %d bytes, not a multiple of the element size %d"
-                             % (function, what, mv.nbytes, esize))
+                             % (where, what, mv.nbytes, esize))
         if writable and mv.readonly:
-            raise TypeError("%s: %s is modified in place but is read-only" % (function, what))
+            raise TypeError("%s: %s is modified in place but is read-only" % (where, what))
         nbytes, count = mv.nbytes, mv.nbytes // esize
     if nbytes == 0:
         return _Host(ctypes.addressof(_EMPTY), 0, None)
@@ -566,6 +786,20 @@ def _host(function, what, data, elem_size, writable=False):
     except TypeError:  # read-only input: copy it
         cbuf = (ctypes.c_char * nbytes).from_buffer_copy(data)
     return _Host(ctypes.addressof(cbuf), count, cbuf)
+
+
+def _bad_element(where, what, data, esize):
+    """Raises for the first element of `data` (a sequence the array type
+    refused) that is not an int in [0, 2**(8 esize)), naming its index."""
+    top = (1 << (8 * esize)) - 1
+    for i, v in enumerate(data):
+        try:
+            x = operator.index(v)
+        except TypeError:
+            raise TypeError("%s: %s[%d] is %s, not an int" % (where, what, i, type(v).__name__)) from None
+        if x < 0 or x > top:
+            raise OverflowError("%s: %s[%d] = %d is out of range [0, %d] for %d-byte elements"
+                                % (where, what, i, x, top, esize)) from None
 
 
 def _element_count(function, rows, cols, ext):
@@ -613,7 +847,7 @@ def _bytes_arg(function, what, data):
     try:
         b = bytes(memoryview(data).cast("B"))
     except TypeError:
-        raise TypeError("%s: %s must be bytes-like, not %s" % (function, what, type(data).__name__)) from None
+        raise TypeError("%s: %s must be bytes-like, not %s" % (_where(function), what, type(data).__name__)) from None
     buf = ctypes.create_string_buffer(b, max(1, len(b)))
     return buf, len(b)
 
@@ -812,6 +1046,7 @@ def version_number():
     return int(_lib.gp_version_number())
 
 
+@_api("field_info")
 def field_info(field):
     """The field's modulus, multiplicative generator and two-adicity."""
     m, g, a = _u64(), _u64(), _u32()
@@ -820,6 +1055,7 @@ def field_info(field):
     return FieldInfo(m.value, g.value, a.value)
 
 
+@_api("two_adic_generator")
 def two_adic_generator(field, log_n):
     """The primitive 2^log_n-th root of unity the library uses."""
     r = _u64()
@@ -829,6 +1065,7 @@ def two_adic_generator(field, log_n):
     return r.value
 
 
+@_api("permutation_info")
 def permutation_info(perm):
     """(width, field) of a permutation: state width in elements (64-bit
     lanes for Keccak) and its Field, or None for Keccak's raw lanes."""
@@ -849,23 +1086,99 @@ def _opt_enum(cls, value):
 # Context and Buffer
 
 
+def _progress_trampoline(ctx_ref):
+    """The C progress callback of a Context (reached through a weak
+    reference, so that the ctypes object it keeps does not keep it)."""
+
+    def progress(user, stage, done, total):
+        ctx = ctx_ref()
+        if ctx is None or ctx._progress_error is not None or ctx._progress_fn is None:
+            return
+        busy = ctx._busy
+        ctx._busy = "its progress callback"
+        try:
+            with _UserCode():
+                ctx._progress_fn(stage.decode("utf-8", "replace"), done, total)
+        except BaseException as e:  # never let it unwind into C: stop the call, raise it after
+            ctx._progress_error = e
+            ctx._lib.gp_context_cancel(ctx._handle)
+        finally:
+            ctx._busy = busy
+
+    return progress
+
+
+def _log_trampoline(ctx_ref):
+    """The C log callback of a Context: keeps the line for _CallLock."""
+
+    def log(user, line):
+        ctx = ctx_ref()
+        if ctx is not None and ctx._log_fn is not None:
+            ctx._log_lines.append(line.decode("utf-8", "replace"))
+
+    return log
+
+
+class _CallLock:
+    """A Context's lock: reentrant, serializing its calls. When the
+    outermost holder releases it, the log lines of the calls made meanwhile
+    go to the log callback (outside the lock) and an exception of the
+    progress callback is raised."""
+
+    def __init__(self, ctx):
+        self._rlock = threading.RLock()
+        self._depth = 0
+        self._ctx = weakref.ref(ctx)
+
+    def __enter__(self):
+        self._rlock.acquire()
+        self._depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        self._depth -= 1
+        if self._depth:
+            self._rlock.release()
+            return False
+        ctx = self._ctx()
+        lines, log, error = [], None, None
+        if ctx is not None:
+            lines, ctx._log_lines = ctx._log_lines, []
+            log = ctx._log_fn
+            error, ctx._progress_error = ctx._progress_error, None
+        self._rlock.release()
+        if log is not None:
+            with _UserCode():
+                for line in lines:
+                    log(line)
+        if error is not None:
+            raise error
+        return False
+
+
 class Context:
     """A gpuprover context: a backend (CUDA GPU or CPU) and its caches.
 
     ``Context(backend=Backend.AUTO, devices=None, cpu_threads=0)``; AUTO
     falls back to the CPU without a usable GPU, CUDA raises GpuproverError
     (Status.NO_DEVICE). Use it as a context manager or call close(); closing
-    it also closes its open buffers, trees and FRI commitments.
+    it also closes its open buffers, trees and FRI commitments (the library
+    releases them with it). Every Buffer, MerkleTree and Fri keeps its
+    Context alive. Calls on one context are serialized by a lock;
+    cancel() stops the call in flight from any thread.
     """
 
+    @_api("Context")
     def __init__(self, backend=Backend.AUTO, devices=None, cpu_threads=0):
         self._lib = _lib
         self._handle = None
-        self._lock = threading.RLock()
-        self._buffers = weakref.WeakSet()
-        self._trees = weakref.WeakSet()
-        self._fris = weakref.WeakSet()
-        self._busy = None  # the call the context is in while it runs a Python callback
+        self._lock = _CallLock(self)
+        self._cancel_lock = threading.Lock()  # guards _handle for cancel(), which must not wait for _lock
+        self._busy = None  # what the context runs while it runs a Python callback
+        self._progress_fn = self._progress_cb = None
+        self._progress_error = None
+        self._log_fn = self._log_cb = None
+        self._log_lines = []
         opts = _ContextOptions()
         _lib.gp_context_options_init(ctypes.byref(opts))
         opts.backend = _enum(Backend, "backend", backend)
@@ -881,22 +1194,26 @@ class Context:
 
     # -- lifetime
 
+    @_api("Context.close")
     def close(self):
-        """Destroys the context and its open FRI commitments, trees and
-        buffers. Idempotent."""
+        """Destroys the context, after the call in flight (if any), and with
+        it its open FRI commitments, trees and buffers. Idempotent. Raises
+        BufferError while a buffer of the context is exported through DLPack
+        to a consumer other than this context (release the consumer's tensor
+        first)."""
         with self._lock:
             if self._handle is None:
                 return
             self._check_idle()
-            # FRI commitments own trees and buffers of the context: first.
-            for f in list(self._fris):
-                f._release()
-            for t in list(self._trees):
-                t._release()
-            for b in list(self._buffers):
-                b._release()
-            self._lib.gp_context_destroy(self._handle)
-            self._handle = None
+            alive = _exports_of(self)
+            if alive:
+                raise BufferError("Context.close: %d DLPack export(s) of its buffers are still alive; release the "
+                                  "consumers' tensors (or close the buffers imported from them) first" % alive)
+            with self._cancel_lock, _Destroying():
+                self._lib.gp_context_destroy(self._handle)
+                self._handle = None
+            self._progress_fn = self._progress_cb = None
+            self._log_cb = None
 
     @property
     def closed(self):
@@ -921,31 +1238,136 @@ class Context:
 
     def _h(self):
         if self._handle is None:
-            raise ValueError("operation on a closed gpuprover.Context")
+            raise ClosedError("%s: the Context is closed" % _method("Context"))
         self._check_idle()
         return self._handle
 
     def _check_idle(self):
         if self._busy:
-            raise RuntimeError("the gpuprover.Context is busy in %s: its challenge callback must not use it "
-                               "(derive challenges on the host or with another context)" % self._busy)
+            raise RuntimeError("%s: the gpuprover.Context is busy in %s, which must not use it (except "
+                               "Context.cancel()); use the host or another context" % (_method("Context"), self._busy))
 
     def _own(self, function, buf, what):
         if not isinstance(buf, Buffer):
-            raise TypeError("%s: %s must be a gpuprover.Buffer, not %s" % (function, what, type(buf).__name__))
+            raise TypeError("%s: %s must be a gpuprover.Buffer, not %s" % (_where(function), what,
+                                                                            type(buf).__name__))
         if buf._ctx is not self:
             raise _error(function, Status.CONTEXT_MISMATCH, "%s belongs to a different context", what)
+        if buf.closed:
+            raise ClosedError("%s: %s is a closed Buffer" % (_where(function), what))
         return buf._h()
+
+    # -- cancellation, progress, log, counters
+
+    @_api("Context.cancel")
+    def cancel(self):
+        """Asks the call in flight on the context (from another thread, or
+        from the progress callback) to stop (gp_context_cancel): it raises
+        GpuproverError with Status.CANCELLED at its next batch or layer
+        boundary, having released what it allocated; every object stays
+        usable. A call that starts after cancel() returns is not affected,
+        and cancelling an idle context does nothing. Does not wait for the
+        call (nor for the context's lock)."""
+        with self._cancel_lock:
+            if self._handle is None:
+                raise ClosedError("Context.cancel: the Context is closed")
+            _check("gp_context_cancel", self._lib.gp_context_cancel(self._handle))
+
+    @_api("Context.set_progress")
+    def set_progress(self, callback):
+        """Sets (None: clears) the progress callback, called as
+        callback(stage, done, total) between the batches and layers of long
+        calls: stage names the step ("lde", "ntt", "merkle", "fri", "ood",
+        "constraint", ...), done of total units of it are finished. It runs
+        on the calling thread, inside the call: it must not use this context
+        except cancel() (that raises RuntimeError). An exception it raises
+        cancels the call and is raised by the method that made it. The
+        context keeps the callback (and its ctypes trampoline) alive."""
+        if callback is not None and not callable(callback):
+            raise TypeError("Context.set_progress: callback must be callable or None, not %s"
+                            % type(callback).__name__)
+        with self._lock:
+            h = self._h()
+            cb = None
+            if callback is not None:
+                cb = _PROGRESS_FN(_progress_trampoline(weakref.ref(self)))
+            _check("gp_context_set_progress", self._lib.gp_context_set_progress(h, cb, None))
+            self._progress_fn, self._progress_cb = callback, cb
+
+    @_api("Context.set_log")
+    def set_log(self, callback):
+        """Sets (None: clears) the log callback, called as callback(line)
+        with one line per finished library call on the context: the entry
+        point, its status, its wall time and, for a failed call, the message,
+        e.g. "gp_lde_batch GP_OK 12.345 ms". The lines of a method's calls
+        are handed over when the method returns, on its thread, outside the
+        context's lock: the callback may use the context (the lines of its
+        own calls follow). An exception it raises propagates from that
+        method."""
+        if callback is not None and not callable(callback):
+            raise TypeError("Context.set_log: callback must be callable or None, not %s" % type(callback).__name__)
+        with self._lock:
+            h = self._h()
+            cb = None
+            if callback is not None:
+                cb = _LOG_FN(_log_trampoline(weakref.ref(self)))
+            old = self._log_fn
+            self._log_fn = callback
+            try:
+                _check("gp_context_set_log", self._lib.gp_context_set_log(h, cb, None))
+            except BaseException:
+                self._log_fn = old
+                raise
+            self._log_cb = cb
+            if callback is None:
+                self._log_lines = []
+
+    @_api("Context.counters")
+    def counters(self):
+        """Counters(calls, failed_calls, call_ns, bytes_to_device,
+        bytes_to_host, device_ns) since the context was created or
+        reset_counters() (gp_context_counters)."""
+        with self._lock:
+            c = _Counters()
+            c.struct_size = ctypes.sizeof(c)
+            _check("gp_context_counters", self._lib.gp_context_counters(self._h(), ctypes.byref(c)))
+            return Counters(c.calls, c.failed_calls, c.call_ns, c.bytes_to_device, c.bytes_to_host, c.device_ns)
+
+    @_api("Context.call_stats")
+    def call_stats(self):
+        """The calls per entry point (gp_context_call_stats): a dict from the
+        C function's name ("gp_lde_batch") to CallStats(calls,
+        failed_calls, call_ns), in name order."""
+        fn = "gp_context_call_stats"
+        with self._lock:
+            h = self._h()
+            count = ctypes.c_size_t()
+            _check(fn, self._lib.gp_context_call_stats(h, None, 0, ctypes.byref(count)))
+            while True:
+                cap = count.value + 8  # room for entries the call itself adds
+                arr = (_CallStats * cap)()
+                _check(fn, self._lib.gp_context_call_stats(h, arr, cap, ctypes.byref(count)))
+                if count.value <= cap:
+                    return {e.name.decode(): CallStats(e.calls, e.failed_calls, e.call_ns)
+                            for e in arr[:count.value]}
+
+    @_api("Context.reset_counters")
+    def reset_counters(self):
+        """Zeroes the counters and the per-entry statistics."""
+        with self._lock:
+            _check("gp_context_reset_counters", self._lib.gp_context_reset_counters(self._h()))
 
     # -- queries
 
     @property
+    @_api("Context.backend")
     def backend(self):
         """Backend.CPU or Backend.CUDA."""
         with self._lock:
             return Backend(self._lib.gp_context_backend(self._h()))
 
     @property
+    @_api("Context.device_name")
     def device_name(self):
         """E.g. "NVIDIA H100 80GB HBM3" or "CPU, 16 threads"."""
         with self._lock:
@@ -953,6 +1375,7 @@ class Context:
             _check("gp_context_device_name", self._lib.gp_context_device_name(self._h(), name, len(name)))
             return name.value.decode("utf-8", "replace")
 
+    @_api("Context.memory_stats")
     def memory_stats(self):
         """MemoryStats(buffer_bytes, cache_bytes, allocations, evictions)."""
         with self._lock:
@@ -961,6 +1384,7 @@ class Context:
             _check("gp_context_memory_stats", self._lib.gp_context_memory_stats(self._h(), ctypes.byref(s)))
             return MemoryStats(s.buffer_bytes, s.cache_bytes, s.allocations, s.evictions)
 
+    @_api("Context.trim")
     def trim(self):
         """Releases cached twiddle tables and scratch memory."""
         with self._lock:
@@ -971,6 +1395,7 @@ class Context:
     def _wrap(self, handle):
         return Buffer._new(self, handle)
 
+    @_api("Context.buffer")
     def buffer(self, field, rows, cols, ext_degree=1):
         """A zero-filled rows x cols buffer of the degree-ext_degree extension."""
         with self._lock:
@@ -981,6 +1406,7 @@ class Context:
                                               _uint("cols", cols), ctypes.byref(h)))
             return self._wrap(h.value)
 
+    @_api("Context.buffer_from_host")
     def buffer_from_host(self, field, data, rows, cols, ext_degree=1, layout=Layout.COL_MAJOR):
         """A buffer holding rows x cols elements of `data` (in `layout`):
         exactly rows * cols * ext_degree base-field values."""
@@ -994,6 +1420,51 @@ class Context:
             _check(fn, self._lib.gp_buffer_from_host(self._h(), field, ext, rows, cols,
                                                      _enum(Layout, "layout", layout), host.ptr, ctypes.byref(h)))
             return self._wrap(h.value)
+
+    @_api("Context.from_dlpack")
+    def from_dlpack(self, obj, field, ext_degree=1):
+        """A Buffer over a DLPack tensor, without a copy
+        (gp_buffer_from_dlpack): `obj` is any object with ``__dlpack__``
+        (numpy, CuPy, torch, a Buffer...) or a DLPack capsule. The tensor
+        must be on this context's device (kDLCPU on the CPU backend, kDLCUDA
+        or managed memory on the CUDA backend), of dtype uint64 (Goldilocks)
+        or uint32, 1-D (one column of `rows` elements) or 2-D of shape
+        [cols * ext_degree, rows] in the buffer layout (compact), with
+        canonical values.
+
+        On success the Buffer owns the tensor: the capsule is renamed
+        "used_dltensor" and the tensor's deleter runs when the buffer is
+        destroyed; the Buffer also keeps `obj` alive. On failure the capsule
+        is left as it was (its producer or its destructor releases it)."""
+        fn = "gp_buffer_from_dlpack"
+        field, ext = _enum(Field, "field", field), _uint("ext_degree", ext_degree, _U32_MAX)
+        if type(obj).__name__ == "PyCapsule":
+            capsule, source = obj, None
+        elif hasattr(obj, "__dlpack__"):
+            with _UserCode():
+                capsule = obj.__dlpack__()
+            source = obj
+        else:
+            raise TypeError("Context.from_dlpack: obj must have __dlpack__ or be a DLPack capsule, not %s"
+                            % type(obj).__name__)
+        if type(capsule).__name__ != "PyCapsule" or not _PyCapsule_IsValid(capsule, b"dltensor"):
+            if type(capsule).__name__ == "PyCapsule" and _PyCapsule_IsValid(capsule, b"used_dltensor"):
+                raise BufferError("Context.from_dlpack: the DLPack capsule was consumed already")
+            raise TypeError("Context.from_dlpack: %s is not a DLPack capsule named \"dltensor\""
+                            % type(capsule).__name__)
+        ptr = _PyCapsule_GetPointer(capsule, b"dltensor")
+        with self._lock:
+            h = ctypes.c_void_p()
+            _check(fn, self._lib.gp_buffer_from_dlpack(self._h(), field, ext, ptr, ctypes.byref(h)))
+            # The buffer owns the managed tensor now.
+            _PyCapsule_SetName(capsule, _USED_NAME_ADDR)
+            with _EXPORTS_LOCK:
+                rec = _EXPORTS.get(ptr)
+                if rec is not None:  # one of ours: released with this context
+                    rec[2] = weakref.ref(self)
+            buf = self._wrap(h.value)
+            buf._dlpack_source = source
+            return buf
 
     # -- operations
 
@@ -1014,6 +1485,7 @@ class Context:
             raise _error(function, Status.INVALID_ARGUMENT, "blowup = %d is not a power of two in [1, 32]", blowup)
         return self.buffer(field, (n or rows) * blowup, cols, ext)
 
+    @_api("Context.lde")
     def lde(self, input, output=None, *, n=0, blowup=2, shift=0, input_shift=0, output_order=Order.NATURAL):
         """Coset LDE of every column of the buffer `input` into `output`
         (n * blowup rows, input's columns, field and degree), which is
@@ -1041,6 +1513,7 @@ class Context:
                 raise
             return output
 
+    @_api("Context.lde_host")
     def lde_host(self, field, data, rows, cols, output=None, *, ext_degree=1, n=0, blowup=2, shift=0, input_shift=0,
                  output_order=Order.NATURAL, input_layout=Layout.COL_MAJOR):
         """Like lde(), with the input in host memory: `data` holds rows x cols
@@ -1068,6 +1541,7 @@ class Context:
                 raise
             return output
 
+    @_api("Context.ntt")
     def ntt(self, buf, *, direction=Direction.FORWARD, shift=0, input_order=Order.NATURAL,
             output_order=Order.NATURAL):
         """Transforms every column of `buf` in place (rows: a power of two).
@@ -1086,6 +1560,7 @@ class Context:
             _check(fn, self._lib.gp_ntt_batch(self._h(), h, ctypes.byref(o)))
             return buf
 
+    @_api("Context.permute_batch")
     def permute_batch(self, perm, states):
         """Applies `perm` in place to the states stored back to back in
         `states` (a writable buffer or a list, updated in place): 8-byte
@@ -1116,6 +1591,7 @@ class Context:
             *[self._own(function, m, "matrices[%d]" % i) for i, m in enumerate(matrices)])
         return matrices, handles
 
+    @_api("Context.merkle_commit")
     def merkle_commit(self, matrices, options=None, **kwargs):
         """Commits `matrices` (a Buffer or a list of Buffers of this context,
         over one field, heights powers of two) as one tree
@@ -1135,6 +1611,7 @@ class Context:
                                                   ctypes.byref(h)))
             return MerkleTree._new(self, h.value, mats, opts.resolved(field))
 
+    @_api("Context.merkle_hash_rows")
     def merkle_hash_rows(self, matrices, options=None, **kwargs):
         """The leaf hash of every row of `matrices` (all of one height),
         digest i hashing row i of all matrices concatenated
@@ -1153,6 +1630,7 @@ class Context:
 
     # -- Constraint commitment, OOD evaluation, DEEP composition
 
+    @_api("Context.constraint_commit")
     def constraint_commit(self, evaluations, options=None, **kwargs):
         """Commits the composition (quotient) polynomial from its evaluations
         (gp_constraint_commit): the Buffer `evaluations` has N D rows and one
@@ -1197,6 +1675,7 @@ class Context:
         ncols = sum(c.cols for c in columns)
         return columns, handles, field, ext, ncols, host, _uint("num_points", host.count // ext, _U32_MAX)
 
+    @_api("Context.evaluate_ood")
     def evaluate_ood(self, columns, points, options=None, **kwargs):
         """Evaluates every column of `columns` (a Buffer or a list of Buffers
         of this context, one field, one number of rows M; base columns or
@@ -1221,6 +1700,7 @@ class Context:
                                                  npoints, host.ptr, host.count * esize))
             return out
 
+    @_api("Context.deep_composition")
     def deep_composition(self, columns, points, values, alphas, output=None, options=None, **kwargs):
         """DEEP composition (gp_deep_composition): writes into `output` (a
         Buffer of this context with M rows and one column of degree E,
@@ -1268,6 +1748,7 @@ class Context:
     def _new_fri(self, handle, field, ext, n, opts, caps):
         return Fri._new(self, handle, field, ext, n, opts.resolved(field), caps)
 
+    @_api("Context.fri_begin")
     def fri_begin(self, codeword, options=None, **kwargs):
         """Starts a FRI commitment of the Buffer `codeword` (one column of any
         supported extension degree, a power-of-two number of rows) and
@@ -1285,6 +1766,7 @@ class Context:
             _check(fn, self._lib.gp_fri_begin(self._h(), h_cw, ctypes.byref(copts), cap, size, ctypes.byref(h)))
             return self._new_fri(h.value, field, codeword.ext_degree, codeword.rows, opts, cap.raw[:size])
 
+    @_api("Context.fri_begin_host")
     def fri_begin_host(self, field, codeword, ext_degree=1, options=None, **kwargs):
         """Like fri_begin(), with the codeword in host memory: n * ext_degree
         canonical values, each element as its ext_degree coefficients, lowest
@@ -1305,6 +1787,7 @@ class Context:
                                                    ctypes.byref(copts), cap, size, ctypes.byref(h)))
             return self._new_fri(h.value, _opt_enum(Field, field), ext, host.count // ext, opts, cap.raw[:size])
 
+    @_api("Context.fri_commit")
     def fri_commit(self, codeword, challenge, options=None, **kwargs):
         """The whole commit phase in one call (gp_fri_commit): commits layer
         0, then for every layer k calls challenge(k, cap_k) and folds with
@@ -1329,7 +1812,9 @@ class Context:
             def trampoline(user, layer, cap, cap_size, beta, beta_size):
                 try:
                     cap_bytes = ctypes.string_at(cap, cap_size) if cap_size else b""
-                    host = _host(fn, "the challenge", challenge(layer, cap_bytes), esize)
+                    with _UserCode():
+                        result = challenge(layer, cap_bytes)
+                    host = _host(fn, "the challenge", result, esize)
                     if host.count != ext or beta_size != ext * esize:
                         raise _error(fn, Status.SHAPE_MISMATCH,
                                      "the challenge has %d values; one degree-%d element has %d", host.count, ext, ext)
@@ -1345,7 +1830,7 @@ class Context:
             callback = _CHALLENGE_FN(trampoline)
             handle = self._h()
             h = ctypes.c_void_p()
-            self._busy = fn
+            self._busy = "its challenge callback"
             try:
                 st = self._lib.gp_fri_commit(handle, h_cw, ctypes.byref(copts), callback, None, ctypes.byref(h))
             finally:
@@ -1361,18 +1846,15 @@ class Context:
 
 class _Handle:
     """What Buffer, MerkleTree and Fri share: a library handle owned by a
-    Context, destroyed with `_destroy` (the name of the gp_*_destroy
-    function) and listed in the context's WeakSet named `_registry`, which
-    Context.close() releases."""
+    Context (which it keeps alive), destroyed with `_destroy` (the name of
+    the gp_*_destroy function). Closing the context releases it too."""
 
     _destroy = None
-    _registry = None
 
     @classmethod
     def _new(cls, ctx, handle, *args):
         obj = cls.__new__(cls)
         obj._init(ctx, handle, *args)
-        getattr(ctx, cls._registry).add(obj)
         return obj
 
     def _adopt(self, ctx, handle):
@@ -1389,20 +1871,33 @@ class _Handle:
         return self._handle is None or self._ctx._handle is None
 
     def _h(self):
-        if self.closed:
-            raise ValueError("operation on a closed gpuprover.%s" % type(self).__name__)
+        kind = type(self).__name__
+        if self._handle is None:
+            raise ClosedError("%s: the %s is closed" % (_method(kind), kind))
+        if self._ctx._handle is None:
+            raise ClosedError("%s: the %s's Context is closed" % (_method(kind), kind))
         self._ctx._h()  # not while the context is busy in a callback
         return self._handle
 
     def _release(self):
         # Context lock held.
         if self._handle is not None and self._ctx._handle is not None:
-            getattr(self._lib, self._destroy)(self._handle)
-            getattr(self._ctx, self._registry).discard(self)
+            with _Destroying():
+                getattr(self._lib, self._destroy)(self._handle)
         self._handle = None
 
     def close(self):
         """Destroys the object. Idempotent; a no-op after its context closed."""
+        name = "%s.close" % type(self).__name__
+        if getattr(_tls, "method", None) is None:
+            _tls.method = name
+            try:
+                return self._close()
+            finally:
+                _tls.method = None
+        return self._close()
+
+    def _close(self):
         with self._ctx._lock:
             self._ctx._check_idle()
             self._release()
@@ -1424,17 +1919,25 @@ class _Handle:
 class Buffer(_Handle):
     """A rows x cols matrix of field elements owned by the library (device
     memory on the CUDA backend). Created by Context.buffer(),
-    Context.buffer_from_host(), Context.lde() and Context.lde_host(). Use it
-    as a context manager or call close()."""
+    Context.buffer_from_host(), Context.lde(), Context.lde_host() and
+    Context.from_dlpack(). Use it as a context manager or call close().
+
+    It is a DLPack producer (``__dlpack__``, ``__dlpack_device__``): a 2-D
+    uint64 (Goldilocks) or uint32 tensor of shape [cols * ext_degree, rows],
+    one base column per tensor row, on kDLCPU (CPU backend) or kDLCUDA, a
+    view of the buffer's memory. An exported tensor keeps the Buffer (and its
+    Context) alive until its consumer releases it; close() raises
+    BufferError meanwhile."""
 
     def __init__(self, *args, **kwargs):
         raise TypeError("create buffers with Context.buffer() or Context.buffer_from_host()")
 
     _destroy = "gp_buffer_destroy"
-    _registry = "_buffers"
 
     def _init(self, ctx, handle):
         self._adopt(ctx, handle)
+        self._exports = 0  # DLPack tensors alive (see __dlpack__)
+        self._dlpack_source = None  # what a buffer imported with from_dlpack came from
         lib = ctx._lib
         self.rows = int(lib.gp_buffer_rows(handle))
         self.cols = int(lib.gp_buffer_cols(handle))
@@ -1452,6 +1955,7 @@ class Buffer(_Handle):
         ext = "^%d" % self.ext_degree if self.ext_degree != 1 else ""
         return "<gpuprover.Buffer %s%s %dx%d%s>" % (name, ext, self.rows, self.cols, " closed" if self.closed else "")
 
+    @_api("Buffer.to_host")
     def to_host(self, layout=Layout.COL_MAJOR, out=None):
         """Copies the buffer to host memory in `layout`. Returns a new
         array.array ('Q' for Goldilocks, 'I' for BabyBear and KoalaBear) of
@@ -1472,9 +1976,150 @@ class Buffer(_Handle):
                                                    host.count * esize))
         return out
 
+    @_api("Buffer.tolist")
     def tolist(self, layout=Layout.COL_MAJOR):
         """The buffer's values as a list of ints, in `layout`."""
         return self.to_host(layout).tolist()
+
+    def _close(self):
+        with self._ctx._lock:
+            self._ctx._check_idle()
+            if self._exports and not self.closed:
+                raise BufferError("%s: %d DLPack export(s) of the Buffer are still alive; release the consumers' "
+                                  "tensors (or close the buffers imported from them) first"
+                                  % (_method("Buffer.close"), self._exports))
+            self._release()
+
+    # -- DLPack
+
+    def _export(self):
+        """gp_buffer_to_dlpack: a DLManagedTensor (the context lock held)."""
+        t = ctypes.POINTER(_DLManagedTensor)()
+        _check("gp_buffer_to_dlpack", self._lib.gp_buffer_to_dlpack(self._h(), ctypes.byref(t)))
+        return t.contents
+
+    @_api("Buffer.__dlpack_device__")
+    def __dlpack_device__(self):
+        """(device_type, device_id) of the DLPack protocol: (1, 0) (kDLCPU)
+        on the CPU backend, (2, ordinal) (kDLCUDA) on the CUDA backend."""
+        with self._ctx._lock:
+            t = self._export()
+            dev = (int(t.dl_tensor.device.device_type), int(t.dl_tensor.device.device_id))
+            t.deleter(ctypes.addressof(t))
+            return dev
+
+    @_api("Buffer.__dlpack__")
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """Exports the buffer as a DLPack capsule named "dltensor" (DLPack
+        0.6, gp_buffer_to_dlpack), without a copy. `stream` is accepted and
+        needs no synchronization: the library's calls return after their
+        device work is done. `max_version` is ignored (the capsule is the
+        unversioned kind); `copy=True` and a `dl_device` other than the
+        buffer's raise BufferError. A consumer takes the tensor by renaming
+        the capsule "used_dltensor" and calls its deleter when done; a
+        capsule never consumed calls it when it is collected."""
+        if copy:
+            raise BufferError("Buffer.__dlpack__: copy=True is not supported; the tensor is a view of the buffer")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError("Buffer.__dlpack__: dl_device = %r is not the buffer's device %r"
+                              % (tuple(dl_device), self.__dlpack_device__()))
+        with self._ctx._lock:
+            t = self._export()
+            addr = ctypes.addressof(t)
+            with _EXPORTS_LOCK:
+                _EXPORTS[addr] = [self, t.deleter, None]
+                self._exports += 1
+            t.deleter = _EXPORT_DELETER
+            try:
+                return _PyCapsule_New(addr, _DLTENSOR_NAME_ADDR, _CAPSULE_DESTRUCTOR)
+            except BaseException:
+                _export_deleter(addr)
+                raise
+
+
+# ---------------------------------------------------------------------------
+# DLPack capsules (the Python protocol: a PyCapsule named "dltensor" holding
+# a DLManagedTensor *, renamed "used_dltensor" by the consumer that takes it)
+
+_pyapi = ctypes.pythonapi
+_CAPSULE_DESTRUCTOR_T = ctypes.CFUNCTYPE(None, _vp)
+_PyCapsule_New = _pyapi.PyCapsule_New
+_PyCapsule_New.restype = ctypes.py_object
+_PyCapsule_New.argtypes = [_vp, _vp, _CAPSULE_DESTRUCTOR_T]
+_PyCapsule_IsValid = _pyapi.PyCapsule_IsValid
+_PyCapsule_IsValid.restype = ctypes.c_int
+_PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_PyCapsule_GetPointer = _pyapi.PyCapsule_GetPointer
+_PyCapsule_GetPointer.restype = _vp
+_PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_PyCapsule_SetName = _pyapi.PyCapsule_SetName
+_PyCapsule_SetName.restype = ctypes.c_int
+_PyCapsule_SetName.argtypes = [ctypes.py_object, _vp]
+# For the destructor, which gets the capsule's address while it is being
+# deallocated: plain C calls, which neither touch its reference count nor
+# look at a pending exception.
+_capsule_name = ctypes.CFUNCTYPE(_vp, _vp)(("PyCapsule_GetName", _pyapi))
+_capsule_pointer = ctypes.CFUNCTYPE(_vp, _vp, _vp)(("PyCapsule_GetPointer", _pyapi))
+
+# Capsule names must outlive the capsules: module constants.
+_DLTENSOR_NAME = ctypes.create_string_buffer(b"dltensor")
+_DLTENSOR_NAME_ADDR = ctypes.addressof(_DLTENSOR_NAME)
+_USED_NAME = ctypes.create_string_buffer(b"used_dltensor")
+_USED_NAME_ADDR = ctypes.addressof(_USED_NAME)
+
+# Exported tensors alive: address -> [Buffer, the library's deleter, weak
+# reference to the Context that imported it or None]. The entry keeps the
+# Buffer (and its Context) alive until the tensor's deleter runs.
+_EXPORTS = {}
+_EXPORTS_LOCK = threading.Lock()
+
+
+def _capsule_destructor(capsule):
+    """Calls the tensor's deleter of a capsule that nobody consumed (one
+    still named "dltensor", by our name pointer)."""
+    try:
+        name = _capsule_name(capsule)
+        if name != _DLTENSOR_NAME_ADDR:
+            return  # consumed: renamed by its consumer
+        ptr = _capsule_pointer(capsule, name)
+        if ptr:
+            _DLManagedTensor.from_address(ptr).deleter(ptr)
+    except BaseException:  # never raise from a destructor
+        pass
+
+
+def _export_deleter(ptr):
+    """The deleter of the tensors Buffer.__dlpack__ exports: frees the
+    tensor and lets go of its Buffer. When a library destroy runs it (a
+    buffer imported from the tensor was destroyed), letting go, which may
+    destroy the Buffer, waits until that destroy has returned."""
+    try:
+        with _EXPORTS_LOCK:
+            rec = _EXPORTS.pop(ptr, None)
+            if rec is not None:
+                rec[0]._exports -= 1
+        if rec is None:
+            return
+        rec[1](ptr)
+        if getattr(_tls, "destroying", 0):
+            grave = getattr(_tls, "graveyard", None)
+            if grave is None:
+                grave = _tls.graveyard = []
+            grave.append(rec)
+    except BaseException:  # never raise into C
+        pass
+
+
+_CAPSULE_DESTRUCTOR = _CAPSULE_DESTRUCTOR_T(_capsule_destructor)
+_EXPORT_DELETER = _DL_DELETER(_export_deleter)
+
+
+def _exports_of(ctx):
+    """How many tensors exported from ctx's buffers are alive, not counting
+    those imported into ctx itself (released with it)."""
+    with _EXPORTS_LOCK:
+        return sum(1 for buf, _, consumer in _EXPORTS.values()
+                   if buf._ctx is ctx and (consumer is None or consumer() is not ctx))
 
 
 # ---------------------------------------------------------------------------
@@ -1491,7 +2136,6 @@ class MerkleTree(_Handle):
         raise TypeError("create trees with Context.merkle_commit()")
 
     _destroy = "gp_merkle_tree_destroy"
-    _registry = "_trees"
 
     def _init(self, ctx, handle, matrices, options):
         self._adopt(ctx, handle)
@@ -1513,17 +2157,20 @@ class MerkleTree(_Handle):
             _check(fn, getattr(self._lib, fn)(self._h(), out, size))
             return out.raw[:size]
 
+    @_api("MerkleTree.root")
     def root(self):
         """The root digest as bytes (gp_merkle_root): field digests element by
         element, canonical, little-endian; Keccak digests as the 32 hash
         bytes."""
         return self._read("gp_merkle_root", self.digest_size)
 
+    @_api("MerkleTree.cap")
     def cap(self):
         """The cap, 2**cap_height digests left to right (gp_merkle_cap): what
         openings verify against."""
         return self._read("gp_merkle_cap", self.cap_size)
 
+    @_api("MerkleTree.opening_size")
     def opening_size(self):
         """(row_bytes, path_bytes) per opened index (gp_merkle_opening_size)."""
         with self._ctx._lock:
@@ -1532,6 +2179,7 @@ class MerkleTree(_Handle):
                    self._lib.gp_merkle_opening_size(self._h(), ctypes.byref(r), ctypes.byref(p)))
             return r.value, p.value
 
+    @_api("MerkleTree.open")
     def open(self, indices):
         """Opens the leaves at `indices` (an int or a sequence of rows of the
         tallest matrices; gp_merkle_open). Returns a list of MerkleOpening."""
@@ -1543,7 +2191,8 @@ class MerkleTree(_Handle):
             h = self._h()
             for m in self._matrices:
                 if m.closed:
-                    raise ValueError("%s: a committed matrix was closed; the opening would read it" % fn)
+                    raise ClosedError("%s: a committed matrix was closed; the opening would read it"
+                                      % _method(fn))
             if not idx:
                 return []
             rb, pb = self.opening_size()
@@ -1556,6 +2205,7 @@ class MerkleTree(_Handle):
             return [MerkleOpening(i, _elements_from_bytes(self.field, rows[j * rb:(j + 1) * rb]),
                                   paths[j * pb:(j + 1) * pb]) for j, i in enumerate(idx)]
 
+    @_api("MerkleTree.verify")
     def verify(self, opening):
         """Checks a MerkleOpening against the tree's cap with merkle_verify:
         returns None when it is valid, raises VerifyError when not."""
@@ -1563,6 +2213,7 @@ class MerkleTree(_Handle):
                              opening.path)
 
 
+@_api("merkle_verify")
 def merkle_verify(options, field, dims, cap, index, rows, path):
     """Checks one opening on the host, without a context (gp_merkle_verify):
     recomputes the leaf from `rows` (the opened rows of matrices of shapes
@@ -1611,7 +2262,6 @@ class Fri(_Handle):
         raise TypeError("create FRI commitments with Context.fri_begin() or Context.fri_commit()")
 
     _destroy = "gp_fri_destroy"
-    _registry = "_fris"
 
     def _init(self, ctx, handle, field, ext_degree, n, options, first_cap):
         self._adopt(ctx, handle)
@@ -1650,6 +2300,7 @@ class Fri(_Handle):
         array.array."""
         return _elements_from_bytes(self.field, self._betas)
 
+    @_api("Fri.fold")
     def fold(self, beta):
         """Folds the last committed layer with `beta` (ext_degree canonical
         coefficients; gp_fri_fold). Unless it is the last fold, the folded
@@ -1670,6 +2321,7 @@ class Fri(_Handle):
             self._betas.extend(_host_bytes(host, esize))
 
     @property
+    @_api("Fri.remainder_size")
     def remainder_size(self):
         """Bytes of the remainder: final_size * ext_degree * element size."""
         with self._ctx._lock:
@@ -1681,6 +2333,7 @@ class Fri(_Handle):
         _check("gp_fri_remainder", self._lib.gp_fri_remainder(self._h(), out, size))
         return out.raw[:size]
 
+    @_api("Fri.remainder")
     def remainder(self):
         """The remainder once every layer has been folded (gp_fri_remainder):
         final_size extension elements in the codeword's order, as an
@@ -1690,12 +2343,14 @@ class Fri(_Handle):
             return _elements_from_bytes(self.field, self._remainder_bytes())
 
     @property
+    @_api("Fri.opening_size")
     def opening_size(self):
         """Bytes of one query's opening: per layer its group (arity extension
         elements) and the group's Merkle path (gp_fri_opening_size)."""
         with self._ctx._lock:
             return int(self._lib.gp_fri_opening_size(self._h()))
 
+    @_api("Fri.open")
     def open(self, indices):
         """Opens the queries at `indices` (an int or a sequence of positions
         < n in the codeword's order) after the last fold (gp_fri_open).
@@ -1713,6 +2368,7 @@ class Fri(_Handle):
             raw = out.raw
             return [raw[j * each:(j + 1) * each] for j in range(n)]
 
+    @_api("Fri.verify")
     def verify(self, index, opening):
         """Checks one query's opening against this commitment's caps,
         challenges and remainder with fri_verify: returns None when it is
@@ -1735,6 +2391,7 @@ def _fri_verify(options, field, ext_degree, n, caps, betas, remainder, index, op
                                   _uint("index", index), bufs[3][0], bufs[3][1]))
 
 
+@_api("fri_verify")
 def fri_verify(options, field, ext_degree, n, caps, betas, remainder, index, opening):
     """Checks one FRI query on the host, without a context (gp_fri_verify):
     every layer's group against that layer's cap (`caps`: bytes, one cap per

@@ -1,4 +1,4 @@
-//! Gives this crate's integration tests an rpath to the directory
+//! Gives this crate's integration tests and examples an rpath to the directory
 //! of libgpuprover, so they run without LD_LIBRARY_PATH. gpuprover-sys
 //! exports the directory as DEP_GPUPROVER_LIBDIR (its `links = "gpuprover"`
 //! metadata); link arguments themselves do not propagate between crates.
@@ -8,8 +8,9 @@ fn main() {
     if let Ok(dir) = std::env::var("DEP_GPUPROVER_LIBDIR") {
         if target_os != "windows" {
             // Only the target kinds this package has: cargo rejects
-            // rustc-link-arg-examples/-benches without such targets.
+            // rustc-link-arg-benches without such targets.
             println!("cargo:rustc-link-arg-tests=-Wl,-rpath,{}", dir);
+            println!("cargo:rustc-link-arg-examples=-Wl,-rpath,{}", dir);
         }
     }
 }

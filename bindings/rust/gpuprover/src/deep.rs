@@ -7,7 +7,7 @@ use std::ptr;
 
 use crate::{
     check, check_element, sys, to_u64, type_name_of, Buffer, Context, Element, Error, Field,
-    MatrixDims, MerkleOptions, MerkleTree, Order, Result, Status,
+    MerkleOptions, MerkleTree, Order, Result, Status,
 };
 
 // ---------------------------------------------------------------------------
@@ -92,17 +92,16 @@ impl ConstraintOptions {
 
 /// The result of [`Context::constraint_commit`]: the segment LDEs (N blowup
 /// rows, one column per segment, the evaluations' extension degree) and
-/// their Merkle tree. The tree reads the segments again to open rows, so
-/// both live and die together: the segments are only lent out shared, and
-/// the tree is destroyed before them.
-pub struct ConstraintCommitment<'ctx> {
-    // Declared first: fields drop in order, and the tree refers to the
-    // segments.
-    tree: MerkleTree<'ctx>,
-    segments: Buffer<'ctx>,
+/// their Merkle tree. The tree reads the segments again to open rows; it
+/// holds them, and they are only lent out shared. `Send` and `Sync`.
+pub struct ConstraintCommitment {
+    // The tree holds the segments too (see MerkleTree); the segments are
+    // only lent out shared, so they stay read-only.
+    tree: MerkleTree,
+    segments: Buffer,
 }
 
-impl fmt::Debug for ConstraintCommitment<'_> {
+impl fmt::Debug for ConstraintCommitment {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ConstraintCommitment")
             .field("segments", &self.segments)
@@ -111,15 +110,15 @@ impl fmt::Debug for ConstraintCommitment<'_> {
     }
 }
 
-impl<'ctx> ConstraintCommitment<'ctx> {
+impl ConstraintCommitment {
     /// The commitment of the segments; root, cap, openings and their
     /// verification work as for any tree.
-    pub fn tree(&self) -> &MerkleTree<'ctx> {
+    pub fn tree(&self) -> &MerkleTree {
         &self.tree
     }
 
     /// The segment LDEs: column i is segment i.
-    pub fn segments(&self) -> &Buffer<'ctx> {
+    pub fn segments(&self) -> &Buffer {
         &self.segments
     }
 
@@ -137,9 +136,9 @@ impl Context {
     /// and the rows of all segments are committed in one tree.
     pub fn constraint_commit(
         &self,
-        evaluations: &Buffer<'_>,
+        evaluations: &Buffer,
         options: &ConstraintOptions,
-    ) -> Result<ConstraintCommitment<'_>> {
+    ) -> Result<ConstraintCommitment> {
         let field = evaluations.field();
         let raw_options = options.to_raw(field);
         let mut raw_segments = ptr::null_mut();
@@ -149,7 +148,7 @@ impl Context {
         // leaves both outputs NULL when it fails.
         check(unsafe {
             sys::gp_constraint_commit(
-                self.raw.as_ptr(),
+                self.as_raw(),
                 evaluations.as_raw(),
                 &raw_options,
                 &mut raw_segments,
@@ -171,16 +170,22 @@ impl Context {
                 ));
             }
         };
-        let segments = Buffer::wrap(self, raw_segments, "gp_constraint_commit")?;
+        let segments = match Buffer::from_handle(self, raw_segments, "gp_constraint_commit", None) {
+            Ok(segments) => segments,
+            Err(e) => {
+                // SAFETY: the tree is owned here and not wrapped yet.
+                unsafe { sys::gp_merkle_tree_destroy(raw_tree.as_ptr()) };
+                return Err(e);
+            }
+        };
         let tree = MerkleTree::from_raw(
             raw_tree,
-            self,
+            vec![segments.share()],
             field,
             MerkleOptions {
                 perm: Some(options.merkle.permutation_for(field)),
                 ..options.merkle
             },
-            vec![MatrixDims::of(&segments)],
         );
         Ok(ConstraintCommitment { tree, segments })
     }
@@ -245,7 +250,7 @@ struct OodShape {
     cols: usize,
 }
 
-fn ood_shape<T: Element>(columns: &[&Buffer<'_>], options: &OodOptions) -> Result<OodShape> {
+fn ood_shape<T: Element>(columns: &[&Buffer], options: &OodOptions) -> Result<OodShape> {
     let first = columns.first().ok_or_else(|| {
         Error::new(
             Status::InvalidArgument,
@@ -310,7 +315,7 @@ impl Context {
     /// degree < `degree_bound` that the rows interpolate.
     pub fn evaluate_ood<T: Element>(
         &self,
-        columns: &[&Buffer<'_>],
+        columns: &[&Buffer],
         options: &OodOptions,
         points: &[T],
     ) -> Result<Vec<T>> {
@@ -323,7 +328,7 @@ impl Context {
         // the library checks their context.
         check(unsafe {
             sys::gp_evaluate_ood(
-                self.raw.as_ptr(),
+                self.as_raw(),
                 shape.raw.as_ptr(),
                 shape.count,
                 &raw_options,
@@ -349,12 +354,12 @@ impl Context {
     #[allow(clippy::too_many_arguments)]
     pub fn deep_composition<T: Element>(
         &self,
-        columns: &[&Buffer<'_>],
+        columns: &[&Buffer],
         options: &OodOptions,
         points: &[T],
         values: &[T],
         alphas: &[T],
-        out: &mut Buffer<'_>,
+        out: &mut Buffer,
     ) -> Result<()> {
         let shape = ood_shape::<T>(columns, options)?;
         let num_points = shape.num_points(points)?;
@@ -378,13 +383,14 @@ impl Context {
                 ));
             }
         }
+        let out_raw = out.raw_mut("out")?;
         let raw_options = options.to_raw();
         // SAFETY: `points`, `values` and `alphas` hold the element counts the
         // library reads (checked above); the handles are valid and `out` is
-        // borrowed mutably, so it is none of the columns.
+        // borrowed mutably and unshared (raw_mut), so no column refers to it.
         check(unsafe {
             sys::gp_deep_composition(
-                self.raw.as_ptr(),
+                self.as_raw(),
                 shape.raw.as_ptr(),
                 shape.count,
                 &raw_options,
@@ -392,7 +398,7 @@ impl Context {
                 num_points,
                 values.as_ptr().cast(),
                 alphas.as_ptr().cast(),
-                out.as_raw(),
+                out_raw,
             )
         })
     }

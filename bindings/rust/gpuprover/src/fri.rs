@@ -111,10 +111,15 @@ impl FriOptions {
 /// A FRI commitment in progress or done (`gp_fri`): every layer and its tree,
 /// on the device for the CUDA backend. It keeps the caps the library wrote
 /// and the challenges it was folded with, so that [`Fri::verify`] can check
-/// openings. Destroyed on drop.
-pub struct Fri<'ctx> {
+/// openings. It holds its context (the codeword was copied). Destroyed on
+/// drop, before the context.
+///
+/// `Send` and `Sync`: [`Fri::open`] and the other `&self` methods may run on
+/// several threads at once (the library serializes the calls on one
+/// context); [`Fri::fold`] takes `&mut self`.
+pub struct Fri {
     raw: NonNull<sys::gp_fri>,
-    ctx: &'ctx Context,
+    ctx: Context,
     field: Field,
     ext_degree: u32,
     n: usize,
@@ -126,7 +131,16 @@ pub struct Fri<'ctx> {
     betas: Vec<u8>,
 }
 
-impl fmt::Debug for Fri<'_> {
+// SAFETY: gpuprover.h: "Contexts, and every handle of a context, may be used
+// from several threads at once: the calls on one context are serialized".
+// The handle is destroyed only in `Drop`; the Rust fields are plain data,
+// written only through `&mut self`.
+unsafe impl Send for Fri {}
+// SAFETY: as for `Send`: the methods on `&Fri` are thread-safe C calls and
+// reads of fields that only `&mut self` methods write.
+unsafe impl Sync for Fri {}
+
+impl fmt::Debug for Fri {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Fri")
             .field("field", &self.field)
@@ -215,7 +229,7 @@ impl Context {
     /// extension degree, a power-of-two number of rows) and commits layer 0
     /// (`gp_fri_begin`). The codeword is copied: it may be dropped or changed
     /// afterwards.
-    pub fn fri_begin(&self, codeword: &Buffer<'_>, options: &FriOptions) -> Result<Fri<'_>> {
+    pub fn fri_begin(&self, codeword: &Buffer, options: &FriOptions) -> Result<Fri> {
         let field = codeword.field();
         let raw_options = options.to_raw(field);
         let mut cap = vec![0u8; options.cap_bytes(field)?];
@@ -224,7 +238,7 @@ impl Context {
         // library checks that it is large enough).
         check(unsafe {
             sys::gp_fri_begin(
-                self.raw.as_ptr(),
+                self.as_raw(),
                 codeword.as_raw(),
                 &raw_options,
                 cap.as_mut_ptr().cast(),
@@ -246,7 +260,7 @@ impl Context {
         ext_degree: u32,
         codeword: &[T],
         options: &FriOptions,
-    ) -> Result<Fri<'_>> {
+    ) -> Result<Fri> {
         // The same as gp_fri_begin_host: upload, then begin.
         if ext_degree == 0 || codeword.len() % ext_degree as usize != 0 {
             return Err(Error::new(
@@ -267,7 +281,7 @@ impl Context {
         // size (checked above); `cap` is valid for its length.
         check(unsafe {
             sys::gp_fri_begin_host(
-                self.raw.as_ptr(),
+                self.as_raw(),
                 field.to_raw(),
                 ext_degree,
                 codeword.as_ptr().cast(),
@@ -295,10 +309,10 @@ impl Context {
     /// or with another context.
     pub fn fri_commit<T, F>(
         &self,
-        codeword: &Buffer<'_>,
+        codeword: &Buffer,
         options: &FriOptions,
         mut challenge: F,
-    ) -> Result<Fri<'_>>
+    ) -> Result<Fri>
     where
         T: Element,
         F: FnMut(u32, &[u8], &mut [T]) -> Result<()>,
@@ -320,7 +334,7 @@ impl Context {
         // only reached through `user` by the trampoline on this thread.
         let status = unsafe {
             sys::gp_fri_commit(
-                self.raw.as_ptr(),
+                self.as_raw(),
                 codeword.as_raw(),
                 &raw_options,
                 Some(challenge_trampoline::<T, F>),
@@ -332,6 +346,8 @@ impl Context {
             // gp_fri_commit released its state before returning.
             panic::resume_unwind(payload);
         }
+        // A panic of the progress or log callback during the call.
+        crate::monitor::resume_pending_panic();
         if let Some(error) = state.error.take() {
             return Err(error);
         }
@@ -344,14 +360,14 @@ impl Context {
     }
 }
 
-impl<'ctx> Fri<'ctx> {
+impl Fri {
     fn wrap(
-        ctx: &'ctx Context,
+        ctx: &Context,
         raw: *mut sys::gp_fri,
         field: Field,
-        codeword: &Buffer<'_>,
+        codeword: &Buffer,
         options: &FriOptions,
-    ) -> Result<Fri<'ctx>> {
+    ) -> Result<Fri> {
         Fri::wrap_shape(
             ctx,
             raw,
@@ -363,13 +379,13 @@ impl<'ctx> Fri<'ctx> {
     }
 
     fn wrap_shape(
-        ctx: &'ctx Context,
+        ctx: &Context,
         raw: *mut sys::gp_fri,
         field: Field,
         ext_degree: u32,
         n: usize,
         options: &FriOptions,
-    ) -> Result<Fri<'ctx>> {
+    ) -> Result<Fri> {
         let raw = NonNull::new(raw)
             .ok_or_else(|| Error::new(Status::Internal, "gp_fri_* returned GP_OK and NULL"))?;
         // SAFETY: the handle is valid.
@@ -383,7 +399,7 @@ impl<'ctx> Fri<'ctx> {
         options.merkle.perm = Some(options.merkle.permutation_for(field));
         Ok(Fri {
             raw,
-            ctx,
+            ctx: ctx.clone(),
             field,
             ext_degree,
             n,
@@ -420,8 +436,8 @@ impl<'ctx> Fri<'ctx> {
     }
 
     /// The context the commitment belongs to.
-    pub fn context(&self) -> &'ctx Context {
-        self.ctx
+    pub fn context(&self) -> &Context {
+        &self.ctx
     }
 
     /// The codeword's field.
@@ -613,9 +629,10 @@ impl<'ctx> Fri<'ctx> {
     }
 }
 
-impl Drop for Fri<'_> {
+impl Drop for Fri {
     fn drop(&mut self) {
-        // SAFETY: the handle is valid and owned; its context is alive.
+        // SAFETY: the handle is valid and owned; its context is alive (a
+        // field, dropped after this).
         unsafe { sys::gp_fri_destroy(self.raw.as_ptr()) }
     }
 }

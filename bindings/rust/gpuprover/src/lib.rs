@@ -33,37 +33,53 @@
 //!
 //! - Field elements are canonical: Goldilocks as `u64` in `[0, p)`, BabyBear
 //!   and KoalaBear as `u32` in `[0, p)`. Input holding a value `>= p` is
-//!   rejected with [`Status::NonCanonical`], never reduced.
+//!   rejected with [`Status::NonCanonical`], never reduced. Where the field is
+//!   known at compile time, the `*_typed` functions take it as a type
+//!   ([`Goldilocks`], [`BabyBear`], [`KoalaBear`]; see [`FieldType`]).
 //! - Extension-field elements are `ext_degree` consecutive base values,
 //!   lowest degree first (Plonky3's `BinomialExtensionField` layout).
 //! - Every fallible call returns [`Result`]; the [`Error`] carries the
 //!   library's status and its message (`gp_last_error`). A failed call leaves
 //!   every object usable.
-//! - A [`Context`] is used from one thread at a time: it is `Send` but not
-//!   `Sync`. [`Buffer`]s borrow their context, so they cannot outlive it and
-//!   stay on its thread. A [`MerkleTree`] borrows the buffers it commits (the
-//!   library reads them again to open rows), a [`Fri`] its context.
+//!
+//! Ownership and threads:
+//!
+//! - [`Context`] is a cheap-to-clone handle (an `Arc` of the library
+//!   context). [`Buffer`], [`MerkleTree`], [`Fri`] and
+//!   [`ConstraintCommitment`] have no lifetime parameter: each holds what it
+//!   needs. A buffer holds its context; a tree holds its context and the
+//!   buffers it commits (the library reads them again to open rows); a FRI
+//!   commitment holds its context (the codeword is copied). So a struct can
+//!   own "context + LDE + tree" together, and every C handle is destroyed
+//!   before the handles it depends on.
+//! - All of them are `Send` and `Sync`: the header guarantees that contexts
+//!   and their handles may be used from several threads at once (the calls
+//!   on one context are serialized). [`Context::cancel`] stops the call in
+//!   flight from another thread; [`Context::set_progress`] and
+//!   [`Context::set_log`] install callbacks; [`Context::counters`] and
+//!   [`Context::call_stats`] report what the calls cost.
+//! - A buffer committed by a live tree is read-only: writing it
+//!   ([`Context::lde`], [`Context::ntt`], ... as output) fails with
+//!   [`Status::InvalidArgument`] until the tree is dropped.
 //! - Digests, caps, paths and openings are bytes as the library lays them
 //!   out; a proof that does not verify is an [`Error`] with
 //!   [`Status::VerifyFailed`].
 //!
-//! ```compile_fail
-//! fn shared_between_threads<T: Sync>() {}
-//! shared_between_threads::<gpuprover::Context>(); // a Context is not Sync
-//! ```
-//!
-//! ```compile_fail
-//! fn sent_to_another_thread<T: Send>() {}
-//! sent_to_another_thread::<gpuprover::Buffer<'static>>(); // nor is a Buffer Send
+//! ```no_run
+//! // (Checked when the doctest compiles.)
+//! fn shared_between_threads<T: Send + Sync>() {}
+//! shared_between_threads::<gpuprover::Context>();
+//! shared_between_threads::<gpuprover::Buffer>();
+//! shared_between_threads::<gpuprover::MerkleTree>();
+//! shared_between_threads::<gpuprover::Fri>();
 //! ```
 
-use std::cell::Cell;
 use std::ffi::CStr;
 use std::fmt;
-use std::marker::PhantomData;
 use std::mem::size_of;
-use std::os::raw::c_char;
+use std::os::raw::{c_char, c_void};
 use std::ptr::{self, NonNull};
+use std::sync::{Arc, Mutex};
 
 /// The raw FFI bindings this crate is built on.
 pub use gpuprover_sys as sys;
@@ -71,10 +87,14 @@ pub use gpuprover_sys as sys;
 mod deep;
 mod fri;
 mod merkle;
+mod monitor;
+mod typed;
 
 pub use deep::{CompositionSplit, ConstraintCommitment, ConstraintOptions, OodOptions};
 pub use fri::{fri_verify, Fri, FriFold, FriOptions};
 pub use merkle::{merkle_verify, MatrixDims, MerkleKind, MerkleOpening, MerkleOptions, MerkleTree};
+pub use monitor::{CallStats, CancelHandle, Counters};
+pub use typed::{BabyBear, FieldType, Goldilocks, KoalaBear};
 
 /// `Result` with [`Error`] as the error type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -254,8 +274,10 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 /// Turns a raw status into a `Result`, reading the thread-local message of a
-/// failure at once (before any other gp_* call can replace it).
+/// failure at once (before any other gp_* call can replace it). A panic of a
+/// progress or log callback during the call is resumed here.
 fn check(status: sys::gp_status) -> Result<()> {
+    monitor::resume_pending_panic();
     match Status::from_raw(status) {
         None => Ok(()),
         Some(status) => {
@@ -695,21 +717,75 @@ pub struct MemoryStats {
 }
 
 /// A gpuprover context: one backend (CUDA device or CPU thread pool) with its
-/// caches. Destroyed on drop.
+/// caches.
 ///
-/// A context may be used from one thread at a time, so it is `Send` (it can
-/// move to another thread) but not `Sync`. Operations take `&self`; the
-/// buffers they work on borrow the context.
+/// A `Context` is a cheap-to-clone handle: every clone refers to the same
+/// library context, which is destroyed when the last clone, and the last
+/// [`Buffer`], [`MerkleTree`] or [`Fri`] made on it, is dropped. It is `Send`
+/// and `Sync`: clones (or `&Context`) may be used from several threads at
+/// once. The library serializes the calls on one context (a call waits for
+/// the one in flight); for parallel work give each thread its own context.
+/// [`Context::cancel`] is the exception: it does not wait, and stops the call
+/// in flight from another thread.
+///
+/// Two `Context` values compare equal when they are clones of one context.
+#[derive(Clone)]
 pub struct Context {
-    raw: NonNull<sys::gp_context>,
-    // Cell<()> is Send but not Sync: that makes Context !Sync.
-    _single_thread: PhantomData<Cell<()>>,
+    inner: Arc<ContextInner>,
 }
 
-// SAFETY: the C API allows a context to be used from any thread, one thread
-// at a time; `Context` is not `Sync` and its buffers (which borrow it) are
-// not `Send`, so all uses of one context happen on the thread that holds it.
-unsafe impl Send for Context {}
+/// What every clone of a [`Context`] shares: the C handle and the callbacks
+/// the library calls back into (their address is the callbacks' `user`
+/// pointer, so it must not move: it lives in the `Arc`).
+pub(crate) struct ContextInner {
+    raw: NonNull<sys::gp_context>,
+    pub(crate) progress: Mutex<Option<monitor::ProgressFn>>,
+    pub(crate) log: Mutex<Option<monitor::LogFn>>,
+}
+
+// SAFETY: gpuprover.h guarantees that "contexts, and every handle of a
+// context, may be used from several threads at once: the calls on one context
+// are serialized (a call waits for the one in flight)", and that
+// gp_context_cancel is "safe to call from any thread at any time while the
+// context is alive". The handle is only destroyed in `Drop`, when no other
+// reference to it exists. The callback slots are behind mutexes and hold
+// `Send` closures.
+unsafe impl Send for ContextInner {}
+// SAFETY: as for `Send` above: every method reachable through `&ContextInner`
+// is a C call that the library makes thread-safe, or a mutex-guarded slot.
+unsafe impl Sync for ContextInner {}
+
+impl Drop for ContextInner {
+    fn drop(&mut self) {
+        // SAFETY: the handle is valid and owned; no clone of the context and
+        // no buffer, tree or FRI commitment of it is left (each holds an Arc
+        // of this), so no call is in flight. The callbacks are unregistered
+        // first, so the library never calls into a closure the context no
+        // longer owns; the closures themselves drop after this.
+        unsafe {
+            // The log first: clearing the progress callback is a call that
+            // would be logged.
+            sys::gp_context_set_log(self.raw.as_ptr(), None, ptr::null_mut());
+            sys::gp_context_set_progress(self.raw.as_ptr(), None, ptr::null_mut());
+            sys::gp_context_destroy(self.raw.as_ptr());
+        }
+    }
+}
+
+impl PartialEq for Context {
+    /// Whether both are clones of one context.
+    fn eq(&self, other: &Context) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Eq for Context {}
+
+impl std::hash::Hash for Context {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (Arc::as_ptr(&self.inner) as usize).hash(state)
+    }
+}
 
 impl fmt::Debug for Context {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -760,22 +836,30 @@ impl Context {
             )
         })?;
         Ok(Context {
-            raw,
-            _single_thread: PhantomData,
+            inner: Arc::new(ContextInner {
+                raw,
+                progress: Mutex::new(None),
+                log: Mutex::new(None),
+            }),
         })
     }
 
     /// The raw handle, for calling `gpuprover_sys` functions directly. It
-    /// stays owned by `self`.
+    /// stays owned by the context (alive while any clone of it, or any of
+    /// its buffers, trees and FRI commitments, is).
     pub fn as_raw(&self) -> *mut sys::gp_context {
-        self.raw.as_ptr()
+        self.inner.raw.as_ptr()
+    }
+
+    pub(crate) fn inner(&self) -> &Arc<ContextInner> {
+        &self.inner
     }
 
     /// The backend the context runs on: [`Backend::Cpu`] or
     /// [`Backend::Cuda`], never `Auto`.
     pub fn backend(&self) -> Backend {
         // SAFETY: the handle is valid.
-        Backend::from_raw(unsafe { sys::gp_context_backend(self.raw.as_ptr()) })
+        Backend::from_raw(unsafe { sys::gp_context_backend(self.as_raw()) })
     }
 
     /// A description of the device ("NVIDIA H100 80GB HBM3",
@@ -785,7 +869,7 @@ impl Context {
         // SAFETY: `name` is valid for `name.len()` bytes; the library writes a
         // NUL-terminated string truncated to that size.
         check(unsafe {
-            sys::gp_context_device_name(self.raw.as_ptr(), name.as_mut_ptr(), name.len())
+            sys::gp_context_device_name(self.as_raw(), name.as_mut_ptr(), name.len())
         })?;
         name[name.len() - 1] = 0;
         // SAFETY: NUL-terminated (forced above).
@@ -797,7 +881,7 @@ impl Context {
         // SAFETY: plain data; struct_size is set before the call.
         let mut raw: sys::gp_memory_stats = unsafe { std::mem::zeroed() };
         raw.struct_size = size_of::<sys::gp_memory_stats>() as u32;
-        check(unsafe { sys::gp_context_memory_stats(self.raw.as_ptr(), &mut raw) })?;
+        check(unsafe { sys::gp_context_memory_stats(self.as_raw(), &mut raw) })?;
         Ok(MemoryStats {
             buffer_bytes: raw.buffer_bytes,
             cache_bytes: raw.cache_bytes,
@@ -808,8 +892,9 @@ impl Context {
 
     /// Releases cached twiddle tables and scratch memory.
     pub fn trim(&self) -> Result<()> {
-        // SAFETY: the handle is valid; &self is the only user (not Sync).
-        check(unsafe { sys::gp_context_trim(self.raw.as_ptr()) })
+        // SAFETY: the handle is valid; the library serializes the call with
+        // the others on the context.
+        check(unsafe { sys::gp_context_trim(self.as_raw()) })
     }
 
     /// Coset LDE of every column of `input` into `output`
@@ -820,24 +905,14 @@ impl Context {
     /// row j holds `f_c(g * w_{nB}^j)` (natural order) or
     /// `f_c(g * w_{nB}^bitrev(j))` (bit-reversed). `output` must have
     /// `n * blowup` rows, the input's column count, field and extension
-    /// degree, and belong to this context.
-    pub fn lde(
-        &self,
-        input: &Buffer<'_>,
-        options: &LdeOptions,
-        output: &mut Buffer<'_>,
-    ) -> Result<()> {
+    /// degree, and belong to this context. `output` must not be committed
+    /// by a live [`MerkleTree`] (see [`Buffer::is_shared`]).
+    pub fn lde(&self, input: &Buffer, options: &LdeOptions, output: &mut Buffer) -> Result<()> {
+        let out = output.raw_mut("output")?;
         let raw_options = options.to_raw();
         // SAFETY: all handles are valid; the library checks that the buffers
         // belong to this context and fit the operation.
-        check(unsafe {
-            sys::gp_lde_batch(
-                self.raw.as_ptr(),
-                input.raw.as_ptr(),
-                &raw_options,
-                output.raw.as_ptr(),
-            )
-        })
+        check(unsafe { sys::gp_lde_batch(self.as_raw(), input.as_raw(), &raw_options, out) })
     }
 
     /// Like [`Context::lde`], with the input in host memory: `rows` x `cols`
@@ -853,33 +928,36 @@ impl Context {
         rows: usize,
         cols: usize,
         options: &LdeOptions,
-        output: &mut Buffer<'_>,
+        output: &mut Buffer,
     ) -> Result<()> {
         check_element::<T>(field)?;
         check_len("data", data.len(), rows, cols, ext_degree)?;
+        let out = output.raw_mut("output")?;
         let raw_options = options.to_raw();
         // SAFETY: `data` holds exactly rows * cols * ext_degree elements of
         // the field's size (checked above); the handles are valid.
         check(unsafe {
             sys::gp_lde_batch_host(
-                self.raw.as_ptr(),
+                self.as_raw(),
                 field.to_raw(),
                 ext_degree,
                 data.as_ptr().cast(),
                 to_u64(rows),
                 to_u64(cols),
                 &raw_options,
-                output.raw.as_ptr(),
+                out,
             )
         })
     }
 
     /// Transforms every column of `buffer` in place (`gp_ntt_batch`).
-    /// `buffer.rows()` must be a power of two not above 2^two_adicity.
-    pub fn ntt(&self, buffer: &mut Buffer<'_>, options: &NttOptions) -> Result<()> {
+    /// `buffer.rows()` must be a power of two not above 2^two_adicity, and
+    /// the buffer must not be committed by a live [`MerkleTree`].
+    pub fn ntt(&self, buffer: &mut Buffer, options: &NttOptions) -> Result<()> {
+        let buf = buffer.raw_mut("buffer")?;
         let raw_options = options.to_raw();
         // SAFETY: the handles are valid; the library checks the context.
-        check(unsafe { sys::gp_ntt_batch(self.raw.as_ptr(), buffer.raw.as_ptr(), &raw_options) })
+        check(unsafe { sys::gp_ntt_batch(self.as_raw(), buf, &raw_options) })
     }
 
     /// Applies `permutation` in place to the states stored back to back in
@@ -924,7 +1002,7 @@ impl Context {
         // element size (checked above) and is exclusively borrowed.
         check(unsafe {
             sys::gp_permute_batch(
-                self.raw.as_ptr(),
+                self.as_raw(),
                 permutation.to_raw(),
                 states.as_mut_ptr().cast(),
                 to_u64(count),
@@ -984,14 +1062,6 @@ impl Context {
             &mut output,
         )?;
         output.to_vec(Layout::RowMajor)
-    }
-}
-
-impl Drop for Context {
-    fn drop(&mut self) {
-        // SAFETY: the handle is valid and owned; every buffer borrowing the
-        // context has been dropped (the borrow checker ensures it).
-        unsafe { sys::gp_context_destroy(self.raw.as_ptr()) }
     }
 }
 
@@ -1095,15 +1165,52 @@ impl NttOptions {
 
 /// A `rows` x `cols` matrix of field elements owned by the library (device
 /// memory on CUDA, host memory on the CPU backend), belonging to one
-/// [`Context`]. Destroyed on drop.
-pub struct Buffer<'ctx> {
-    raw: NonNull<sys::gp_buffer>,
-    // The buffer uses its context's resources: it must not outlive it, and
-    // (as &Context is neither Send nor Sync) it stays on its thread.
-    ctx: &'ctx Context,
+/// [`Context`]. Destroyed when dropped and no longer committed.
+///
+/// A buffer keeps its context alive (it holds a clone of it), so it may
+/// outlive the `Context` value it was made with, and its handle is always
+/// destroyed before the context's. It is `Send` and `Sync`.
+///
+/// A [`MerkleTree`] keeps the buffers it commits alive too, because the
+/// library reads them again to open rows: dropping the `Buffer` after
+/// committing it is fine. While a tree holds it, the buffer is *shared*
+/// ([`Buffer::is_shared`]) and calls that would write it ([`Context::lde`],
+/// [`Context::lde_host`], [`Context::ntt`] and
+/// [`Context::deep_composition`] as output) fail with
+/// [`Status::InvalidArgument`] instead of changing committed data.
+pub struct Buffer {
+    inner: Arc<BufferInner>,
 }
 
-impl fmt::Debug for Buffer<'_> {
+struct BufferInner {
+    raw: NonNull<sys::gp_buffer>,
+    // Keeps the context alive; dropped after the handle is destroyed.
+    ctx: Context,
+    // Memory that a wrapped buffer reads and the binding owns
+    // (Buffer::from_vec); released after the handle.
+    _memory: Option<Box<dyn std::any::Any + Send + Sync>>,
+}
+
+// SAFETY: gpuprover.h: "Contexts, and every handle of a context, may be used
+// from several threads at once: the calls on one context are serialized".
+// The handle is destroyed only in `Drop`, when no other reference exists;
+// writes to the buffer need `&mut Buffer` and an unshared handle
+// (`Buffer::raw_mut`), so Rust's aliasing rules hold for its contents too.
+unsafe impl Send for BufferInner {}
+// SAFETY: as for `Send`: every method on `&BufferInner` is a thread-safe C
+// call (shape getters, gp_buffer_to_host, gp_buffer_data).
+unsafe impl Sync for BufferInner {}
+
+impl Drop for BufferInner {
+    fn drop(&mut self) {
+        // SAFETY: the handle is valid and owned; no tree refers to it any
+        // more (each holds an Arc of this). The context is alive: `self.ctx`
+        // is dropped after this.
+        unsafe { sys::gp_buffer_destroy(self.raw.as_ptr()) }
+    }
+}
+
+impl fmt::Debug for Buffer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Buffer")
             .field("field", &self.field())
@@ -1114,21 +1221,42 @@ impl fmt::Debug for Buffer<'_> {
     }
 }
 
-impl<'ctx> Buffer<'ctx> {
+/// A `Vec` whose allocation a wrapped buffer reads and writes through a raw
+/// pointer; freed (as the `Vec` it was) after the buffer's handle.
+struct OwnedVec<T> {
+    ptr: *mut T,
+    len: usize,
+    cap: usize,
+}
+
+// SAFETY: plain owned memory of `Send + Sync` elements; only the library
+// (through the buffer handle, serialized per context) touches it until drop.
+unsafe impl<T: Send> Send for OwnedVec<T> {}
+// SAFETY: as above; `OwnedVec` exposes nothing through `&self`.
+unsafe impl<T: Sync> Sync for OwnedVec<T> {}
+
+impl<T> Drop for OwnedVec<T> {
+    fn drop(&mut self) {
+        // SAFETY: ptr, len and cap come from a Vec<T> that was forgotten.
+        drop(unsafe { Vec::from_raw_parts(self.ptr, self.len, self.cap) });
+    }
+}
+
+impl Buffer {
     /// A zero-filled buffer of `rows` x `cols` elements of the field's
     /// degree-`ext_degree` extension (1 for the base field).
     pub fn new(
-        ctx: &'ctx Context,
+        ctx: &Context,
         field: Field,
         ext_degree: u32,
         rows: usize,
         cols: usize,
-    ) -> Result<Buffer<'ctx>> {
+    ) -> Result<Buffer> {
         let mut raw = ptr::null_mut();
         // SAFETY: the context is valid; `raw` is valid for writes.
         check(unsafe {
             sys::gp_buffer_create(
-                ctx.raw.as_ptr(),
+                ctx.as_raw(),
                 field.to_raw(),
                 ext_degree,
                 to_u64(rows),
@@ -1136,23 +1264,24 @@ impl<'ctx> Buffer<'ctx> {
                 &mut raw,
             )
         })?;
-        Buffer::wrap(ctx, raw, "gp_buffer_create")
+        Buffer::from_handle(ctx, raw, "gp_buffer_create", None)
     }
 
     /// A buffer holding `data`: `rows` x `cols` elements of degree
     /// `ext_degree` in `layout`. `data.len()` must be `rows * cols *
     /// ext_degree` and `T` the field's element type (`u64` for Goldilocks,
     /// `u32` for BabyBear and KoalaBear); values `>= p` give
-    /// [`Status::NonCanonical`].
+    /// [`Status::NonCanonical`]. [`Buffer::from_host_typed`] takes the field
+    /// as a type.
     pub fn from_host<T: Element>(
-        ctx: &'ctx Context,
+        ctx: &Context,
         field: Field,
         ext_degree: u32,
         rows: usize,
         cols: usize,
         layout: Layout,
         data: &[T],
-    ) -> Result<Buffer<'ctx>> {
+    ) -> Result<Buffer> {
         check_element::<T>(field)?;
         check_len("data", data.len(), rows, cols, ext_degree)?;
         let mut raw = ptr::null_mut();
@@ -1160,7 +1289,7 @@ impl<'ctx> Buffer<'ctx> {
         // the field's size (checked above).
         check(unsafe {
             sys::gp_buffer_from_host(
-                ctx.raw.as_ptr(),
+                ctx.as_raw(),
                 field.to_raw(),
                 ext_degree,
                 to_u64(rows),
@@ -1170,17 +1299,159 @@ impl<'ctx> Buffer<'ctx> {
                 &mut raw,
             )
         })?;
-        Buffer::wrap(ctx, raw, "gp_buffer_from_host")
+        Buffer::from_handle(ctx, raw, "gp_buffer_from_host", None)
     }
 
-    fn wrap(ctx: &'ctx Context, raw: *mut sys::gp_buffer, what: &str) -> Result<Buffer<'ctx>> {
+    /// Wraps memory the caller owns as a buffer of `ctx`, without a copy
+    /// (`gp_buffer_wrap`). `data` holds `rows` x `cols` elements of degree
+    /// `ext_degree` in the buffer layout: `cols * ext_degree` base columns
+    /// one after another, each `rows` contiguous canonical elements (`u64`
+    /// for Goldilocks, `u32` for BabyBear and KoalaBear; the base columns of
+    /// extension column c are `c * ext_degree + k`). The values are checked
+    /// to be canonical. Results written into the buffer (as the output of an
+    /// LDE or NTT) are read in place.
+    ///
+    /// # Safety
+    ///
+    /// `data` must be valid for reads and writes of the buffer's size,
+    /// aligned to the element size, and be device memory of the context's
+    /// GPU (CUDA backend: `cudaMalloc`, `cudaMallocAsync` or managed memory)
+    /// or host memory (CPU backend). It must stay valid, and not be accessed
+    /// otherwise while a call uses the buffer, until the returned `Buffer`
+    /// *and every [`MerkleTree`] that commits it* are dropped (a tree keeps
+    /// its buffers alive). [`Buffer::from_vec`] is the safe form for host
+    /// memory.
+    pub unsafe fn wrap(
+        ctx: &Context,
+        field: Field,
+        ext_degree: u32,
+        rows: usize,
+        cols: usize,
+        data: *mut c_void,
+    ) -> Result<Buffer> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: the caller's contract above.
+        check(sys::gp_buffer_wrap(
+            ctx.as_raw(),
+            field.to_raw(),
+            ext_degree,
+            to_u64(rows),
+            to_u64(cols),
+            data,
+            &mut raw,
+        ))?;
+        Buffer::from_handle(ctx, raw, "gp_buffer_wrap", None)
+    }
+
+    /// A buffer holding `data`, given in the buffer layout (see
+    /// [`Buffer::wrap`]; for the base field it is column-major). On the CPU
+    /// backend the buffer wraps the vector's memory without a copy and owns
+    /// it until it is dropped; on the CUDA backend (where buffers live in
+    /// device memory) the values are uploaded and the vector is freed.
+    /// `data.len()` must be `rows * cols * ext_degree` and `T` the field's
+    /// element type.
+    pub fn from_vec<T: Element>(
+        ctx: &Context,
+        field: Field,
+        ext_degree: u32,
+        rows: usize,
+        cols: usize,
+        data: Vec<T>,
+    ) -> Result<Buffer> {
+        check_element::<T>(field)?;
+        check_len("data", data.len(), rows, cols, ext_degree)?;
+        if ctx.backend() != Backend::Cpu || data.is_empty() {
+            // The buffer layout, as Layout::ColMajor (coefficients of an
+            // extension element consecutive) for the upload.
+            let e = ext_degree as usize;
+            let host = if e <= 1 {
+                data
+            } else {
+                let mut out = vec![T::default(); data.len()];
+                for c in 0..cols {
+                    for k in 0..e {
+                        for r in 0..rows {
+                            out[(c * rows + r) * e + k] = data[(c * e + k) * rows + r];
+                        }
+                    }
+                }
+                out
+            };
+            return Buffer::from_host(ctx, field, ext_degree, rows, cols, Layout::ColMajor, &host);
+        }
+        let mut data = std::mem::ManuallyDrop::new(data);
+        let memory = OwnedVec {
+            ptr: data.as_mut_ptr(),
+            len: data.len(),
+            cap: data.capacity(),
+        };
+        let mut raw = ptr::null_mut();
+        // SAFETY: host memory of the right size and alignment for a CPU
+        // context; `memory` owns it and is released after the handle (or
+        // right away, on failure).
+        check(unsafe {
+            sys::gp_buffer_wrap(
+                ctx.as_raw(),
+                field.to_raw(),
+                ext_degree,
+                to_u64(rows),
+                to_u64(cols),
+                memory.ptr.cast(),
+                &mut raw,
+            )
+        })?;
+        Buffer::from_handle(ctx, raw, "gp_buffer_wrap", Some(Box::new(memory)))
+    }
+
+    pub(crate) fn from_handle(
+        ctx: &Context,
+        raw: *mut sys::gp_buffer,
+        what: &str,
+        memory: Option<Box<dyn std::any::Any + Send + Sync>>,
+    ) -> Result<Buffer> {
         let raw = NonNull::new(raw).ok_or_else(|| {
             Error::new(
                 Status::Internal,
                 format!("{} returned GP_OK and NULL", what),
             )
         })?;
-        Ok(Buffer { raw, ctx })
+        Ok(Buffer {
+            inner: Arc::new(BufferInner {
+                raw,
+                ctx: ctx.clone(),
+                _memory: memory,
+            }),
+        })
+    }
+
+    /// Another handle to the same buffer, as a tree keeps it.
+    pub(crate) fn share(&self) -> Buffer {
+        Buffer {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+
+    /// Whether a [`MerkleTree`] (or a [`ConstraintCommitment`]) still
+    /// refers to this buffer. A shared buffer cannot be written: the calls
+    /// that would write it fail with [`Status::InvalidArgument`].
+    pub fn is_shared(&self) -> bool {
+        Arc::strong_count(&self.inner) > 1
+    }
+
+    /// The handle, for a call that writes the buffer: only when no tree
+    /// refers to it (`&mut self` and a unique Arc: nobody else can read it).
+    pub(crate) fn raw_mut(&mut self, what: &str) -> Result<*mut sys::gp_buffer> {
+        match Arc::get_mut(&mut self.inner) {
+            Some(inner) => Ok(inner.raw.as_ptr()),
+            None => Err(Error::new(
+                Status::InvalidArgument,
+                format!(
+                    "`{}` is committed by a live MerkleTree, which reads it to open rows; \
+                     drop the tree before writing the buffer",
+                    what
+                ),
+            )),
+        }
     }
 
     /// Copies the buffer into `out` in `layout`. `out` must hold at least
@@ -1192,7 +1463,7 @@ impl<'ctx> Buffer<'ctx> {
         // library checks that it is large enough.
         check(unsafe {
             sys::gp_buffer_to_host(
-                self.raw.as_ptr(),
+                self.as_raw(),
                 layout.to_raw(),
                 out.as_mut_ptr().cast(),
                 size_bytes,
@@ -1209,40 +1480,55 @@ impl<'ctx> Buffer<'ctx> {
         Ok(out)
     }
 
-    /// The context the buffer belongs to.
-    pub fn context(&self) -> &'ctx Context {
-        self.ctx
+    /// The address of the buffer's memory (`gp_buffer_data`): device memory
+    /// on the CUDA backend, host memory on the CPU backend, in the buffer
+    /// layout described at [`Buffer::wrap`]. It stays valid while the
+    /// buffer is alive (this `Buffer` or a tree committing it). Reading or
+    /// writing it is `unsafe` and races with calls on the context that use
+    /// the buffer; writing it while a tree refers to the buffer changes
+    /// committed data.
+    pub fn data_ptr(&self) -> Result<*mut c_void> {
+        let mut data = ptr::null_mut();
+        // SAFETY: the handle is valid; `data` is valid for writes.
+        check(unsafe { sys::gp_buffer_data(self.as_raw(), &mut data) })?;
+        Ok(data)
+    }
+
+    /// The context the buffer belongs to (a clone of the one it was made
+    /// with: `buf.context() == &ctx`).
+    pub fn context(&self) -> &Context {
+        &self.inner.ctx
     }
 
     /// The raw handle, for calling `gpuprover_sys` functions directly. It
     /// stays owned by `self`.
     pub fn as_raw(&self) -> *mut sys::gp_buffer {
-        self.raw.as_ptr()
+        self.inner.raw.as_ptr()
     }
 
     /// Number of rows.
     pub fn rows(&self) -> usize {
         // SAFETY: the handle is valid.
-        to_usize(unsafe { sys::gp_buffer_rows(self.raw.as_ptr()) }, "rows")
+        to_usize(unsafe { sys::gp_buffer_rows(self.as_raw()) }, "rows")
     }
 
     /// Number of columns (extension elements count as one column).
     pub fn cols(&self) -> usize {
         // SAFETY: the handle is valid.
-        to_usize(unsafe { sys::gp_buffer_cols(self.raw.as_ptr()) }, "cols")
+        to_usize(unsafe { sys::gp_buffer_cols(self.as_raw()) }, "cols")
     }
 
     /// The field.
     pub fn field(&self) -> Field {
         // SAFETY: the handle is valid; a buffer always has a known field.
-        Field::from_raw(unsafe { sys::gp_buffer_field(self.raw.as_ptr()) })
+        Field::from_raw(unsafe { sys::gp_buffer_field(self.as_raw()) })
             .expect("buffer of an unknown field")
     }
 
     /// The extension degree (1 for the base field).
     pub fn ext_degree(&self) -> u32 {
         // SAFETY: the handle is valid.
-        unsafe { sys::gp_buffer_ext_degree(self.raw.as_ptr()) }
+        unsafe { sys::gp_buffer_ext_degree(self.as_raw()) }
     }
 
     /// Number of base-field values: `rows * cols * ext_degree`.
@@ -1258,14 +1544,7 @@ impl<'ctx> Buffer<'ctx> {
     /// Size in bytes.
     pub fn size_bytes(&self) -> u64 {
         // SAFETY: the handle is valid.
-        unsafe { sys::gp_buffer_size_bytes(self.raw.as_ptr()) }
-    }
-}
-
-impl Drop for Buffer<'_> {
-    fn drop(&mut self) {
-        // SAFETY: the handle is valid and owned; its context is alive.
-        unsafe { sys::gp_buffer_destroy(self.raw.as_ptr()) }
+        unsafe { sys::gp_buffer_size_bytes(self.as_raw()) }
     }
 }
 

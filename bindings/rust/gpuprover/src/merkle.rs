@@ -2,7 +2,6 @@
 //! context, their roots, caps and openings, and the host verifier.
 
 use std::fmt;
-use std::marker::PhantomData;
 use std::ptr::{self, NonNull};
 
 use crate::{
@@ -153,7 +152,7 @@ pub struct MatrixDims {
 
 impl MatrixDims {
     /// The shape of a buffer.
-    pub fn of(buffer: &Buffer<'_>) -> MatrixDims {
+    pub fn of(buffer: &Buffer) -> MatrixDims {
         MatrixDims {
             rows: buffer.rows(),
             cols: buffer.cols(),
@@ -199,39 +198,55 @@ pub struct MerkleOpening<T> {
 }
 
 /// A committed Merkle tree (`gp_merkle_tree`). It keeps every layer up to the
-/// root (on the device for the CUDA backend) and refers to its matrices: it
-/// borrows them, so they can neither be dropped nor modified while the tree
-/// exists. Destroyed on drop.
+/// root (on the device for the CUDA backend) and refers to its matrices,
+/// which the library reads again to open rows: the tree holds them (and its
+/// context), so they live at least as long as it does, whatever happens to
+/// the [`Buffer`] values they were committed from. While the tree exists
+/// they are read-only: a call that would write one fails with
+/// [`Status::InvalidArgument`] ([`Buffer::is_shared`]). Destroyed on drop,
+/// before its matrices and its context.
 ///
-/// ```compile_fail,E0597
-/// use gpuprover::{Buffer, Context, Field, MerkleOptions};
+/// `Send` and `Sync`: openings may be taken from several threads at once
+/// (the library serializes the calls on one context).
+///
+/// ```no_run
+/// use gpuprover::{Buffer, Context, Field, MerkleOptions, NttOptions, Status};
 /// let ctx = Context::new().unwrap();
 /// let tree = {
 ///     let matrix = Buffer::new(&ctx, Field::Goldilocks, 1, 8, 2).unwrap();
 ///     ctx.merkle_commit(&[&matrix], &MerkleOptions::default()).unwrap()
-/// }; // error: `matrix` dropped while the tree still borrows it
-/// let _ = tree.root();
-/// ```
+/// }; // `matrix` is dropped here; the tree keeps the buffer alive
+/// let opening = tree.open::<u64>(&[3]).unwrap().remove(0);
+/// tree.verify(&opening).unwrap();
 ///
-/// ```compile_fail,E0502
-/// use gpuprover::{Buffer, Context, Field, MerkleOptions, NttOptions};
-/// let ctx = Context::new().unwrap();
 /// let mut matrix = Buffer::new(&ctx, Field::Goldilocks, 1, 8, 2).unwrap();
 /// let tree = ctx.merkle_commit(&[&matrix], &MerkleOptions::default()).unwrap();
-/// ctx.ntt(&mut matrix, &NttOptions::forward()).unwrap(); // error: committed matrices are borrowed
-/// let _ = tree.root();
+/// let err = ctx.ntt(&mut matrix, &NttOptions::forward()).unwrap_err();
+/// assert_eq!(err.status(), Status::InvalidArgument); // committed: read-only
+/// drop(tree);
+/// ctx.ntt(&mut matrix, &NttOptions::forward()).unwrap();
 /// ```
-pub struct MerkleTree<'a> {
+pub struct MerkleTree {
     raw: NonNull<sys::gp_merkle_tree>,
-    ctx: &'a Context,
+    // Dropped after the handle is destroyed (see Drop): the matrices the
+    // library reads, then the context.
+    matrices: Vec<Buffer>,
+    ctx: Context,
     field: Field,
     options: MerkleOptions,
     dims: Vec<MatrixDims>,
-    // The library reads the matrices again in gp_merkle_open.
-    _matrices: PhantomData<&'a Buffer<'a>>,
 }
 
-impl fmt::Debug for MerkleTree<'_> {
+// SAFETY: gpuprover.h: "Contexts, and every handle of a context, may be used
+// from several threads at once: the calls on one context are serialized".
+// The tree handle is destroyed only in `Drop`; the buffers it reads are kept
+// alive and unwritable (shared) by `matrices`.
+unsafe impl Send for MerkleTree {}
+// SAFETY: as for `Send`: the methods on `&MerkleTree` are thread-safe C calls
+// (root, cap, sizes, open) and reads of immutable Rust fields.
+unsafe impl Sync for MerkleTree {}
+
+impl fmt::Debug for MerkleTree {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MerkleTree")
             .field("field", &self.field)
@@ -241,7 +256,7 @@ impl fmt::Debug for MerkleTree<'_> {
     }
 }
 
-fn raw_matrices(matrices: &[&Buffer<'_>]) -> Result<(Vec<*const sys::gp_buffer>, u32)> {
+fn raw_matrices(matrices: &[&Buffer]) -> Result<(Vec<*const sys::gp_buffer>, u32)> {
     if matrices.is_empty() {
         return Err(Error::new(
             Status::InvalidArgument,
@@ -261,12 +276,12 @@ impl Context {
     /// Commits `matrices` (buffers of this context over one field, heights
     /// powers of two) as one tree (`gp_merkle_commit`). The matrices are
     /// hashed where they are (on the device for the CUDA backend, without a
-    /// copy); the tree borrows them.
-    pub fn merkle_commit<'a>(
-        &'a self,
-        matrices: &[&'a Buffer<'a>],
+    /// copy); the tree holds them (see [`MerkleTree`]).
+    pub fn merkle_commit(
+        &self,
+        matrices: &[&Buffer],
         options: &MerkleOptions,
-    ) -> Result<MerkleTree<'a>> {
+    ) -> Result<MerkleTree> {
         let (raw_mats, count) = raw_matrices(matrices)?;
         let field = matrices[0].field();
         let raw_options = options.to_raw(field);
@@ -275,7 +290,7 @@ impl Context {
         // checks that they belong to this context.
         check(unsafe {
             sys::gp_merkle_commit(
-                self.raw.as_ptr(),
+                self.as_raw(),
                 raw_mats.as_ptr(),
                 count,
                 &raw_options,
@@ -287,14 +302,14 @@ impl Context {
         })?;
         Ok(MerkleTree {
             raw,
-            ctx: self,
+            matrices: matrices.iter().map(|b| b.share()).collect(),
+            ctx: self.clone(),
             field,
             options: MerkleOptions {
                 perm: Some(options.permutation_for(field)),
                 ..*options
             },
             dims: matrices.iter().map(|b| MatrixDims::of(b)).collect(),
-            _matrices: PhantomData,
         })
     }
 
@@ -304,7 +319,7 @@ impl Context {
     /// per row, back to back, laid out as [`MerkleTree::root`] is.
     pub fn merkle_hash_rows(
         &self,
-        matrices: &[&Buffer<'_>],
+        matrices: &[&Buffer],
         options: &MerkleOptions,
     ) -> Result<Vec<u8>> {
         let (raw_mats, count) = raw_matrices(matrices)?;
@@ -318,7 +333,7 @@ impl Context {
         // SAFETY: `out` is valid for `size` bytes; the handles are valid.
         check(unsafe {
             sys::gp_merkle_hash_rows(
-                self.raw.as_ptr(),
+                self.as_raw(),
                 raw_mats.as_ptr(),
                 count,
                 &raw_options,
@@ -330,23 +345,24 @@ impl Context {
     }
 }
 
-impl<'a> MerkleTree<'a> {
+impl MerkleTree {
     /// Wraps a tree the library returned from another call (the constraint
-    /// commitment); the caller keeps the committed matrices alive for `'a`.
+    /// commitment) over `matrices`, which it holds.
     pub(crate) fn from_raw(
         raw: NonNull<sys::gp_merkle_tree>,
-        ctx: &'a Context,
+        matrices: Vec<Buffer>,
         field: Field,
         options: MerkleOptions,
-        dims: Vec<MatrixDims>,
-    ) -> MerkleTree<'a> {
+    ) -> MerkleTree {
+        let ctx = matrices[0].context().clone();
+        let dims = matrices.iter().map(MatrixDims::of).collect();
         MerkleTree {
             raw,
+            matrices,
             ctx,
             field,
             options,
             dims,
-            _matrices: PhantomData,
         }
     }
 
@@ -357,8 +373,20 @@ impl<'a> MerkleTree<'a> {
     }
 
     /// The context the tree belongs to.
-    pub fn context(&self) -> &'a Context {
-        self.ctx
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// The committed matrices, in commit order (Plonky3's `get_matrices`).
+    /// They are read-only while the tree exists.
+    pub fn matrices(&self) -> &[Buffer] {
+        &self.matrices
+    }
+
+    /// The greatest height of the committed matrices (Plonky3's
+    /// `get_max_height`): the number of leaves.
+    pub fn height(&self) -> usize {
+        self.dims.iter().map(|d| d.rows).max().unwrap_or(0)
     }
 
     /// The field of the committed matrices.
@@ -454,7 +482,7 @@ impl<'a> MerkleTree<'a> {
         let mut rows = vec![0u8; count * row_bytes];
         let mut paths = vec![0u8; count * path_bytes];
         // SAFETY: `rows` and `paths` are valid for their lengths, `indices`
-        // for `count` values; the committed matrices are alive (borrowed).
+        // for `count` values; the committed matrices are alive (held).
         check(unsafe {
             sys::gp_merkle_open(
                 self.raw.as_ptr(),
@@ -500,9 +528,10 @@ impl<'a> MerkleTree<'a> {
     }
 }
 
-impl Drop for MerkleTree<'_> {
+impl Drop for MerkleTree {
     fn drop(&mut self) {
-        // SAFETY: the handle is valid and owned; its context is alive.
+        // SAFETY: the handle is valid and owned; its matrices and context are
+        // alive (fields, dropped after this).
         unsafe { sys::gp_merkle_tree_destroy(self.raw.as_ptr()) }
     }
 }

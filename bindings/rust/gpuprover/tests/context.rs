@@ -125,5 +125,6 @@ fn zero_filled_buffer() {
         .unwrap()
         .iter()
         .all(|&v| v == 0));
-    assert!(std::ptr::eq(buf.context(), &ctx));
+    assert_eq!(buf.context(), &ctx);
+    assert_ne!(buf.context(), &cpu());
 }

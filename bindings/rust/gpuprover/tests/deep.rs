@@ -21,14 +21,14 @@ const PINNED_ROOT: &str = "2e8e272b93631eb3d388a76b05e279da181eaf49ba36f4d660495
 
 /// `cols` columns of polynomials of degree < n (coefficients returned, per
 /// column) extended by `blowup` on the default coset in `order`.
-fn lde_columns<'a>(
-    ctx: &'a Context,
+fn lde_columns(
+    ctx: &Context,
     n: usize,
     cols: usize,
     blowup: u32,
     order: Order,
     rng: &mut Rng,
-) -> (Vec<Vec<u64>>, Buffer<'a>) {
+) -> (Vec<Vec<u64>>, Buffer) {
     let wn = goldilocks_root(n.trailing_zeros());
     let coeffs: Vec<Vec<u64>> = (0..cols).map(|_| rng.vec(n, P)).collect();
     let mut trace = Vec::with_capacity(n * cols);
@@ -190,7 +190,7 @@ fn constraint_commit_matches_segment_ldes() {
         .collect();
     assert_eq!(seg.to_vec::<u64>(Layout::ColMajor).unwrap(), expected);
 
-    let refs: Vec<&Buffer<'_>> = ldes.iter().collect();
+    let refs: Vec<&Buffer> = ldes.iter().collect();
     let other = ctx.merkle_commit(&refs, &MerkleOptions::default()).unwrap();
     let root = cc.root().unwrap();
     assert_eq!(root, other.root().unwrap());

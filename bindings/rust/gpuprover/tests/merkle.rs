@@ -99,7 +99,7 @@ impl Mat {
         &self.data[r * w..(r + 1) * w]
     }
 
-    fn upload<'c>(&self, ctx: &'c Context, field: Field) -> Buffer<'c> {
+    fn upload(&self, ctx: &Context, field: Field) -> Buffer {
         if field == Field::Goldilocks {
             Buffer::from_host(
                 ctx,
@@ -244,8 +244,8 @@ fn roots_and_caps_match_a_naive_mmcs() {
             .iter()
             .map(|&(r, c, e)| Mat::random(&mut rng, field, r, c, e))
             .collect();
-        let bufs: Vec<Buffer<'_>> = mats.iter().map(|m| m.upload(&ctx, field)).collect();
-        let buf_refs: Vec<&Buffer<'_>> = bufs.iter().collect();
+        let bufs: Vec<Buffer> = mats.iter().map(|m| m.upload(&ctx, field)).collect();
+        let buf_refs: Vec<&Buffer> = bufs.iter().collect();
         let reference = RefPerm::new(perm);
         let tree_ref = RefTree::new(&reference, mats.iter().collect(), rate, digest);
         let least = specs.iter().map(|s| s.0).min().unwrap();
@@ -539,7 +539,7 @@ fn merkle_error_paths() {
     let odd = Buffer::new(&ctx, Field::Goldilocks, 1, 6, 2).unwrap();
     let d = MerkleOptions::default();
 
-    let status = |r: gpuprover::Result<gpuprover::MerkleTree<'_>>| r.unwrap_err().status();
+    let status = |r: gpuprover::Result<gpuprover::MerkleTree>| r.unwrap_err().status();
     assert_eq!(status(ctx.merkle_commit(&[], &d)), Status::InvalidArgument);
     assert_eq!(
         status(ctx.merkle_commit(&[&gl, &bb], &d)),

@@ -163,12 +163,12 @@ pub fn transpose(data: &[u64], rows: usize, cols: usize) -> Vec<u64> {
 }
 
 /// A Goldilocks buffer of `cols` base columns of `rows` values, column-major.
-pub fn goldilocks_columns<'a>(
-    ctx: &'a gpuprover::Context,
+pub fn goldilocks_columns(
+    ctx: &gpuprover::Context,
     data: &[u64],
     rows: usize,
     cols: usize,
-) -> gpuprover::Buffer<'a> {
+) -> gpuprover::Buffer {
     gpuprover::Buffer::from_host(
         ctx,
         gpuprover::Field::Goldilocks,
