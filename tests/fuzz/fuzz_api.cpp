@@ -11,7 +11,8 @@
 //
 // The oracles (a violation prints what failed and aborts, which libFuzzer
 // reports as a crash):
-//  - every status is one of gp_status's values, and gp_last_error() is ""
+//  - every status is one of gp_status's values (up to GP_ERR_VERIFY_FAILED,
+//    and later ones gp_status_name knows), and gp_last_error() is ""
 //    exactly when the call returned GP_OK;
 //  - calls this file can tell are valid return GP_OK, calls with an invalid
 //    enum, size or pointer do not, and non-canonical input gives
@@ -28,6 +29,14 @@
 //  - a fresh FRI opening verifies, and one with a changed group element, a
 //    flipped path bit or a changed remainder element does not;
 //  - DEEP composition with zero coefficients is zero;
+//  - wrapped memory is the buffer's address; gp_buffer_data and DLPack
+//    exports show the values in the documented layout; an imported tensor's
+//    deleter runs once, when its buffer is destroyed, never on a failure;
+//  - cancelling an idle context leaves the next call alone; progress and log
+//    callbacks run on the calling thread, progress stays within its total,
+//    log lines name the call and its status; counters grow with calls and
+//    failures and reset to zero; per-entry statistics are sorted and stay
+//    within the capacity given;
 //  - after every handle of the input is destroyed, gp_context_memory_stats
 //    reports buffer_bytes == 0, and after gp_context_trim cache_bytes == 0;
 //  - the context keeps working: a fixed LDE at the end of every input gives
@@ -1234,9 +1243,9 @@ void op_ntt_roundtrip(Input &in) {
            (unsigned long long)shift, in_order, out_order);
 }
 
-// LDE options; `rows` is the input's row count. Sets *valid as far as the
-// options alone decide it.
-void sel_lde(Input &in, int field, uint64_t rows, gp_lde_options &o, bool *valid) {
+// LDE options. Clears *valid for values that are invalid whatever the
+// input.
+void sel_lde(Input &in, int field, gp_lde_options &o, bool *valid) {
     gp_lde_options_init(&o);
     const uint8_t nb = in.u8();
     if (nb < 0xA0) o.n = 0;
@@ -1256,7 +1265,6 @@ void sel_lde(Input &in, int field, uint64_t rows, gp_lde_options &o, bool *valid
     o.input_shift = sel_shift(in, field, valid);
     set_enum(o.output_order, sel_order(in, valid));
     set_enum(o.input_layout, sel_layout(in, valid));
-    (void)rows;
 }
 
 // Whether effective LDE options and shapes are valid (the output aside).
@@ -1309,7 +1317,7 @@ void op_lde(Input &in) {
     const uint64_t rows = src >= 0 ? S.bufs[src].rows : 4;
     const OptSel os = sel_opts(in, sizeof(gp_lde_options), &valid);
     gp_lde_options o;
-    sel_lde(in, field, rows, o, &valid);
+    sel_lde(in, field, o, &valid);
     const uint8_t omode = in.u8();
     const uint8_t mode = in.u8();
     Bytes big;
@@ -1358,7 +1366,7 @@ void op_lde_host(Input &in) {
     uint64_t cols = sel_cols(in, &valid, &huge);
     const OptSel os = sel_opts(in, sizeof(gp_lde_options), &valid);
     gp_lde_options o;
-    sel_lde(in, finfo(field) ? field : 1, rows, o, &valid);
+    sel_lde(in, finfo(field) ? field : 1, o, &valid);
     const uint8_t omode = in.u8();
     const uint8_t mode = in.u8();
     Bytes big;
@@ -2268,10 +2276,13 @@ void op_context(Input &in) {
             break;
         }
         case 5: {
-            const int v = arg < 0xF0 ? arg % 17 : (arg % 2 ? -1 : 0x7fffffff);
+            const int v = arg < 0xF0 ? arg % 20 : (arg % 2 ? -1 : 0x7fffffff);
             const char *name = gp_status_name((gp_status)v);
             EXPECT(name != nullptr, "gp_status_name(%d) is NULL", v);
-            EXPECT((std::strcmp(name, "GP_ERR_UNKNOWN") == 0) == (v < 0 || v > 15), "gp_status_name(%d) = %s", v, name);
+            const bool unknown = std::strcmp(name, "GP_ERR_UNKNOWN") == 0;
+            if (v >= GP_OK && v <= GP_ERR_VERIFY_FAILED) EXPECT(!unknown && std::strncmp(name, "GP_", 3) == 0,
+                                                               "gp_status_name(%d) = %s", v, name);
+            if (v < 0 || v >= 256) EXPECT(unknown, "gp_status_name(%d) = %s", v, name);
             break;
         }
         case 6: {
@@ -2400,6 +2411,382 @@ void op_foreign(Input &in) {
            "the other context holds %llu buffer bytes", (unsigned long long)ms.buffer_bytes);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Interop: wrapped memory, addresses, streams, DLPack                      */
+/* ------------------------------------------------------------------------ */
+
+// Reads buffer memory in the buffer layout (base column j at j * rows) into
+// row-major order.
+Bytes layout_to_row_major(const uint8_t *m, uint64_t rows, uint64_t base_cols, uint32_t esz) {
+    Bytes out(rows * base_cols * esz);
+    for (uint64_t j = 0; j < base_cols; ++j)
+        for (uint64_t r = 0; r < rows; ++r) std::memcpy(&out[(r * base_cols + j) * esz], &m[(j * rows + r) * esz], esz);
+    return out;
+}
+
+void *alloc_aligned(uint64_t bytes) {
+    void *p = nullptr;
+    if (posix_memalign(&p, 64, bytes ? bytes : 1) != 0) die("posix_memalign(%llu)", (unsigned long long)bytes);
+    return p;
+}
+
+void interop_wrap(Input &in) {
+    bool valid = true, size_valid = true, huge = false;
+    const int field = sel_field(in, &valid);
+    const uint32_t ext = sel_ext(in, field, &valid);
+    uint64_t rows = sel_rows(in, &size_valid, &huge);
+    uint64_t cols = sel_cols(in, &size_valid, &huge);
+    const uint8_t mode = in.u8();
+    const uint32_t esz = esize(field);
+    uint64_t total;
+    bool wraps = __builtin_mul_overflow(rows, cols, &total) || __builtin_mul_overflow(total, (uint64_t)ext, &total) ||
+                 __builtin_mul_overflow(total, (uint64_t)esz, &total);
+    // The library reads what the shape says: only sizes that overflow, or
+    // that this array holds, are passed.
+    if (huge && !wraps) rows = 1, cols = 1, size_valid = true;
+    valid = valid && size_valid;
+    const uint32_t e = ext <= 4 ? ext : 4;
+    const uint64_t count = huge || !rows || !cols ? 1 : rows * cols * (e ? e : 1);
+    bool canonical = true;
+    const Bytes data = gen_elems(in, finfo(field) ? field : 0, count, &canonical);
+    if (free_buf_slot() < 0) return;
+    uint8_t *mem = static_cast<uint8_t *>(alloc_aligned(data.size() + 8));
+    std::memcpy(mem, data.data(), data.size());
+    const bool misaligned = mode == 0x0F;
+    void *dp = mode == kNullData ? nullptr : (misaligned ? mem + 1 : mem);
+    if (misaligned) std::memmove(mem + 1, mem, data.size());
+    gp_buffer *h = reinterpret_cast<gp_buffer *>(&S);
+    gp_context *ctx = mode == kNullCtx ? nullptr : S.ctx;
+    const int st = CALL("gp_buffer_wrap", gp_buffer_wrap(ctx, (gp_field)field, ext, rows, cols, dp,
+                                                         mode == kNullOut ? nullptr : &h));
+    if (!ctx || !dp || mode == kNullOut) {
+        EXPECT(st == GP_ERR_NULL_POINTER, "gp_buffer_wrap with a NULL pointer: %s", sname(st));
+        std::free(mem);
+        return;
+    }
+    if (st != GP_OK) {
+        EXPECT(h == nullptr, "a failed gp_buffer_wrap left a handle");
+        if (valid && !misaligned)
+            EXPECT(!canonical && st == GP_ERR_NON_CANONICAL, "gp_buffer_wrap of valid arguments: %s", sname(st));
+        std::free(mem);
+        return;
+    }
+    EXPECT(valid && canonical && !misaligned, "gp_buffer_wrap succeeded (valid %d, canonical %d, misaligned %d)",
+           valid, canonical, misaligned);
+    const int slot = adopt_buf(h, field, ext, rows, cols);
+    Buf &b = S.bufs[slot];
+    b.wrapped = mem;
+    b.shadow = layout_to_row_major(mem, rows, cols * ext, esz);
+    b.known = true;
+    void *addr = nullptr;
+    EXPECT(CALL("gp_buffer_data", gp_buffer_data(h, &addr)) == GP_OK && addr == mem,
+           "gp_buffer_data of a wrapped buffer is %p, not the wrapped memory %p", addr, (void *)mem);
+    read_buf(slot);
+}
+
+void interop_data(Input &in) {
+    const int slot = pick_buf(in);
+    const uint8_t mode = in.u8();
+    void *addr = nullptr;
+    const int st = CALL("gp_buffer_data", gp_buffer_data(hbuf(slot), mode == kNullOut ? nullptr : &addr));
+    if (slot < 0 || mode == kNullOut) {
+        EXPECT(st == GP_ERR_NULL_POINTER, "gp_buffer_data with NULL: %s", sname(st));
+        return;
+    }
+    EXPECT(st == GP_OK && addr != nullptr, "gp_buffer_data: %s", sname(st));
+    const Buf &b = S.bufs[slot];
+    if (b.known)
+        EXPECT(layout_to_row_major(static_cast<const uint8_t *>(addr), b.rows, b.cols * b.ext, esize(b.field)) ==
+                   b.shadow,
+               "the memory gp_buffer_data gives does not hold the buffer in the documented layout");
+}
+
+void interop_to_dlpack(Input &in) {
+    const int slot = pick_buf(in);
+    const uint8_t mode = in.u8();
+    DLManagedTensor *t = reinterpret_cast<DLManagedTensor *>(&S);
+    const int st = CALL("gp_buffer_to_dlpack", gp_buffer_to_dlpack(hbuf(slot), mode == kNullOut ? nullptr : &t));
+    if (slot < 0 || mode == kNullOut) {
+        EXPECT(st == GP_ERR_NULL_POINTER, "gp_buffer_to_dlpack with NULL: %s", sname(st));
+        return;
+    }
+    EXPECT(st == GP_OK && t != nullptr, "gp_buffer_to_dlpack: %s", sname(st));
+    const Buf &b = S.bufs[slot];
+    void *addr = nullptr;
+    EXPECT(CALL("gp_buffer_data", gp_buffer_data(b.h, &addr)) == GP_OK);
+    const DLTensor &x = t->dl_tensor;
+    EXPECT(x.data == addr && x.ndim == 2 && x.shape && x.shape[0] == (int64_t)(b.cols * b.ext) &&
+               x.shape[1] == (int64_t)b.rows && (!x.strides || (x.strides[0] == (int64_t)b.rows && x.strides[1] == 1)) &&
+               x.dtype.code == kDLUInt && x.dtype.bits == 8 * esize(b.field) && x.dtype.lanes == 1 &&
+               x.device.device_type == kDLCPU && x.byte_offset == 0,
+           "the DLPack export of buffer %d", slot);
+    if (b.known)
+        EXPECT(layout_to_row_major(static_cast<const uint8_t *>(x.data), b.rows, b.cols * b.ext, esize(b.field)) ==
+                   b.shadow,
+               "the DLPack export does not hold the buffer's values");
+    EXPECT(t->deleter != nullptr, "a DLPack export without a deleter");
+    t->deleter(t);
+}
+
+void interop_from_dlpack(Input &in) {
+    bool valid = true;
+    const int field = sel_field(in, &valid);
+    const uint32_t ext = sel_ext(in, field, &valid);
+    const uint64_t rows = 1ull << (in.u8() % 9);
+    const uint64_t base_cols = 1 + in.u8() % 8;
+    const uint8_t form = in.u8();
+    const uint8_t mode = in.u8();
+    const uint32_t esz = esize(field);
+    bool canonical = true;
+    const Bytes data = gen_elems(in, finfo(field) ? field : 0, rows * base_cols, &canonical);
+    if (free_buf_slot() < 0) return;
+    auto *d = new DlImport();
+    const uint64_t offset = form & 0x40 ? esz * (1 + form % 3) : (form & 0x80 ? 1 : 0);
+    if (offset % esz) valid = false;
+    d->mem = alloc_aligned(offset + data.size());
+    std::memcpy(static_cast<uint8_t *>(d->mem) + offset, data.data(), data.size());
+    DLTensor &x = d->t.dl_tensor;
+    x.data = d->mem;
+    x.byte_offset = offset;
+    x.device = DLDevice{kDLCPU, 0};
+    x.dtype = DLDataType{kDLUInt, (uint8_t)(8 * esz), 1};
+    uint64_t cols_out = base_cols;
+    switch (form % 8) {
+        case 0:  // one column
+            x.ndim = 1;
+            d->shape[0] = (int64_t)(rows * base_cols);
+            cols_out = 1;
+            break;
+        case 1:  // 2-D, compact strides given
+            x.ndim = 2;
+            d->shape[0] = (int64_t)base_cols, d->shape[1] = (int64_t)rows;
+            d->strides[0] = (int64_t)rows, d->strides[1] = 1;
+            x.strides = d->strides;
+            break;
+        case 2:  // 2-D, row-major strides: not the buffer layout
+            x.ndim = 2;
+            d->shape[0] = (int64_t)base_cols, d->shape[1] = (int64_t)rows;
+            d->strides[0] = 1, d->strides[1] = (int64_t)base_cols;
+            x.strides = d->strides;
+            if (rows > 1 || base_cols > 1) valid = false;
+            break;
+        case 3:  // three dimensions
+            x.ndim = 3;
+            d->shape[0] = 1, d->shape[1] = (int64_t)base_cols, d->shape[2] = (int64_t)rows;
+            valid = false;
+            break;
+        case 4:  // an empty or negative shape
+            x.ndim = 2;
+            d->shape[0] = form & 0x10 ? 0 : -1, d->shape[1] = (int64_t)rows;
+            valid = false;
+            break;
+        case 5:  // another element type or device
+            x.ndim = 2;
+            d->shape[0] = (int64_t)base_cols, d->shape[1] = (int64_t)rows;
+            if (form & 0x10) x.dtype.bits = esz == 8 ? 32 : 64;
+            else if (form & 0x20) x.dtype.code = kDLInt;
+            else x.device = DLDevice{kDLCUDA, 0};
+            valid = false;
+            break;
+        default:  // 2-D, strides NULL
+            x.ndim = 2;
+            d->shape[0] = (int64_t)base_cols, d->shape[1] = (int64_t)rows;
+            break;
+    }
+    x.shape = d->shape;
+    d->t.manager_ctx = d;
+    d->t.deleter = dl_deleter;
+    if (ext_ok(field, ext) && cols_out % ext) valid = false;
+    gp_buffer *h = reinterpret_cast<gp_buffer *>(&S);
+    gp_context *ctx = mode == kNullCtx ? nullptr : S.ctx;
+    const int st = CALL("gp_buffer_from_dlpack",
+                        gp_buffer_from_dlpack(ctx, (gp_field)field, ext, mode == kNullData ? nullptr : &d->t,
+                                              mode == kNullOut ? nullptr : &h));
+    if (st != GP_OK) {
+        EXPECT(d->deleted == 0, "a failed gp_buffer_from_dlpack called the deleter");
+        if (ctx && mode != kNullOut && mode != kNullData) {
+            EXPECT(h == nullptr, "a failed gp_buffer_from_dlpack left a handle");
+            if (valid)
+                EXPECT(!canonical && st == GP_ERR_NON_CANONICAL, "gp_buffer_from_dlpack of a valid tensor: %s",
+                       sname(st));
+        } else {
+            EXPECT(st == GP_ERR_NULL_POINTER, "gp_buffer_from_dlpack with NULL: %s", sname(st));
+        }
+        dl_free(d);
+        return;
+    }
+    EXPECT(valid && canonical, "gp_buffer_from_dlpack succeeded (valid %d, canonical %d, form %d)", valid, canonical,
+           form % 8);
+    const int slot = adopt_buf(h, field, ext, rows, cols_out / ext);
+    Buf &b = S.bufs[slot];
+    b.dl = d;
+    b.shadow = layout_to_row_major(static_cast<const uint8_t *>(d->mem) + offset, rows, cols_out, esz);
+    b.known = true;
+    read_buf(slot);
+}
+
+void op_interop(Input &in) {
+    trace("interop");
+    const uint8_t what = in.u8();
+    switch (what % 5) {
+        case 0: interop_wrap(in); break;
+        case 1: interop_data(in); break;
+        case 2: interop_to_dlpack(in); break;
+        case 3: interop_from_dlpack(in); break;
+        default: {
+            const uint8_t mode = in.u8();
+            void *stream = mode % 2 ? reinterpret_cast<void *>(&S) : nullptr;
+            const int st = CALL("gp_context_set_stream",
+                                gp_context_set_stream(mode == kNullCtx ? nullptr : S.ctx, stream));
+            if (mode == kNullCtx) EXPECT(st != GP_OK, "gp_context_set_stream(NULL) succeeded");
+            else if (stream) EXPECT(st == GP_ERR_UNSUPPORTED, "a stream on the CPU backend: %s", sname(st));
+            else EXPECT(st == GP_OK, "gp_context_set_stream(NULL stream): %s", sname(st));
+            break;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cancellation, progress, log, counters                                    */
+/* ------------------------------------------------------------------------ */
+
+struct Monitor {
+    std::thread::id main_thread;
+    uint64_t progress_calls = 0, log_lines = 0;
+    std::string last_line;
+} M;
+
+void on_progress(void *user, const char *stage, uint64_t done, uint64_t total) {
+    if (user != &M) die("the progress callback got user %p", user);
+    if (std::this_thread::get_id() != M.main_thread) die("the progress callback ran on another thread");
+    if (!stage || !stage[0]) die("the progress callback got no stage");
+    if (done > total) die("progress of stage %s: %llu of %llu", stage, (unsigned long long)done,
+                          (unsigned long long)total);
+    M.progress_calls++;
+}
+
+void on_log(void *user, const char *line) {
+    if (user != &M) die("the log callback got user %p", user);
+    if (std::this_thread::get_id() != M.main_thread) die("the log callback ran on another thread");
+    if (!line || std::strncmp(line, "gp_", 3) != 0) die("log line \"%s\"", line ? line : "(null)");
+    M.log_lines++;
+    M.last_line = line;
+}
+
+gp_counters read_counters() {
+    gp_counters c;
+    std::memset(&c, 0, sizeof c);
+    c.struct_size = sizeof c;
+    EXPECT(CALL("gp_context_counters", gp_context_counters(S.ctx, &c)) == GP_OK);
+    EXPECT(c.failed_calls <= c.calls, "counters: %llu failed of %llu calls", (unsigned long long)c.failed_calls,
+           (unsigned long long)c.calls);
+    return c;
+}
+
+void op_monitor(Input &in) {
+    trace("monitor");
+    const uint8_t what = in.u8();
+    const uint8_t arg = in.u8();
+    switch (what % 6) {
+        case 0: {
+            // Cancelling an idle context does nothing; the next call runs.
+            int st = CALL("gp_context_cancel", gp_context_cancel(arg == kNullCtx ? nullptr : S.ctx));
+            if (arg == kNullCtx) {
+                EXPECT(st != GP_OK, "gp_context_cancel(NULL) succeeded");
+                break;
+            }
+            EXPECT(st == GP_OK, "gp_context_cancel: %s", sname(st));
+            st = CALL("gp_context_trim", gp_context_trim(S.ctx));
+            EXPECT(st == GP_OK, "a call after cancelling an idle context: %s", sname(st));
+            break;
+        }
+        case 1: {
+            const int st = CALL("gp_context_set_progress",
+                                gp_context_set_progress(arg == kNullCtx ? nullptr : S.ctx, arg % 2 ? on_progress : nullptr,
+                                                        &M));
+            EXPECT((st == GP_OK) == (arg != kNullCtx), "gp_context_set_progress: %s", sname(st));
+            break;
+        }
+        case 2: {
+            const int st = CALL("gp_context_set_log", gp_context_set_log(arg == kNullCtx ? nullptr : S.ctx,
+                                                                         arg % 2 ? on_log : nullptr, &M));
+            EXPECT((st == GP_OK) == (arg != kNullCtx), "gp_context_set_log: %s", sname(st));
+            break;
+        }
+        case 3: {
+            // Counters grow with calls and failures; a reset zeroes them.
+            gp_counters c;
+            std::memset(&c, 0xEE, sizeof c);
+            static const uint32_t sizes[] = {sizeof(gp_counters), 4, 12, 0, 5000, sizeof(gp_counters)};
+            c.struct_size = sizes[arg % 6];
+            int st = CALL("gp_context_counters",
+                          gp_context_counters(S.ctx, arg == kNullOut ? nullptr : &c));
+            if (arg == kNullOut || c.struct_size < 4 || c.struct_size > 4096) {
+                EXPECT(st != GP_OK, "gp_context_counters with NULL or struct_size %u succeeded", c.struct_size);
+                break;
+            }
+            EXPECT(st == GP_OK, "gp_context_counters: %s", sname(st));
+            const gp_counters a = read_counters();
+            char name[8];
+            st = CALL("gp_context_device_name", gp_context_device_name(S.ctx, name, 0));  // fails
+            EXPECT(st != GP_OK);
+            const gp_counters b = read_counters();
+            EXPECT(b.calls > a.calls && b.failed_calls > a.failed_calls, "counters after a failed call: %llu/%llu -> %llu/%llu",
+                   (unsigned long long)a.calls, (unsigned long long)a.failed_calls, (unsigned long long)b.calls,
+                   (unsigned long long)b.failed_calls);
+            if (arg & 0x40) {
+                EXPECT(CALL("gp_context_reset_counters", gp_context_reset_counters(S.ctx)) == GP_OK);
+                const gp_counters z = read_counters();
+                EXPECT(z.calls <= 1 && z.failed_calls == 0, "counters after a reset: %llu calls, %llu failed",
+                       (unsigned long long)z.calls, (unsigned long long)z.failed_calls);
+            }
+            break;
+        }
+        case 4: {
+            // Per-entry statistics: the count, then some or all entries.
+            size_t n = 0;
+            int st = CALL("gp_context_call_stats", gp_context_call_stats(S.ctx, nullptr, 0, &n));
+            EXPECT(st == GP_OK, "gp_context_call_stats (count): %s", sname(st));
+            const size_t cap = arg % 4 == 0 ? n + 2 : (arg % 4 == 1 ? n / 2 : (arg % 4 == 2 ? 0 : 1));
+            std::vector<gp_call_stats> v(cap + 1);
+            std::memset(v.data(), 0x5B, v.size() * sizeof(gp_call_stats));
+            size_t m = 0;
+            st = CALL("gp_context_call_stats",
+                      gp_context_call_stats(S.ctx, cap ? v.data() : nullptr, cap, arg == kNullOut ? nullptr : &m));
+            if (arg == kNullOut) {
+                EXPECT(st != GP_OK, "gp_context_call_stats without a count pointer succeeded");
+                break;
+            }
+            EXPECT(st == GP_OK && m >= n, "gp_context_call_stats: %s, %zu entries (%zu before)", sname(st), m, n);
+            const size_t got = m < cap ? m : cap;
+            for (size_t i = 0; i < got; ++i) {
+                EXPECT(v[i].name && std::strncmp(v[i].name, "gp_", 3) == 0 && v[i].failed_calls <= v[i].calls,
+                       "call stats entry %zu", i);
+                if (i) EXPECT(std::strcmp(v[i - 1].name, v[i].name) < 0, "call stats not sorted by name at %zu", i);
+            }
+            const uint8_t *guard = reinterpret_cast<const uint8_t *>(&v[cap]);
+            for (size_t i = 0; i < sizeof(gp_call_stats); ++i)
+                EXPECT(guard[i] == 0x5B, "gp_context_call_stats wrote past its capacity %zu", cap);
+            break;
+        }
+        default: {
+            // One log line per finished call, naming the call and its status.
+            EXPECT(CALL("gp_context_set_log", gp_context_set_log(S.ctx, on_log, &M)) == GP_OK);
+            M.last_line.clear();
+            EXPECT(CALL("gp_context_trim", gp_context_trim(S.ctx)) == GP_OK);
+            EXPECT(M.last_line.rfind("gp_context_trim GP_OK", 0) == 0, "log line \"%s\" after gp_context_trim",
+                   M.last_line.c_str());
+            char name[8];
+            const int st = CALL("gp_context_device_name", gp_context_device_name(S.ctx, name, 0));
+            const std::string want = std::string("gp_context_device_name ") + sname(st);
+            EXPECT(M.last_line.rfind(want, 0) == 0, "log line \"%s\" after a failed call", M.last_line.c_str());
+            if (arg % 2 == 0)
+                EXPECT(CALL("gp_context_set_log", gp_context_set_log(S.ctx, nullptr, nullptr)) == GP_OK);
+            break;
+        }
+    }
+}
+
 using Op = void (*)(Input &);
 const Op kOps[] = {
     op_buffer_create,  op_buffer_from_host, op_buffer_to_host, op_buffer_destroy,   op_ntt,
@@ -2407,7 +2794,8 @@ const Op kOps[] = {
     op_merkle_hash_rows, op_merkle_query,   op_merkle_open,    op_merkle_verify_raw, op_tree_destroy,
     op_fri_begin,      op_fri_begin_host,   op_fri_fold,       op_fri_remainder,    op_fri_open,
     op_fri_verify_raw, op_fri_commit,       op_fri_destroy,    op_fri_run,          op_ood,
-    op_deep,           op_constraint,       op_context,        op_foreign,
+    op_deep,           op_constraint,       op_context,        op_foreign,          op_interop,
+    op_monitor,
 };
 constexpr int kNumOps = sizeof kOps / sizeof kOps[0];
 
@@ -2446,9 +2834,13 @@ void init() {
     o.cpu_threads = 1;
     if (gp_context_create(&o, &S.foreign) != GP_OK) die("gp_context_create: %s", gp_last_error());
     S.canary_out = canary_lde();
+    M.main_thread = std::this_thread::get_id();
 }
 
 void finish_input() {
+    // Callbacks set by the input end with it.
+    EXPECT(CALL("gp_context_set_progress", gp_context_set_progress(S.ctx, nullptr, nullptr)) == GP_OK);
+    EXPECT(CALL("gp_context_set_log", gp_context_set_log(S.ctx, nullptr, nullptr)) == GP_OK);
     for (int t = 0; t < kMaxTrees; ++t) destroy_tree(t);
     for (int f = 0; f < kMaxFris; ++f) destroy_fri(f);
     for (int b = 0; b < kMaxBufs; ++b) destroy_buf(b);

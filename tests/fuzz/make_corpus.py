@@ -30,7 +30,8 @@ OPS = [
     "merkle_hash_rows", "merkle_query", "merkle_open", "merkle_verify_raw", "tree_destroy",
     "fri_begin", "fri_begin_host", "fri_fold", "fri_remainder", "fri_open",
     "fri_verify_raw", "fri_commit", "fri_destroy", "fri_run", "ood",
-    "deep", "constraint", "context", "foreign",
+    "deep", "constraint", "context", "foreign", "interop",
+    "monitor",
 ]
 OP = {name: i for i, name in enumerate(OPS)}
 
@@ -478,6 +479,49 @@ def seeds():
         p.op("foreign").u8(what).u8(0)
     add("foreign", p)
 
+    # Interop: wrapped memory, addresses, DLPack both ways, streams.
+    p = Prog()
+    p.op("interop").u8(0).field(GL).ext(GL, 2).rows(3).cols(2).u8(0).elems(EL_RANDOM, 1)   # slot 0
+    p.op("interop").u8(0).field(BB).ext(BB, 1).rows(2).cols(3).u8(0).elems(EL_RANDOM, 2)   # slot 1
+    p.op("interop").u8(0).field(BB).ext(BB, 1).rows(2).cols(1).u8(0x0F).elems()           # misaligned
+    p.op("interop").u8(0).field(GL).ext(GL, 1).rows(2).cols(1).u8(0).elems(EL_ONE_BAD, 1, 1, 0)
+    p.op("interop").u8(0).field(GL).ext(GL, 1).rows(2).cols(1).u8(NULL_DATA).elems()
+    p.op("interop").u8(0).field(GL).ext(GL, 1).u8(0xF2).u8(0xF2).u8(0).elems()         # size wraps
+    for what in (1, 2):  # gp_buffer_data, gp_buffer_to_dlpack: slot, mode
+        p.op("interop").u8(what).u8(0).u8(0).op("interop").u8(what).u8(1).u8(0)
+        p.op("interop").u8(what).u8(0).u8(NULL_OUT).op("interop").u8(what).u8(NULL_SLOT).u8(0)
+    p.op("ntt_roundtrip").u8(0).shift(SHIFT_GEN).u8(0).u8(1)
+    p.op("lde").u8(1).u8(OPT_EXACT).lde(blowup_log=1).u8(0).u8(0)                        # slot 2
+    p.op("interop").u8(1).u8(2).u8(0)
+    p.op("interop").u8(4).u8(0).op("interop").u8(4).u8(1)                                # streams
+    p.op("buffer_destroy").u8(0)
+    add("interop_wrap", p)
+
+    p = Prog()
+    for f, e, log_rows, cols, form in ((GL, 1, 3, 2, 7), (BB, 4, 2, 4, 1), (KB, 1, 4, 1, 0), (GL, 3, 2, 3, 0x41)):
+        p.op("interop").u8(3).field(f).ext(f, e).u8(log_rows).u8(cols - 1).u8(form).u8(0).elems(EL_RANDOM, form)
+    p.op("interop").u8(2).u8(1).u8(0).op("buffer_destroy").u8(0).op("buffer_destroy").u8(0)
+    for form in (2, 3, 4, 0x14, 5, 0x15, 0x25, 0x87):
+        p.op("interop").u8(3).field(GL).ext(GL, 1).u8(2).u8(1).u8(form).u8(0).elems()
+    p.op("interop").u8(3).field(GL).ext(GL, 2).u8(2).u8(0).u8(0).u8(0).elems()          # 1-D, degree 2
+    p.op("interop").u8(3).field(BB).ext(BB, 1).u8(2).u8(0).u8(7).u8(0).elems(EL_ONE_BAD, 2, 1, 0)
+    p.op("interop").u8(3).field(GL).ext(GL, 1).u8(2).u8(0).u8(7).u8(NULL_DATA).elems()
+    add("interop_dlpack", p)
+
+    # Cancellation, progress and log callbacks, counters, call statistics.
+    p = Prog()
+    p.op("monitor").u8(1).u8(1).op("monitor").u8(2).u8(1)
+    p.from_host(GL, 1, 5, 2).op("lde").u8(0).u8(OPT_EXACT).lde(blowup_log=2).u8(0).u8(0)
+    p.op("merkle_commit").matrices(1).u8(OPT_EXACT).merkle().u8(0)
+    p.op("fri_run").u8(0x81).field(BB).ext(BB, 4).u8(5).elems().u8(OPT_EXACT).fri(arity_log=1).u8(0)
+    for k in range(5):
+        p.u32(k)
+    p.fri_check((3,))
+    for what, arg in ((0, 0), (0, NULL_CTX), (3, 0), (3, 0x42), (3, 3), (3, NULL_OUT), (4, 0), (4, 1),
+                      (4, 2), (4, 3), (4, NULL_OUT), (5, 0), (5, 1), (1, 0), (2, 0), (1, NULL_CTX)):
+        p.op("monitor").u8(what).u8(arg)
+    add("monitor", p)
+
     # A longer mixed program.
     p = Prog()
     p.from_host(GL, 1, 3, 2).op("lde").u8(0).u8(OPT_EXACT).lde(blowup_log=2, order=1).u8(0).u8(0)
@@ -514,7 +558,10 @@ STATUS_ENTRY_POINTS = [
     "gp_permute_batch", "gp_merkle_commit", "gp_merkle_hash_rows", "gp_merkle_root", "gp_merkle_cap",
     "gp_merkle_opening_size", "gp_merkle_open", "gp_merkle_verify", "gp_fri_begin", "gp_fri_begin_host",
     "gp_fri_fold", "gp_fri_remainder", "gp_fri_commit", "gp_fri_open", "gp_fri_verify",
-    "gp_constraint_commit", "gp_evaluate_ood", "gp_deep_composition",
+    "gp_constraint_commit", "gp_evaluate_ood", "gp_deep_composition", "gp_buffer_wrap", "gp_buffer_data",
+    "gp_context_set_stream", "gp_buffer_to_dlpack", "gp_buffer_from_dlpack", "gp_context_cancel",
+    "gp_context_set_progress", "gp_context_set_log", "gp_context_counters", "gp_context_call_stats",
+    "gp_context_reset_counters",
 ]
 
 
@@ -540,8 +587,8 @@ def check(binary, out_dir):
             if "GP_OK" in v:
                 reached_ok.add(k)
     missing = [e for e in STATUS_ENTRY_POINTS if e not in reached_ok]
-    print(f"\n{len(reached_ok)} of {len(STATUS_ENTRY_POINTS)} status-returning entry points return GP_OK "
-          f"in some seed; {len(reached)} called")
+    print(f"\n{len(STATUS_ENTRY_POINTS) - len(missing)} of {len(STATUS_ENTRY_POINTS)} status-returning entry "
+          f"points return GP_OK in some seed; {len(reached)} entry points called")
     if missing:
         print("never GP_OK: " + ", ".join(missing))
     return 1 if bad or missing else 0

@@ -1288,7 +1288,7 @@ class Context:
                             % type(callback).__name__)
         with self._lock:
             h = self._h()
-            cb = None
+            cb = _PROGRESS_FN()  # NULL
             if callback is not None:
                 cb = _PROGRESS_FN(_progress_trampoline(weakref.ref(self)))
             _check("gp_context_set_progress", self._lib.gp_context_set_progress(h, cb, None))
@@ -1308,7 +1308,7 @@ class Context:
             raise TypeError("Context.set_log: callback must be callable or None, not %s" % type(callback).__name__)
         with self._lock:
             h = self._h()
-            cb = None
+            cb = _LOG_FN()  # NULL
             if callback is not None:
                 cb = _LOG_FN(_log_trampoline(weakref.ref(self)))
             old = self._log_fn
@@ -2041,20 +2041,14 @@ class Buffer(_Handle):
 # DLPack capsules (the Python protocol: a PyCapsule named "dltensor" holding
 # a DLManagedTensor *, renamed "used_dltensor" by the consumer that takes it)
 
+# Private prototypes (ctypes.pythonapi's attributes are shared with every
+# other user of ctypes, who may set other argtypes on them).
 _pyapi = ctypes.pythonapi
 _CAPSULE_DESTRUCTOR_T = ctypes.CFUNCTYPE(None, _vp)
-_PyCapsule_New = _pyapi.PyCapsule_New
-_PyCapsule_New.restype = ctypes.py_object
-_PyCapsule_New.argtypes = [_vp, _vp, _CAPSULE_DESTRUCTOR_T]
-_PyCapsule_IsValid = _pyapi.PyCapsule_IsValid
-_PyCapsule_IsValid.restype = ctypes.c_int
-_PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_PyCapsule_GetPointer = _pyapi.PyCapsule_GetPointer
-_PyCapsule_GetPointer.restype = _vp
-_PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_PyCapsule_SetName = _pyapi.PyCapsule_SetName
-_PyCapsule_SetName.restype = ctypes.c_int
-_PyCapsule_SetName.argtypes = [ctypes.py_object, _vp]
+_PyCapsule_New = ctypes.PYFUNCTYPE(ctypes.py_object, _vp, _vp, _CAPSULE_DESTRUCTOR_T)(("PyCapsule_New", _pyapi))
+_PyCapsule_IsValid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_char_p)(("PyCapsule_IsValid", _pyapi))
+_PyCapsule_GetPointer = ctypes.PYFUNCTYPE(_vp, ctypes.py_object, ctypes.c_char_p)(("PyCapsule_GetPointer", _pyapi))
+_PyCapsule_SetName = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, _vp)(("PyCapsule_SetName", _pyapi))
 # For the destructor, which gets the capsule's address while it is being
 # deallocated: plain C calls, which neither touch its reference count nor
 # look at a pending exception.
@@ -2083,7 +2077,9 @@ def _capsule_destructor(capsule):
             return  # consumed: renamed by its consumer
         ptr = _capsule_pointer(capsule, name)
         if ptr:
-            _DLManagedTensor.from_address(ptr).deleter(ptr)
+            deleter = _DLManagedTensor.from_address(ptr).deleter
+            if deleter:
+                deleter(ptr)
     except BaseException:  # never raise from a destructor
         pass
 
