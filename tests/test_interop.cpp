@@ -363,3 +363,25 @@ TEST(Counters, CallsFailuresTimesAndLogLines) {
 }
 
 }  // namespace
+
+namespace {
+
+// A log callback that calls the library (on another context) does not
+// replace the logged call's message.
+TEST(Counters, LogCallbackKeepsTheCallersMessage) {
+    CtxPtr c = cpu(), other = cpu();
+    struct Ctx2 {
+        gp_context *other;
+        static void fn(void *u, const char *) {
+            gp_buffer *b = nullptr;  // fails: 0 rows
+            gp_buffer_create(static_cast<Ctx2 *>(u)->other, GP_FIELD_GOLDILOCKS, 1, 0, 1, &b);
+        }
+    } u{other.get()};
+    ASSERT_GP_OK(gp_context_set_log(c.get(), Ctx2::fn, &u));
+    gp_buffer *b = nullptr;
+    EXPECT_EQ(gp_buffer_create(c.get(), GP_FIELD_GOLDILOCKS, 4, 4, 1, &b), GP_ERR_UNSUPPORTED);
+    EXPECT_NE(std::string(gp_last_error()).find("ext_degree = 4"), std::string::npos) << gp_last_error();
+    ASSERT_GP_OK(gp_context_set_log(c.get(), nullptr, nullptr));
+}
+
+}  // namespace

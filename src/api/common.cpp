@@ -40,10 +40,14 @@ CallScope::~CallScope() {
 gp_status CallScope::finish(gp_status st) {
     CallRecord &r = current_call();
     if (r.monitor) {
+        // The log callback may call the library (on another context): the
+        // call's own message is what gp_last_error() returns afterwards.
+        const std::string message = t_last_error;
         try {
-            r.monitor->record(fname_, st, now_ns() - t0_, r.device_ns, st == GP_OK ? "" : t_last_error.c_str());
+            r.monitor->record(fname_, st, now_ns() - t0_, r.device_ns, message.c_str());
         } catch (...) {  // accounting never changes a call's outcome
         }
+        t_last_error = message;
     }
     return st;
 }
