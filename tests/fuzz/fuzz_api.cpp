@@ -2550,11 +2550,12 @@ void interop_from_dlpack(Input &in) {
     x.byte_offset = offset;
     x.device = DLDevice{kDLCPU, 0};
     x.dtype = DLDataType{kDLUInt, (uint8_t)(8 * esz), 1};
-    uint64_t cols_out = base_cols;
+    uint64_t rows_out = rows, cols_out = base_cols;
     switch (form % 8) {
         case 0:  // one column
             x.ndim = 1;
             d->shape[0] = (int64_t)(rows * base_cols);
+            rows_out = rows * base_cols;
             cols_out = 1;
             break;
         case 1:  // 2-D, compact strides given
@@ -2617,10 +2618,10 @@ void interop_from_dlpack(Input &in) {
     }
     EXPECT(valid && canonical, "gp_buffer_from_dlpack succeeded (valid %d, canonical %d, form %d)", valid, canonical,
            form % 8);
-    const int slot = adopt_buf(h, field, ext, rows, cols_out / ext);
+    const int slot = adopt_buf(h, field, ext, rows_out, cols_out / ext);
     Buf &b = S.bufs[slot];
     b.dl = d;
-    b.shadow = layout_to_row_major(static_cast<const uint8_t *>(d->mem) + offset, rows, cols_out, esz);
+    b.shadow = layout_to_row_major(static_cast<const uint8_t *>(d->mem) + offset, rows_out, cols_out, esz);
     b.known = true;
     read_buf(slot);
 }
