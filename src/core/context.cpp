@@ -7,51 +7,28 @@
 
 namespace gp {
 
-Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols) {
-    if (rows == 0) fail(GP_ERR_INVALID_ARGUMENT, "rows = 0 (a buffer needs at least one row)");
-    if (cols == 0) fail(GP_ERR_INVALID_ARGUMENT, "cols = 0 (a buffer needs at least one column)");
-    uint64_t elems = checked_mul(checked_mul(rows, cols, "rows * cols"), ext, "rows * cols * ext");
-    uint64_t bytes = checked_mul(elems, f.elem_size, "element count * element size");
-    auto b = std::make_unique<Buffer>();
-    b->ctx = c;
-    b->field = &f;
-    b->ext = ext;
-    b->rows = rows;
-    b->cols = cols;
-    b->bytes = bytes;
-    b->data = c->backend->alloc_buffer(bytes);
-    try {
-        c->buffers.insert(b.get());
-        register_handle(b.get(), HandleKind::Buffer, c);
-    } catch (...) {
-        c->buffers.erase(b.get());
-        c->backend->free_buffer(b->data);
-        throw;
-    }
-    c->buffer_bytes += bytes;
-    return b.release();
-}
+namespace {
 
-Buffer *wrap_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols, void *data,
-                    std::function<void()> release) {
+// A buffer's description, its shape checked and its size computed; no
+// memory yet.
+std::unique_ptr<Buffer> describe(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols) {
     if (rows == 0) fail(GP_ERR_INVALID_ARGUMENT, "rows = 0 (a buffer needs at least one row)");
     if (cols == 0) fail(GP_ERR_INVALID_ARGUMENT, "cols = 0 (a buffer needs at least one column)");
     const uint64_t elems = checked_mul(checked_mul(rows, cols, "rows * cols"), ext, "rows * cols * ext");
-    const uint64_t bytes = checked_mul(elems, f.elem_size, "element count * element size");
-    if (reinterpret_cast<uintptr_t>(data) % f.elem_size)
-        fail(GP_ERR_INVALID_ARGUMENT, "data = ", data, " is not aligned to the ", f.elem_size, "-byte elements of ",
-             f.name);
-    c->backend->check_foreign(data, bytes, "data");
     auto b = std::make_unique<Buffer>();
     b->ctx = c;
     b->field = &f;
     b->ext = ext;
     b->rows = rows;
     b->cols = cols;
-    b->bytes = bytes;
-    b->data = data;
-    b->owned = false;
-    c->backend->check_buffer_values(*b, "data");
+    b->bytes = checked_mul(elems, f.elem_size, "element count * element size");
+    return b;
+}
+
+// Registers a buffer whose memory is set with its context and the handle
+// registry; on failure nothing is registered (the caller frees the memory).
+Buffer *adopt(std::unique_ptr<Buffer> b) {
+    Context *c = b->ctx;
     c->buffers.insert(b.get());
     try {
         register_handle(b.get(), HandleKind::Buffer, c);
@@ -59,9 +36,37 @@ Buffer *wrap_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows,
         c->buffers.erase(b.get());
         throw;
     }
-    b->release = std::move(release);
-    c->buffer_bytes += bytes;
+    c->buffer_bytes += b->bytes;
     return b.release();
+}
+
+}  // namespace
+
+Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols) {
+    std::unique_ptr<Buffer> b = describe(c, f, ext, rows, cols);
+    b->data = c->backend->alloc_buffer(b->bytes);
+    void *data = b->data;
+    try {
+        return adopt(std::move(b));
+    } catch (...) {
+        c->backend->free_buffer(data);
+        throw;
+    }
+}
+
+Buffer *wrap_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols, void *data,
+                    std::function<void()> release) {
+    std::unique_ptr<Buffer> b = describe(c, f, ext, rows, cols);
+    if (reinterpret_cast<uintptr_t>(data) % f.elem_size)
+        fail(GP_ERR_INVALID_ARGUMENT, "data = ", data, " is not aligned to the ", f.elem_size, "-byte elements of ",
+             f.name);
+    c->backend->check_foreign(data, b->bytes, "data");
+    b->data = data;
+    b->owned = false;
+    c->backend->check_buffer_values(*b, "data");
+    Buffer *out = adopt(std::move(b));
+    out->release = std::move(release);  // from here on the buffer hands the memory back
+    return out;
 }
 
 // Frees a buffer's memory (or hands borrowed memory back) and the buffer.
