@@ -2443,7 +2443,7 @@ void interop_wrap(Input &in) {
                  __builtin_mul_overflow(total, (uint64_t)esz, &total);
     // The library reads what the shape says: only sizes that overflow, or
     // that this array holds, are passed.
-    if (huge && !wraps) rows = 1, cols = 1, size_valid = true;
+    if (huge && !wraps) rows = 1, cols = 1, size_valid = true, huge = false;
     valid = valid && size_valid;
     const uint32_t e = ext <= 4 ? ext : 4;
     const uint64_t count = huge || !rows || !cols ? 1 : rows * cols * (e ? e : 1);
