@@ -48,7 +48,7 @@ GP_EXPORT gp_status gp_buffer_to_host(const gp_buffer *buf, gp_layout layout, vo
 
 GP_EXPORT void gp_buffer_destroy(gp_buffer *buf) {
     if (!buf || !is_live(buf, HandleKind::Buffer)) return;
-    quietly([&] {
+    quietly("gp_buffer_destroy", [&] {
         ContextCall call(buf, HandleKind::Buffer, "buf");
         release_buffer(buf_of(buf));
     });

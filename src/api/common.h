@@ -62,9 +62,11 @@ gp_status guard(const char *fname, Fn &&fn) {
 }
 
 // Runs fn for a destroy function: no status to return, so exceptions are
-// swallowed, and gp_last_error() keeps the message of the last failed call.
+// swallowed, gp_last_error() keeps the message of the last failed call, and
+// the call is not counted (its context may be gone).
 template <class Fn>
-void quietly(Fn &&fn) {
+void quietly(const char *fname, Fn &&fn) {
+    CallScope scope(fname);
     try {
         fn();
     } catch (...) {

@@ -94,7 +94,7 @@ GP_EXPORT void gp_context_destroy(gp_context *ctx) {
     if (!ctx || !is_live(ctx, HandleKind::Context)) return;
     size_t leaked = 0;
     bool done = false;
-    quietly([&] {
+    quietly("gp_context_destroy", [&] {
         // Waits for calls in flight; calls that wait behind this one find
         // every handle of the context dead.
         ContextCall call(ctx, HandleKind::Context, "ctx");

@@ -145,7 +145,7 @@ GP_EXPORT gp_status gp_fri_verify(const gp_fri_options *options, gp_field field,
 
 GP_EXPORT void gp_fri_destroy(gp_fri *fri) {
     if (!fri || !is_live(fri, HandleKind::Fri)) return;
-    quietly([&] {
+    quietly("gp_fri_destroy", [&] {
         ContextCall call(fri, HandleKind::Fri, "fri");
         delete fri_of(fri);
     });

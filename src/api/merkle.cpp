@@ -116,7 +116,7 @@ GP_EXPORT gp_status gp_merkle_verify(const gp_merkle_options *options, gp_field 
 
 GP_EXPORT void gp_merkle_tree_destroy(gp_merkle_tree *tree) {
     if (!tree || !is_live(tree, HandleKind::Tree)) return;
-    quietly([&] {
+    quietly("gp_merkle_tree_destroy", [&] {
         ContextCall call(tree, HandleKind::Tree, "tree");
         release_tree(tree_of(tree));
     });
