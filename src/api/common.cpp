@@ -68,12 +68,12 @@ void check_buffer(const gp_context *ctx, const gp_buffer *b, const char *arg) {
 
 std::vector<const Buffer *> checked_matrices(gp_context *ctx, const gp_buffer *const *matrices, uint32_t count,
                                              const char *arg) {
-    if (!matrices) fail(GP_ERR_NULL_POINTER, "argument `", arg, "` is NULL");
+    require_ptr(matrices != nullptr, arg);
     if (count == 0) fail(GP_ERR_INVALID_ARGUMENT, "count = 0 (`", arg, "` must hold at least one buffer)");
     std::vector<const Buffer *> mats;
     for (uint32_t i = 0; i < count; ++i) {
         std::string name = std::string(arg) + "[" + std::to_string(i) + "]";
-        if (!matrices[i]) fail(GP_ERR_NULL_POINTER, "argument `", name, "` is NULL");
+        require_ptr(matrices[i] != nullptr, name.c_str());
         check_buffer(ctx, matrices[i], name.c_str());
         const Buffer *b = buf_of(matrices[i]);
         if (!mats.empty() && b->field != mats[0]->field)

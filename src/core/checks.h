@@ -21,10 +21,11 @@ int raw(const E &e) {
     return v;
 }
 
-#define GP_REQUIRE_PTR(p)                                                      \
-    do {                                                                       \
-        if (!(p)) ::gp::fail(GP_ERR_NULL_POINTER, "argument `" #p "` is NULL"); \
-    } while (0)
+// Throws GP_ERR_NULL_POINTER naming `arg` unless the pointer is present.
+inline void require_ptr(bool present, const char *arg) {
+    if (!present) fail(GP_ERR_NULL_POINTER, "argument `", arg, "` is NULL");
+}
+#define GP_REQUIRE_PTR(p) ::gp::require_ptr((p) != nullptr, #p)
 
 // The first index in [begin, end) of a value >= p, or end.
 uint64_t first_non_canonical(const FieldDesc &f, const void *data, uint64_t begin, uint64_t end);

@@ -3,6 +3,7 @@
 
 #include <unordered_map>
 
+#include "core/checks.h"
 #include "core/core.h"
 
 namespace gp {
@@ -57,7 +58,7 @@ bool is_live(const void *h, HandleKind k) {
 }
 
 ContextCall::ContextCall(const void *h, HandleKind k, const char *arg) {
-    if (!h) fail(GP_ERR_NULL_POINTER, "argument `", arg, "` is NULL");
+    require_ptr(h != nullptr, arg);
     auto dead = [&] {
         fail(GP_ERR_INVALID_ARGUMENT, "`", arg, "` is not a live ", handle_kind_name(k),
              " (it was destroyed, its context was destroyed, or it never was one)");

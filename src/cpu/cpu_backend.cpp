@@ -44,7 +44,7 @@ public:
     }
     void free_buffer(void *p) override { host_free(p); }
     void check_foreign(const void *data, uint64_t, const char *arg) override {
-        if (!data) fail(GP_ERR_NULL_POINTER, "argument `", arg, "` is NULL");
+        require_ptr(data != nullptr, arg);
     }
     void check_buffer_values(const Buffer &b, const char *arg) override {
         check_host_canonical(*b.field, b.data, b.rows * b.base_cols(), arg);
