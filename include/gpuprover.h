@@ -162,12 +162,24 @@ typedef enum gp_backend {
 
 typedef struct gp_context gp_context;
 
+/** A `gp_context_options.devices` entry meaning every visible GPU (as the
+ *  list's only entry). */
+#define GP_DEVICES_ALL (-1)
+
 typedef struct gp_context_options {
     uint32_t struct_size;
     /** Which backend to use. Default GP_BACKEND_AUTO. */
     gp_backend backend;
-    /** CUDA device ordinals to use; NULL (default) means device 0. The array
-     *  is copied. The current release uses the first device listed. */
+    /** The devices the context owns: CUDA device ordinals; NULL (default)
+     *  means device 0. The array is copied. With more than one entry every
+     *  buffer is spread over the devices by blocks of columns and every call
+     *  runs on all of them (see "Several devices" below). An ordinal may be
+     *  listed more than once: each entry is a share of its GPU with its own
+     *  streams and memory. A list holding only GP_DEVICES_ALL means every
+     *  visible GPU. On the CPU backend (and when GP_BACKEND_AUTO falls back
+     *  to it) the length of the list is the number of emulated devices: the
+     *  worker threads are divided into that many shares, which run the same
+     *  split and exchange as GPUs; the values are not used. */
     const int32_t *devices;
     uint32_t num_devices;
     /** Worker threads of the CPU backend (and of host-side staging on the
@@ -197,8 +209,8 @@ GP_API void gp_context_destroy(gp_context *ctx);
 GP_API gp_backend gp_context_backend(const gp_context *ctx);
 
 /** Writes a NUL-terminated description of the device the context runs on
- *  ("NVIDIA H100 80GB HBM3", "CPU, 16 threads") into `name`, truncated to
- *  `size` bytes. */
+ *  ("NVIDIA H100 80GB HBM3", "CPU, 16 threads"; for several devices, "2
+ *  devices: " and each one's) into `name`, truncated to `size` bytes. */
 GP_API gp_status gp_context_device_name(const gp_context *ctx, char *name,
                                         size_t size);
 
@@ -223,6 +235,61 @@ typedef struct gp_memory_stats {
 /** Reports the context's memory use. Set stats->struct_size first. */
 GP_API gp_status gp_context_memory_stats(const gp_context *ctx,
                                          gp_memory_stats *stats);
+
+/* Several devices.
+ *
+ * A context given several devices owns all of them. A buffer of rows x cols
+ * elements is stored as consecutive blocks of whole (extension) columns, one
+ * block per device (the first cols % n devices hold one column more; a
+ * buffer with fewer columns than devices leaves the last devices without a
+ * block). Every entry point accepts such buffers and returns the same bytes
+ * as one device:
+ *  - LDE, NTT, uploads and downloads: each device transforms or copies its
+ *    own block, all devices at once; host input is read by every device's
+ *    own copy engine.
+ *  - Merkle commitments: the leaves are split into power-of-two row blocks;
+ *    each device gathers its blocks' rows from every device (peer-to-peer
+ *    copies), hashes them into sub-trees, and the top layers are finished on
+ *    the host. The tree's nodes live on the first device. Openings gather the
+ *    rows from the devices that hold them.
+ *  - OOD sums: each device sums its own columns. DEEP: each device composes
+ *    its own columns and the partial compositions are added on the first
+ *    device (field sums are exact, so the result does not depend on the
+ *    split).
+ *  - FRI layers and the buffers a FRI commitment or constraint commitment
+ *    makes for itself live on the first device.
+ * gp_buffer_data, gp_buffer_to_dlpack and gp_context_set_stream see the
+ * first device: a buffer spread over several devices has no single address
+ * (GP_ERR_UNSUPPORTED), a wrapped buffer must be memory of the first device,
+ * and a stream orders the first device's work. An allocation that fails
+ * names the device it failed on. */
+
+/** Returns the number of devices the context owns (1 for a single GPU or the
+ *  plain CPU backend), or 0 for a NULL or dead context. */
+GP_API uint32_t gp_context_device_count(const gp_context *ctx);
+
+typedef struct gp_device_info {
+    uint32_t struct_size;
+    /** The CUDA device ordinal, or -1 for a (share of the) CPU. */
+    int32_t ordinal;
+    /** NUL-terminated description, as gp_context_device_name gives it. */
+    char name[128];
+    /** Bytes of buffers, trees and FRI layers the context holds on this
+     *  device. */
+    uint64_t buffer_bytes;
+    /** Bytes of the device's caches (twiddles, scratch, staging). */
+    uint64_t cache_bytes;
+    /** Persistent allocations made on the device (see gp_memory_stats). */
+    uint64_t allocations;
+    /** Device memory free now and in all (cudaMemGetInfo); 0 on the CPU. */
+    uint64_t free_bytes;
+    uint64_t total_bytes;
+} gp_device_info;
+
+/** Describes device `index` (0 <= index < gp_context_device_count(ctx)) of
+ *  the context. Set info->struct_size first. */
+GP_API gp_status gp_context_device_info(const gp_context *ctx, uint32_t index,
+                                        gp_device_info *info);
 
 /** Releases the context's cached twiddle tables and scratch memory. */
 GP_API gp_status gp_context_trim(gp_context *ctx);

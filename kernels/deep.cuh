@@ -55,5 +55,12 @@ __global__ void k_deep(const ColSet<typename F::T> *sets, uint32_t nsets, uint32
     }
 }
 
+// dst[i] += src[i] (the partial DEEP compositions of several devices).
+template <class F>
+__global__ void k_add_into(typename F::T *dst, const typename F::T *src, uint64_t count) {
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < count; i += (uint64_t)gridDim.x * blockDim.x)
+        dst[i] = F::add(dst[i], src[i]);
+}
+
 }  // namespace kern
 }  // namespace gp

@@ -365,12 +365,24 @@ func checkLen(op string, n int, rows, cols uint64, ext uint32) error {
 // ---------------------------------------------------------------------------
 // Context
 
+// DevicesAll as the only entry of ContextOptions.Devices means every
+// visible GPU (GP_DEVICES_ALL).
+const DevicesAll int32 = C.GP_DEVICES_ALL
+
 // ContextOptions are the options of NewContext. The zero value means the
 // defaults: automatic backend, device 0, one CPU worker per hardware thread.
 type ContextOptions struct {
 	Backend Backend
-	// CUDA device ordinals; empty means device 0. The current release uses
-	// the first one listed.
+	// The devices the context owns: CUDA device ordinals; empty means
+	// device 0. With more than one entry every buffer is spread over the
+	// devices by blocks of whole columns and every call runs on all of
+	// them, with the same results as one device ("Several devices" in
+	// gpuprover.h). An ordinal may be listed more than once: each entry is
+	// a share of its GPU with its own streams and memory. []int32{DevicesAll}
+	// means every visible GPU. On the CPU backend (and when BackendAuto
+	// falls back to it) the length of the list is the number of emulated
+	// devices, which divide the worker threads between them; the values are
+	// not used. DeviceCount and Devices report what the context got.
 	Devices []int32
 	// Worker threads of the CPU backend (and of host staging on the CUDA
 	// backend); 0 means one per hardware thread.
@@ -484,7 +496,8 @@ func (c *Context) Backend() Backend {
 }
 
 // DeviceName describes the device the context runs on, e.g.
-// "NVIDIA H100 80GB HBM3" or "CPU, 16 threads"; "" if the context is closed.
+// "NVIDIA H100 80GB HBM3" or "CPU, 16 threads" (for several devices,
+// "2 devices: " and each one's); "" if the context is closed.
 func (c *Context) DeviceName() string {
 	if c.lock("Context.DeviceName") != nil {
 		return ""
@@ -521,6 +534,85 @@ func (c *Context) MemoryStats() (MemoryStats, error) {
 		return MemoryStats{}, err
 	}
 	return MemoryStats{BufferBytes: uint64(s.buffer_bytes), CacheBytes: uint64(s.cache_bytes), Allocations: uint64(s.allocations), Evictions: uint64(s.evictions)}, nil
+}
+
+// DeviceCount returns the number of devices the context owns
+// (gp_context_device_count): 1 for a single GPU or the plain CPU backend,
+// the length of ContextOptions.Devices for several GPUs or emulated CPU
+// devices; 0 if the context is closed.
+func (c *Context) DeviceCount() int {
+	if c.lock("Context.DeviceCount") != nil {
+		return 0
+	}
+	defer c.unlock()
+	return int(C.gp_context_device_count(c.h))
+}
+
+// DeviceInfo describes one device of a context (gp_device_info).
+type DeviceInfo struct {
+	Ordinal int32  // the CUDA device ordinal, or -1 for a (share of the) CPU
+	Name    string // as DeviceName describes it, e.g. "NVIDIA H100 80GB HBM3"
+	// Bytes of buffers, trees and FRI layers the context holds on the device.
+	BufferBytes uint64
+	CacheBytes  uint64 // the device's caches (twiddles, scratch, staging)
+	Allocations uint64 // persistent allocations made on the device
+	// Device memory free now and in all (cudaMemGetInfo); 0 on the CPU.
+	FreeBytes  uint64
+	TotalBytes uint64
+}
+
+// DeviceInfo describes device i of the context, 0 <= i < DeviceCount()
+// (gp_context_device_info). An index out of range gives an *Error matching
+// ErrInvalidArgument.
+func (c *Context) DeviceInfo(i int) (DeviceInfo, error) {
+	if err := c.lock("Context.DeviceInfo"); err != nil {
+		return DeviceInfo{}, err
+	}
+	defer c.unlock()
+	return c.deviceInfo(i)
+}
+
+// deviceInfo is DeviceInfo with c.mu held.
+func (c *Context) deviceInfo(i int) (DeviceInfo, error) {
+	const op = "gp_context_device_info"
+	if i < 0 || uint64(i) > uint64(^C.uint32_t(0)) {
+		return DeviceInfo{}, argError(op, ErrInvalidArgument, "index = %d but the context has %d device(s)",
+			i, int(C.gp_context_device_count(c.h)))
+	}
+	var d C.gp_device_info
+	d.struct_size = C.uint32_t(unsafe.Sizeof(d))
+	if err := c.call(op, func() C.gp_status { return C.gp_context_device_info(c.h, C.uint32_t(i), &d) }); err != nil {
+		return DeviceInfo{}, err
+	}
+	d.name[len(d.name)-1] = 0
+	return DeviceInfo{
+		Ordinal:     int32(d.ordinal),
+		Name:        C.GoString(&d.name[0]),
+		BufferBytes: uint64(d.buffer_bytes),
+		CacheBytes:  uint64(d.cache_bytes),
+		Allocations: uint64(d.allocations),
+		FreeBytes:   uint64(d.free_bytes),
+		TotalBytes:  uint64(d.total_bytes),
+	}, nil
+}
+
+// Devices describes every device of the context, in order (DeviceInfo of
+// 0 .. DeviceCount()-1).
+func (c *Context) Devices() ([]DeviceInfo, error) {
+	if err := c.lock("Context.Devices"); err != nil {
+		return nil, err
+	}
+	defer c.unlock()
+	n := int(C.gp_context_device_count(c.h))
+	out := make([]DeviceInfo, n)
+	for i := range out {
+		d, err := c.deviceInfo(i)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = d
+	}
+	return out, nil
 }
 
 // Trim releases the context's cached twiddle tables and scratch memory.

@@ -1,5 +1,10 @@
 // C entry points: version, status names and the last error, fields,
 // contexts.
+#include <algorithm>
+#include <cstring>
+#include <thread>
+#include <vector>
+
 #include "api/common.h"
 #include "math/field.h"
 
@@ -56,6 +61,50 @@ GP_EXPORT gp_status gp_field_two_adic_generator(gp_field field, uint32_t log_n, 
     });
 }
 
+namespace {
+
+constexpr uint32_t kMaxDevices = 64;
+
+// The context's backend: one device's, or several behind a multi-device
+// backend; CPU shares when asked for, or when AUTO finds no GPU.
+std::unique_ptr<Backend> make_backend(int backend, const std::vector<int32_t> &devs, bool all, uint32_t threads) {
+    std::vector<std::unique_ptr<Backend>> parts;
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    auto share = [&](size_t count) -> unsigned {
+        return count == 1 ? threads : std::max<unsigned>(1, (threads ? threads : hw) / (unsigned)count);
+    };
+    if (backend != GP_BACKEND_CPU) {
+        std::vector<int32_t> ords = devs;
+        if (all) {
+            ords.clear();
+            for (int i = 0; i < cuda_device_count(); ++i) ords.push_back(i);
+            if (ords.empty()) ords.push_back(0);  // make_cuda_backend says why there is none
+        }
+        for (size_t i = 0; i < ords.size(); ++i) {
+            std::string why;
+            std::unique_ptr<Backend> b = make_cuda_backend(ords[i], share(ords.size()), why);
+            if (!b) {
+                if (backend == GP_BACKEND_CUDA) {
+                    if (ords.size() == 1) fail(GP_ERR_NO_DEVICE, "the CUDA backend is unavailable: ", why);
+                    fail(GP_ERR_NO_DEVICE, "the CUDA backend is unavailable for devices[", i, "] = ", ords[i], ": ",
+                         why);
+                }
+                parts.clear();  // AUTO: the CPU instead
+                break;
+            }
+            parts.push_back(std::move(b));
+        }
+    }
+    if (parts.empty()) {
+        const size_t count = all ? 1 : devs.size();
+        for (size_t i = 0; i < count; ++i) parts.push_back(make_cpu_backend(share(count)));
+    }
+    if (parts.size() == 1) return std::move(parts[0]);
+    return make_multi_backend(std::move(parts));
+}
+
+}  // namespace
+
 GP_EXPORT void gp_context_options_init(gp_context_options *o) {
     if (!o) return;
     std::memset(o, 0, sizeof(*o));
@@ -75,15 +124,13 @@ GP_EXPORT gp_status gp_context_create(const gp_context_options *options, gp_cont
         if (o.num_devices > 0 && !o.devices)
             fail(GP_ERR_NULL_POINTER, "options->devices is NULL but num_devices = ",
                  o.num_devices);
-        int device = o.num_devices > 0 ? o.devices[0] : 0;
+        if (o.num_devices > kMaxDevices)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->num_devices = ", o.num_devices, " exceeds ", kMaxDevices);
+        std::vector<int32_t> devs(o.devices, o.devices + o.num_devices);
+        if (devs.empty()) devs.push_back(0);
+        const bool all = devs.size() == 1 && devs[0] == GP_DEVICES_ALL;
         auto ctx = std::make_unique<Context>();
-        if (backend != GP_BACKEND_CPU) {
-            std::string why;
-            ctx->backend = make_cuda_backend(device, o.cpu_threads, why);
-            if (!ctx->backend && backend == GP_BACKEND_CUDA)
-                fail(GP_ERR_NO_DEVICE, "the CUDA backend is unavailable: ", why);
-        }
-        if (!ctx->backend) ctx->backend = make_cpu_backend(o.cpu_threads);
+        ctx->backend = make_backend(backend, devs, all, o.cpu_threads);
         ctx->backend->monitor = ctx->monitor.get();
         register_handle(ctx.get(), HandleKind::Context, ctx.get());
         *out = reinterpret_cast<gp_context *>(ctx.release());
@@ -142,6 +189,30 @@ GP_EXPORT gp_status gp_context_memory_stats(const gp_context *ctx, gp_memory_sta
         uint32_t keep = stats->struct_size;
         std::memcpy(stats, &s, n);
         stats->struct_size = keep;
+    });
+}
+
+GP_EXPORT uint32_t gp_context_device_count(const gp_context *ctx) {
+    return with_live(ctx, HandleKind::Context, (uint32_t)0, [&] { return ctx_of(ctx)->backend->device_count(); });
+}
+
+GP_EXPORT gp_status gp_context_device_info(const gp_context *ctx, uint32_t index, gp_device_info *info) {
+    return guard("gp_context_device_info", [&] {
+        ContextCall call(ctx, HandleKind::Context, "ctx");
+        GP_REQUIRE_PTR(info);
+        check_struct_size(info->struct_size, "info");
+        Context *c = call.ctx();
+        const uint32_t count = c->backend->device_count();
+        if (index >= count)
+            fail(GP_ERR_INVALID_ARGUMENT, "index = ", index, " but the context has ", count, " device(s)");
+        gp_device_info d;
+        std::memset(&d, 0, sizeof(d));
+        d.struct_size = sizeof(d);
+        c->backend->device_info(index, d);
+        if (count == 1) d.buffer_bytes = c->buffer_bytes;
+        const uint32_t keep = info->struct_size;
+        std::memcpy(info, &d, std::min<size_t>(keep, sizeof(d)));
+        info->struct_size = keep;
     });
 }
 

@@ -6,6 +6,18 @@
 
 using namespace gp;
 
+namespace {
+
+// A buffer spread over several devices has no one address.
+void require_one_device(const Buffer &b, const char *arg) {
+    if (!b.shards.empty())
+        fail(GP_ERR_UNSUPPORTED, arg, " is spread over ", b.shards.size(),
+             " devices (by column blocks) and has no single address; copy it to the host, or create it with one "
+             "column to keep it on the first device");
+}
+
+}  // namespace
+
 GP_EXPORT gp_status gp_buffer_wrap(gp_context *ctx, gp_field field, uint32_t ext_degree, uint64_t rows,
                                    uint64_t cols, void *data, gp_buffer **out) {
     return guard("gp_buffer_wrap", [&] {
@@ -23,6 +35,8 @@ GP_EXPORT gp_status gp_buffer_data(const gp_buffer *buf, void **data) {
     return guard("gp_buffer_data", [&] {
         ContextCall call(buf, HandleKind::Buffer, "buf");
         GP_REQUIRE_PTR(data);
+        *data = nullptr;
+        require_one_device(*buf_of(buf), "buf");
         *data = buf_of(buf)->data;
     });
 }
@@ -52,6 +66,7 @@ GP_EXPORT gp_status gp_buffer_to_dlpack(gp_buffer *buf, DLManagedTensor **out) {
         GP_REQUIRE_PTR(out);
         *out = nullptr;
         const Buffer &b = *buf_of(buf);
+        require_one_device(b, "buf");
         auto e = std::make_unique<Export>();
         e->shape[0] = (int64_t)b.base_cols();
         e->shape[1] = (int64_t)b.rows;

@@ -42,14 +42,14 @@ Buffer *adopt(std::unique_ptr<Buffer> b) {
 
 }  // namespace
 
-Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols) {
+Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols, bool spread) {
     std::unique_ptr<Buffer> b = describe(c, f, ext, rows, cols);
-    b->data = c->backend->alloc_buffer(b->bytes);
-    void *data = b->data;
+    c->backend->alloc_storage(*b, spread);
+    Buffer storage = *b;
     try {
         return adopt(std::move(b));
     } catch (...) {
-        c->backend->free_buffer(data);
+        c->backend->free_storage(storage);
         throw;
     }
 }
@@ -71,7 +71,7 @@ Buffer *wrap_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows,
 
 // Frees a buffer's memory (or hands borrowed memory back) and the buffer.
 static void dispose(Context &c, Buffer *b) {
-    if (b->owned) c.backend->free_buffer(b->data);
+    if (b->owned) c.backend->free_storage(*b);
     if (b->release) b->release();
     delete b;
 }

@@ -75,6 +75,16 @@ struct Buffer {
     // freed; `release` (a DLPack deleter) runs when the buffer goes.
     bool owned = true;
     std::function<void()> release;
+    // Spread over the devices of a several-device context (multi/): device
+    // `dev` holds extension columns [col0, col0 + cols) at `data` in the
+    // layout above (rows x cols). Empty: the whole buffer is at `data` (the
+    // first device's memory on such a context).
+    struct Shard {
+        uint32_t dev;
+        uint64_t col0, cols;
+        void *data;
+    };
+    std::vector<Shard> shards;
 
     uint64_t base_cols() const { return cols * ext; }
 };
@@ -205,6 +215,38 @@ public:
     // Storage for buffers, zero-filled.
     virtual void *alloc_buffer(uint64_t bytes) = 0;
     virtual void free_buffer(void *p) = 0;
+    // A buffer's storage: `spread` buffers may be spread over the devices
+    // of a several-device backend; the others (a FRI commitment's layers)
+    // stay on its first device.
+    virtual void alloc_storage(Buffer &b, bool spread) {
+        (void)spread;
+        b.data = alloc_buffer(b.bytes);
+    }
+    virtual void free_storage(Buffer &b) { free_buffer(b.data); }
+
+    // ---- several devices (multi/multi_backend.cpp drives these) ----
+    virtual uint32_t device_count() const { return 1; }
+    // Device memory free and in all (0 on the CPU).
+    virtual void mem_info(uint64_t &free_bytes, uint64_t &total_bytes) {
+        free_bytes = total_bytes = 0;
+    }
+    // Per-device figures of device i (buffer_bytes, when known, else 0).
+    virtual void device_info(uint32_t i, gp_device_info &out);
+    // Makes the calling thread ready to drive this backend's device.
+    virtual void bind_thread() {}
+    // Lets this backend's device read and write memory of `peer` directly
+    // when the hardware allows (copies work either way).
+    virtual void connect(Backend &peer) { (void)peer; }
+    // Copies `height` runs of `width` bytes from `src` (runs `spitch` bytes
+    // apart) to `dst` (runs `dpitch` apart), on this backend's streams, and
+    // waits for the copy. Either side may be memory of another backend of
+    // the same kind (a peer device) or host memory; the work of every
+    // backend involved that wrote `src` is complete.
+    virtual void copy_peer(const void *src, uint64_t spitch, void *dst, uint64_t dpitch, uint64_t width,
+                           uint64_t height) = 0;
+    // dst[i] += src[i] for `count` base elements of field f (both this
+    // backend's memory).
+    virtual void add_into(const FieldDesc &f, void *dst, const void *src, uint64_t count) = 0;
     // Host data of the given layout into dst; values are checked canonical
     // (GP_ERR_NON_CANONICAL names `arg`[index]).
     virtual void upload(Buffer &dst, const void *host, gp_layout layout, const char *arg) = 0;
@@ -242,8 +284,13 @@ public:
 };
 
 std::unique_ptr<Backend> make_cpu_backend(unsigned threads);
+// A backend spreading its work over `parts` (two or more; see
+// multi/multi_backend.h).
+std::unique_ptr<Backend> make_multi_backend(std::vector<std::unique_ptr<Backend>> parts);
 // Returns nullptr and sets `why` when no CUDA device is usable.
 std::unique_ptr<Backend> make_cuda_backend(int device, unsigned threads, std::string &why);
+// Visible CUDA devices (0 without CUDA).
+int cuda_device_count();
 
 struct FriState;
 
@@ -264,7 +311,8 @@ public:
 // Object lifetimes (core/context.cpp).
 // A zero-filled rows x cols buffer of degree-`ext` elements, registered with
 // the context.
-Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols);
+// `spread` as in Backend::alloc_storage.
+Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols, bool spread = true);
 // A buffer over memory the caller owns (values checked); `release`, if
 // set, runs when the buffer goes (and not if this throws).
 Buffer *wrap_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols, void *data,

@@ -131,7 +131,7 @@ std::unique_ptr<FriState> fri_begin(Context *c, const Buffer &cw, const FriShape
     fri->halve = s.halve;
     fri->shift = s.shift;
     fri->mo = s.o.merkle;
-    fri->bufs.push_back(new_buffer(c, *cw.field, cw.ext, cw.rows >> s.log_a, 1ull << s.log_a));
+    fri->bufs.push_back(new_buffer(c, *cw.field, cw.ext, cw.rows >> s.log_a, 1ull << s.log_a, false));
     c->backend->fri_to_matrix(cw.field->elem_size, cw.ext, s.log_n, s.log_a, s.bitrev, cw.data, fri->bufs[0]->data);
     fri_commit_layer(*fri, 0, cap, cap_size);
     return fri;
@@ -161,8 +161,8 @@ void fri_fold(FriState &s, const void *beta, uint64_t beta_size, void *cap, uint
              " bytes)");
     a.in = s.bufs[k]->data;
     const uint64_t next = 1ull << (a.log_n - a.log_a);
-    Buffer *out = a.final_out ? new_buffer(s.ctx, *s.f, s.ext, next, 1)
-                              : new_buffer(s.ctx, *s.f, s.ext, next >> s.log_a, 1ull << s.log_a);
+    Buffer *out = a.final_out ? new_buffer(s.ctx, *s.f, s.ext, next, 1, false)
+                              : new_buffer(s.ctx, *s.f, s.ext, next >> s.log_a, 1ull << s.log_a, false);
     a.out = out->data;
     try {
         s.ctx->backend->fri_fold(a);

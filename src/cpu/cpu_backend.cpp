@@ -235,6 +235,26 @@ public:
         });
     }
 
+    void copy_peer(const void *src, uint64_t spitch, void *dst, uint64_t dpitch, uint64_t width,
+                   uint64_t height) override {
+        const char *s = static_cast<const char *>(src);
+        char *d = static_cast<char *>(dst);
+        pool_.parallel_ranges(height, [&](uint64_t b, uint64_t e) {
+            for (uint64_t k = b; k < e; ++k) std::memcpy(d + k * dpitch, s + k * spitch, width);
+        });
+    }
+    void add_into(const FieldDesc &f, void *dst, const void *src, uint64_t count) override {
+        dispatch_field(f.id, [&](auto F) {
+            using Fd = decltype(F);
+            using T = typename Fd::T;
+            T *d = static_cast<T *>(dst);
+            const T *s = static_cast<const T *>(src);
+            pool_.parallel_ranges(count, [&](uint64_t b, uint64_t e) {
+                for (uint64_t i = b; i < e; ++i) d[i] = Fd::add(d[i], s[i]);
+            });
+        });
+    }
+
     void trim() override { tables_.clear(); }
     uint64_t cache_bytes() const override { return tables_.bytes(); }
     uint64_t allocations() const override { return allocations_ + tables_.allocations(); }

@@ -130,6 +130,7 @@ void CudaBackend::to_host(void *dst, const void *src, uint64_t bytes) {
 std::string CudaBackend::device_name() const { return name_; }
 
 void *CudaBackend::alloc_buffer(uint64_t bytes) {
+    GP_CUDA(cudaSetDevice(device_));
     void *p = device_alloc(bytes, "buffer");
     cudaError_t e = cudaMemsetAsync(p, 0, bytes, compute_);
     if (e == cudaSuccess) e = cudaStreamSynchronize(compute_);
@@ -138,6 +139,50 @@ void *CudaBackend::alloc_buffer(uint64_t bytes) {
         cuda_fail(e, "cudaMemsetAsync", __FILE__, __LINE__);
     }
     return p;
+}
+
+void CudaBackend::mem_info(uint64_t &free_bytes, uint64_t &total_bytes) {
+    GP_CUDA(cudaSetDevice(device_));
+    size_t f = 0, t = 0;
+    GP_CUDA(cudaMemGetInfo(&f, &t));
+    free_bytes = f;
+    total_bytes = t;
+}
+
+void CudaBackend::bind_thread() { GP_CUDA(cudaSetDevice(device_)); }
+
+void CudaBackend::connect(Backend &peer) {
+    const int other = peer.device_ordinal();
+    if (other < 0 || other == device_) return;
+    GP_CUDA(cudaSetDevice(device_));
+    int can = 0;
+    GP_CUDA(cudaDeviceCanAccessPeer(&can, device_, other));
+    if (!can) return;  // copies are staged by the runtime instead
+    cudaError_t e = cudaDeviceEnablePeerAccess(other, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) {
+        cudaGetLastError();
+        return;
+    }
+    GP_CUDA(e);
+}
+
+void CudaBackend::copy_peer(const void *src, uint64_t spitch, void *dst, uint64_t dpitch, uint64_t width,
+                            uint64_t height) {
+    // Unified addressing: the runtime knows where each pointer lives.
+    GP_CUDA(cudaSetDevice(device_));
+    if (!width || !height) return;
+    const char *s = static_cast<const char *>(src);
+    char *d = static_cast<char *>(dst);
+    // One 2-D copy where the pitches allow it (the runtime bounds them),
+    // one copy per run otherwise.
+    if (height == 1 || (spitch < (1ull << 30) && dpitch < (1ull << 30))) {
+        GP_CUDA(cudaMemcpy2DAsync(d, height == 1 ? width : dpitch, s, height == 1 ? width : spitch, width, height,
+                                  cudaMemcpyDefault, compute_));
+    } else {
+        for (uint64_t k = 0; k < height; ++k)
+            GP_CUDA(cudaMemcpyAsync(d + k * dpitch, s + k * spitch, width, cudaMemcpyDefault, compute_));
+    }
+    GP_CUDA(cudaStreamSynchronize(compute_));
 }
 
 void CudaBackend::free_buffer(void *p) {
@@ -372,6 +417,15 @@ void CudaBackend::transpose(uint32_t es, const void *in, void *out, uint64_t bat
 }
 
 }  // namespace cuda
+
+int cuda_device_count() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
 
 std::unique_ptr<Backend> make_cuda_backend(int device, unsigned threads, std::string &why) {
     int count = 0;

@@ -85,5 +85,17 @@ void CudaBackend::deep(const DeepArgs &a) {
     });
 }
 
+void CudaBackend::add_into(const FieldDesc &f, void *dst, const void *src, uint64_t count) {
+    GP_CUDA(cudaSetDevice(device_));
+    dispatch_field(f.id, [&](auto F) {
+        using Fd = decltype(F);
+        using T = typename Fd::T;
+        kern::k_add_into<Fd><<<grid_for((count + 255) / 256, (uint32_t)sms_ * 16), 256, 0, compute_>>>(
+            static_cast<T *>(dst), static_cast<const T *>(src), count);
+        check_launch();
+    });
+    GP_CUDA(cudaStreamSynchronize(compute_));
+}
+
 }  // namespace cuda
 }  // namespace gp

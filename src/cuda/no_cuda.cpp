@@ -8,4 +8,6 @@ std::unique_ptr<Backend> make_cuda_backend(int, unsigned, std::string &why) {
     return nullptr;
 }
 
+int cuda_device_count() { return 0; }
+
 }  // namespace gp

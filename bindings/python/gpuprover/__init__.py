@@ -64,6 +64,8 @@ __all__ = [
     "ConstraintOptions",
     "Context",
     "Counters",
+    "DEVICES_ALL",
+    "DeviceInfo",
     "Direction",
     "Field",
     "FieldInfo",
@@ -201,6 +203,17 @@ order as an array.array of base elements ('Q' for Goldilocks, 'I' for
 BabyBear and KoalaBear), and the path (bytes): the sibling digests from the
 leaf layer up to the layer below the cap."""
 MemoryStats = collections.namedtuple("MemoryStats", "buffer_bytes cache_bytes allocations evictions")
+DeviceInfo = collections.namedtuple("DeviceInfo",
+                                    "ordinal name buffer_bytes cache_bytes allocations free_bytes total_bytes")
+DeviceInfo.__doc__ = """One device of a context (gp_device_info, Context.device_info): the CUDA
+device ordinal (-1 for a share of the CPU), its description (as
+Context.device_name gives it), the bytes of buffers, trees and FRI layers
+the context holds on it, the bytes of its caches, the persistent
+allocations made on it, and the device memory free now and in all
+(cudaMemGetInfo; 0 on the CPU)."""
+
+# A `devices` entry of Context meaning every visible GPU (as the only one).
+DEVICES_ALL = -1
 Counters = collections.namedtuple("Counters", "calls failed_calls call_ns bytes_to_device bytes_to_host device_ns")
 Counters.__doc__ = """A context's counters since it was created or reset_counters() (gp_counters):
 calls made on it (every entry point given it or one of its objects) and those
@@ -397,6 +410,19 @@ class _OodOptions(ctypes.Structure):
     ]
 
 
+class _DeviceInfo(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", _u32),
+        ("ordinal", ctypes.c_int32),
+        ("name", ctypes.c_char * 128),
+        ("buffer_bytes", _u64),
+        ("cache_bytes", _u64),
+        ("allocations", _u64),
+        ("free_bytes", _u64),
+        ("total_bytes", _u64),
+    ]
+
+
 class _Counters(ctypes.Structure):
     _fields_ = [
         ("struct_size", _u32),
@@ -469,6 +495,8 @@ _proto("gp_context_destroy", None, _vp)
 _proto("gp_context_backend", _c_enum, _vp)
 _proto("gp_context_device_name", _c_status, _vp, ctypes.c_char_p, ctypes.c_size_t)
 _proto("gp_context_memory_stats", _c_status, _vp, ctypes.POINTER(_MemoryStats))
+_proto("gp_context_device_count", _u32, _vp)
+_proto("gp_context_device_info", _c_status, _vp, _u32, ctypes.POINTER(_DeviceInfo))
 _proto("gp_context_trim", _c_status, _vp)
 _proto("gp_buffer_create", _c_status, _vp, _c_enum, _u32, _u64, _u64, _pvp)
 _proto("gp_buffer_from_host", _c_status, _vp, _c_enum, _u32, _u64, _u64, _c_enum, _vp, _pvp)
@@ -1161,7 +1189,16 @@ class Context:
 
     ``Context(backend=Backend.AUTO, devices=None, cpu_threads=0)``; AUTO
     falls back to the CPU without a usable GPU, CUDA raises GpuproverError
-    (Status.NO_DEVICE). Use it as a context manager or call close(); closing
+    (Status.NO_DEVICE). ``devices`` lists the CUDA device ordinals the
+    context owns (None: device 0); with several, every buffer is spread
+    over them by blocks of whole columns and every call runs on all of
+    them, with the results of one device. An ordinal may be listed more
+    than once (each entry is a share of its GPU); ``[DEVICES_ALL]`` means
+    every visible GPU. On the CPU backend (and when AUTO falls back to it)
+    the length of the list is the number of emulated devices, which divide
+    the worker threads between them; the values are not used.
+    ``device_count`` and ``devices()`` report what the context got.
+    Use it as a context manager or call close(); closing
     it also closes its open buffers, trees and FRI commitments (the library
     releases them with it). Every Buffer, MerkleTree and Fri keeps its
     Context alive. Calls on one context are serialized by a lock;
@@ -1369,7 +1406,8 @@ class Context:
     @property
     @_api("Context.device_name")
     def device_name(self):
-        """E.g. "NVIDIA H100 80GB HBM3" or "CPU, 16 threads"."""
+        """E.g. "NVIDIA H100 80GB HBM3" or "CPU, 16 threads" (for several
+        devices, "2 devices: " and each one's)."""
         with self._lock:
             name = ctypes.create_string_buffer(256)
             _check("gp_context_device_name", self._lib.gp_context_device_name(self._h(), name, len(name)))
@@ -1383,6 +1421,39 @@ class Context:
             s.struct_size = ctypes.sizeof(s)
             _check("gp_context_memory_stats", self._lib.gp_context_memory_stats(self._h(), ctypes.byref(s)))
             return MemoryStats(s.buffer_bytes, s.cache_bytes, s.allocations, s.evictions)
+
+    @property
+    @_api("Context.device_count")
+    def device_count(self):
+        """The number of devices the context owns (gp_context_device_count):
+        1 for a single GPU or the plain CPU backend, len(devices) for
+        several GPUs or emulated CPU devices."""
+        with self._lock:
+            return int(self._lib.gp_context_device_count(self._h()))
+
+    @_api("Context.device_info")
+    def device_info(self, index):
+        """DeviceInfo(ordinal, name, buffer_bytes, cache_bytes, allocations,
+        free_bytes, total_bytes) of device `index`, 0 <= index <
+        device_count (gp_context_device_info); an index out of range raises
+        GpuproverError (Status.INVALID_ARGUMENT)."""
+        index = _uint("index", index, _U32_MAX)
+        with self._lock:
+            return self._device_info(self._h(), index)
+
+    def _device_info(self, h, index):
+        d = _DeviceInfo()
+        d.struct_size = ctypes.sizeof(d)
+        _check("gp_context_device_info", self._lib.gp_context_device_info(h, index, ctypes.byref(d)))
+        return DeviceInfo(d.ordinal, d.name.decode("utf-8", "replace"), d.buffer_bytes, d.cache_bytes,
+                          d.allocations, d.free_bytes, d.total_bytes)
+
+    @_api("Context.devices")
+    def devices(self):
+        """[DeviceInfo] of every device of the context, in order."""
+        with self._lock:
+            h = self._h()
+            return [self._device_info(h, i) for i in range(self._lib.gp_context_device_count(h))]
 
     @_api("Context.trim")
     def trim(self):

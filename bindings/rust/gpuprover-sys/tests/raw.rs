@@ -66,6 +66,9 @@ fn options_structs_have_the_c_size() {
         assert_eq!(o.merkle.struct_size as usize, size_of::<gp_merkle_options>());
 
         assert_eq!(size_of::<gp_matrix_dims>(), 16);
+        // struct_size, ordinal, name[128], five uint64_t.
+        assert_eq!(size_of::<gp_device_info>(), 4 + 4 + 128 + 5 * 8);
+        assert_eq!(GP_DEVICES_ALL, -1);
     }
 }
 
@@ -90,6 +93,15 @@ fn cpu_context_round_trip() {
         let mut ctx: *mut gp_context = ptr::null_mut();
         assert_eq!(gp_context_create(&o, &mut ctx), gp_status::GP_OK);
         assert_eq!(gp_context_backend(ctx), gp_backend::GP_BACKEND_CPU);
+        assert_eq!(gp_context_device_count(ctx), 1);
+        let mut info: gp_device_info = std::mem::zeroed();
+        info.struct_size = size_of::<gp_device_info>() as u32;
+        assert_eq!(gp_context_device_info(ctx, 0, &mut info), gp_status::GP_OK);
+        assert_eq!(info.ordinal, -1);
+        assert_eq!(
+            gp_context_device_info(ctx, 1, &mut info),
+            gp_status::GP_ERR_INVALID_ARGUMENT
+        );
 
         let data: [u64; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
         let mut buf: *mut gp_buffer = ptr::null_mut();

@@ -105,6 +105,9 @@ pub const GOLDILOCKS_MODULUS: u64 = 0xffff_ffff_0000_0001;
 pub const BABYBEAR_MODULUS: u32 = 0x7800_0001;
 /// The KoalaBear modulus, 2^31 - 2^24 + 1.
 pub const KOALABEAR_MODULUS: u32 = 0x7f00_0001;
+/// A [`ContextOptions::devices`] entry meaning every visible GPU, as the
+/// list's only entry (`GP_DEVICES_ALL`): `devices: vec![DEVICES_ALL]`.
+pub const DEVICES_ALL: i32 = sys::GP_DEVICES_ALL as i32;
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -692,8 +695,20 @@ fn check_len(what: &str, len: usize, rows: usize, cols: usize, ext_degree: u32) 
 pub struct ContextOptions {
     /// Which backend to use. Default [`Backend::Auto`].
     pub backend: Backend,
-    /// CUDA device ordinals; empty (default) means device 0. The current
-    /// release uses the first device listed.
+    /// The devices the context owns: CUDA device ordinals; empty (default)
+    /// means device 0. With more than one entry every buffer is spread over
+    /// the devices by blocks of whole columns and every call runs on all of
+    /// them, with the same results as one device (see "Several devices" in
+    /// `gpuprover.h`). An ordinal may be listed more than once: each entry
+    /// is a share of its GPU with its own streams and memory.
+    /// `vec![DEVICES_ALL]` means every visible GPU ([`DEVICES_ALL`]).
+    ///
+    /// On the CPU backend (and when [`Backend::Auto`] falls back to it) the
+    /// length of the list is the number of emulated devices: the worker
+    /// threads are divided into that many shares, which run the same split
+    /// and exchange as GPUs; the values are not used (`vec![0; 3]` gives
+    /// three). [`Context::device_count`] and [`Context::devices_info`]
+    /// report what the context got.
     pub devices: Vec<i32>,
     /// Worker threads of the CPU backend (and of host-side staging on CUDA);
     /// 0 (default) means one per hardware thread.
@@ -714,6 +729,28 @@ pub struct MemoryStats {
     /// Cached coset tables released, least recently used first, to keep the
     /// cache within its budget.
     pub evictions: u64,
+}
+
+/// One device of a context (`gp_context_device_info`): see
+/// [`Context::device_info`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// The CUDA device ordinal, or -1 for a (share of the) CPU.
+    pub ordinal: i32,
+    /// A description of the device, as [`Context::device_name`] gives it.
+    pub name: String,
+    /// Bytes of buffers, trees and FRI layers the context holds on this
+    /// device.
+    pub buffer_bytes: u64,
+    /// Bytes of the device's caches (twiddles, scratch, staging).
+    pub cache_bytes: u64,
+    /// Persistent allocations made on the device (see
+    /// [`MemoryStats::allocations`]).
+    pub allocations: u64,
+    /// Device memory free now (`cudaMemGetInfo`); 0 on the CPU.
+    pub free_bytes: u64,
+    /// Device memory in all (`cudaMemGetInfo`); 0 on the CPU.
+    pub total_bytes: u64,
 }
 
 /// A gpuprover context: one backend (CUDA device or CPU thread pool) with its
@@ -863,7 +900,8 @@ impl Context {
     }
 
     /// A description of the device ("NVIDIA H100 80GB HBM3",
-    /// "CPU, 16 threads").
+    /// "CPU, 16 threads"; for several devices, "2 devices: " and each
+    /// one's).
     pub fn device_name(&self) -> Result<String> {
         let mut name = [0 as c_char; 256];
         // SAFETY: `name` is valid for `name.len()` bytes; the library writes a
@@ -888,6 +926,55 @@ impl Context {
             allocations: raw.allocations,
             evictions: raw.evictions,
         })
+    }
+
+    /// The number of devices the context owns
+    /// (`gp_context_device_count`): 1 for a single GPU or the plain CPU
+    /// backend, the length of [`ContextOptions::devices`] for several GPUs
+    /// or emulated CPU devices.
+    pub fn device_count(&self) -> usize {
+        // SAFETY: the handle is valid.
+        unsafe { sys::gp_context_device_count(self.as_raw()) as usize }
+    }
+
+    /// Describes device `index` of the context, `0 <= index <
+    /// device_count()` (`gp_context_device_info`). An index out of range
+    /// fails with [`Status::InvalidArgument`].
+    pub fn device_info(&self, index: usize) -> Result<DeviceInfo> {
+        let raw_index = u32::try_from(index).map_err(|_| {
+            Error::new(
+                Status::InvalidArgument,
+                format!(
+                    "gp_context_device_info: index = {} but the context has {} device(s)",
+                    index,
+                    self.device_count()
+                ),
+            )
+        })?;
+        // SAFETY: plain data (integers and a char array); struct_size is
+        // set before the call.
+        let mut raw: sys::gp_device_info = unsafe { std::mem::zeroed() };
+        raw.struct_size = size_of::<sys::gp_device_info>() as u32;
+        check(unsafe { sys::gp_context_device_info(self.as_raw(), raw_index, &mut raw) })?;
+        let last = raw.name.len() - 1;
+        raw.name[last] = 0;
+        Ok(DeviceInfo {
+            ordinal: raw.ordinal,
+            // SAFETY: NUL-terminated (forced above).
+            name: unsafe { cstr_to_string(raw.name.as_ptr()) },
+            buffer_bytes: raw.buffer_bytes,
+            cache_bytes: raw.cache_bytes,
+            allocations: raw.allocations,
+            free_bytes: raw.free_bytes,
+            total_bytes: raw.total_bytes,
+        })
+    }
+
+    /// [`Context::device_info`] of every device of the context, in order.
+    pub fn devices_info(&self) -> Result<Vec<DeviceInfo>> {
+        (0..self.device_count())
+            .map(|i| self.device_info(i))
+            .collect()
     }
 
     /// Releases cached twiddle tables and scratch memory.
