@@ -294,7 +294,10 @@ std::string hex(const std::vector<unsigned char> &b) {
 
 std::string gib(double bytes) {
     char s[32];
-    std::snprintf(s, sizeof s, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+    if (bytes >= 1024.0 * 1024 * 1024)
+        std::snprintf(s, sizeof s, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+    else
+        std::snprintf(s, sizeof s, "%.2f MiB", bytes / (1024.0 * 1024));
     return s;
 }
 
@@ -373,8 +376,8 @@ void describe(const Config &c, gp_context *ctx) {
             std::fprintf(stderr, "  [%u] %s\n", i, failure("gp_context_device_info", s).c_str());
             continue;
         }
-        std::fprintf(stderr, "  [%u] ordinal %d, %s, %s total\n", i, info.ordinal, info.name,
-                     gib((double)info.total_bytes).c_str());
+        std::fprintf(stderr, "  [%u] ordinal %d, %s%s\n", i, info.ordinal, info.name,
+                     info.total_bytes ? (", " + gib((double)info.total_bytes) + " total").c_str() : "");
     }
 }
 
@@ -628,7 +631,7 @@ double to_ms(benchmark::TimeUnit u) {
 void record(const benchmark::BenchmarkReporter::Run &r) {
     Result &res = g_results[r.run_name.function_name];
     const auto dc = r.counters.find("devices");
-    if (dc != r.counters.end()) res.devices = dc->second.value;
+    if (dc != r.counters.end() && dc->second.value > 0) res.devices = dc->second.value;  // not stddev's 0
     const double ms = r.GetAdjustedRealTime() * to_ms(r.time_unit);
     if (r.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) {
         if (r.aggregate_name == "median") {
@@ -664,7 +667,7 @@ void print_summary(FILE *f) {
     for (const Config &c : g_opt.configs)
         if (!base && c.single()) base = &c;
     if (!base) base = &g_opt.configs[0];
-    std::fprintf(f, "\nSummary (%s backend%s): real time per iteration, speedup over %s\n",
+    std::fprintf(f, "\nSummary (backend %s%s): real time per iteration, speedup over %s\n",
                  g_opt.backend == GP_BACKEND_CPU ? "cpu, emulated devices" : "cuda",
                  g_opt.scale ? (", rows / 2^" + std::to_string(g_opt.scale)).c_str() : "", base->label.c_str());
     std::vector<std::string> notes;

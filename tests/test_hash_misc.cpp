@@ -223,7 +223,7 @@ TEST(KeccakTest, WordsMatchLittleEndianBytes) {
             for (int k = 0; k < 8; ++k) bytes[8 * i + k] = (uint8_t)(w[i] >> (8 * k));
         }
         // The Goldilocks byte-tree leaf: one row of n elements.
-        const gp::MatView<uint64_t> row{w.data(), 1, n};
+        const gp::MatView<uint64_t> row{w.data(), 1, n, 1};
         uint64_t lanes[4];
         gp::KeccakHasher<gp::Goldilocks, gp::ByteEncoding::Plonky3>{}.hash_row(&row, 0, 1, 0, lanes);
         uint8_t a[32], b[32];

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -331,6 +332,22 @@ TEST(Multi, EmulatedDevicesMatchOneDevice) {
     }
 }
 
+// Sets GP_MULTI_COPY_ROWS for the contexts made while it lives: their
+// Merkle commitments copy peers' rows instead of reading them in place.
+struct CopyRows {
+    CopyRows() { setenv("GP_MULTI_COPY_ROWS", "1", 1); }
+    ~CopyRows() { unsetenv("GP_MULTI_COPY_ROWS"); }
+};
+
+TEST(Multi, EmulatedDevicesCopyingRowsMatchOneDevice) {
+    const Bytes one = lde_and_merkle(GP_BACKEND_CPU, {0}, GP_FIELD_GOLDILOCKS, 2, 5);
+    CopyRows copy;
+    for (size_t i = 1; i < kEmulated.size(); ++i) {
+        SCOPED_TRACE(std::to_string(kEmulated[i].size()) + " devices");
+        EXPECT_TRUE(lde_and_merkle(GP_BACKEND_CPU, kEmulated[i], GP_FIELD_GOLDILOCKS, 2, 5) == one);
+    }
+}
+
 TEST(Multi, EmulatedFriDeepConstraintMatchOneDevice) {
     const Bytes one = fri_deep_constraint(GP_BACKEND_CPU, {0});
     ASSERT_FALSE(one.empty());
@@ -428,6 +445,10 @@ TEST(MultiCuda, DeviceListedTwiceMatchesOneDevice) {
     }
     const Bytes b1 = lde_and_merkle(GP_BACKEND_CUDA, {0}, GP_FIELD_BABYBEAR, 4, 3);
     EXPECT_TRUE(lde_and_merkle(GP_BACKEND_CUDA, {0, 0}, GP_FIELD_BABYBEAR, 4, 3) == b1);
+    {
+        CopyRows copy;
+        EXPECT_TRUE(lde_and_merkle(GP_BACKEND_CUDA, {0, 0}, GP_FIELD_BABYBEAR, 4, 3) == b1);
+    }
     const Bytes f1 = fri_deep_constraint(GP_BACKEND_CUDA, {0});
     EXPECT_TRUE(fri_deep_constraint(GP_BACKEND_CUDA, {0, 0}) == f1);
     EXPECT_TRUE(fri_deep_constraint(GP_BACKEND_CPU, {0, 0, 0}) == f1);
@@ -444,6 +465,8 @@ TEST(MultiCuda, AllVisibleDevicesMatchOneDevice) {
     const Bytes one = lde_and_merkle(GP_BACKEND_CUDA, {0}, GP_FIELD_KOALABEAR, 1, 9);
     EXPECT_TRUE(lde_and_merkle(GP_BACKEND_CUDA, devs, GP_FIELD_KOALABEAR, 1, 9) == one);
     EXPECT_TRUE(fri_deep_constraint(GP_BACKEND_CUDA, devs) == fri_deep_constraint(GP_BACKEND_CUDA, {0}));
+    CopyRows copy;
+    EXPECT_TRUE(lde_and_merkle(GP_BACKEND_CUDA, devs, GP_FIELD_KOALABEAR, 1, 9) == one);
 }
 
 }  // namespace

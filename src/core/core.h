@@ -85,6 +85,10 @@ struct Buffer {
         void *data;
     };
     std::vector<Shard> shards;
+    // Elements from one base column to the next; 0 means `rows`. (Only the
+    // multi-device Merkle commitment makes views of row blocks, whose
+    // columns are the taller matrix's stride apart.)
+    uint64_t stride = 0;
 
     uint64_t base_cols() const { return cols * ext; }
 };
@@ -235,8 +239,12 @@ public:
     // Makes the calling thread ready to drive this backend's device.
     virtual void bind_thread() {}
     // Lets this backend's device read and write memory of `peer` directly
-    // when the hardware allows (copies work either way).
-    virtual void connect(Backend &peer) { (void)peer; }
+    // when the hardware allows (copies work either way); says whether it
+    // can.
+    virtual bool connect(Backend &peer) {
+        (void)peer;
+        return true;  // host memory
+    }
     // Copies `height` runs of `width` bytes from `src` (runs `spitch` bytes
     // apart) to `dst` (runs `dpitch` apart), on this backend's streams, and
     // waits for the copy. Either side may be memory of another backend of

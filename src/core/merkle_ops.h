@@ -59,7 +59,8 @@ template <class T, class Buf>
 std::vector<MatView<T>> make_mat_views(const std::vector<const Buf *> &mats) {
     std::vector<MatView<T>> v;
     v.reserve(mats.size());
-    for (const Buf *m : mats) v.push_back({static_cast<const T *>(m->data), m->rows, m->base_cols()});
+    for (const Buf *m : mats)
+        v.push_back({static_cast<const T *>(m->data), m->rows, m->base_cols(), m->stride ? m->stride : m->rows});
     return v;
 }
 
@@ -109,7 +110,7 @@ GP_HD void merkle_open_rows(const MatView<T> *mats, uint32_t count, uint32_t log
     for (uint32_t m = 0; m < count; ++m) {
         const MatView<T> &v = mats[m];
         const uint64_t r = q >> (log_h - log2_pow2(v.rows));
-        for (uint64_t j = 0; j < v.base_cols; ++j) *out++ = v.data[j * v.rows + r];
+        for (uint64_t j = 0; j < v.base_cols; ++j) *out++ = v.data[j * v.stride + r];
     }
 }
 

@@ -250,7 +250,7 @@ void merkle_verify_opening(const gp_merkle_options &o, const FieldDesc &f, const
         }
         for (uint32_t m = 0; m < count; ++m) {
             uint32_t i = p.order[m];
-            views[m] = {starts[i], 1, (uint64_t)dims[i].cols * dims[i].ext_degree};
+            views[m] = {starts[i], 1, (uint64_t)dims[i].cols * dims[i].ext_degree, 1};
         }
         W node[H::kMaxDigest], sib[H::kMaxDigest], inj[H::kMaxDigest];
         h.hash_row(views.data(), p.groups[0].first, p.groups[0].second, 0, node);

@@ -97,7 +97,7 @@ public:
 
     void mem_info(uint64_t &free_bytes, uint64_t &total_bytes) override;
     void bind_thread() override;
-    void connect(Backend &peer) override;
+    bool connect(Backend &peer) override;
     void copy_peer(const void *src, uint64_t spitch, void *dst, uint64_t dpitch, uint64_t width,
                    uint64_t height) override;
     void add_into(const FieldDesc &f, void *dst, const void *src, uint64_t count) override;

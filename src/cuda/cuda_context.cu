@@ -151,19 +151,21 @@ void CudaBackend::mem_info(uint64_t &free_bytes, uint64_t &total_bytes) {
 
 void CudaBackend::bind_thread() { GP_CUDA(cudaSetDevice(device_)); }
 
-void CudaBackend::connect(Backend &peer) {
+bool CudaBackend::connect(Backend &peer) {
     const int other = peer.device_ordinal();
-    if (other < 0 || other == device_) return;
+    if (other < 0) return false;
+    if (other == device_) return true;
     GP_CUDA(cudaSetDevice(device_));
     int can = 0;
     GP_CUDA(cudaDeviceCanAccessPeer(&can, device_, other));
-    if (!can) return;  // copies are staged by the runtime instead
+    if (!can) return false;  // copies are staged by the runtime instead
     cudaError_t e = cudaDeviceEnablePeerAccess(other, 0);
     if (e == cudaErrorPeerAccessAlreadyEnabled) {
         cudaGetLastError();
-        return;
+        return true;
     }
     GP_CUDA(e);
+    return true;
 }
 
 void CudaBackend::copy_peer(const void *src, uint64_t spitch, void *dst, uint64_t dpitch, uint64_t width,

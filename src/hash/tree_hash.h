@@ -22,12 +22,15 @@
 
 namespace gp {
 
-// A matrix as the tree reads it: base columns of `rows` contiguous elements.
+// A matrix as the tree reads it: base columns of `rows` contiguous
+// elements, `stride` elements apart (rows, unless the view is a block of
+// rows of a taller matrix).
 template <class T>
 struct MatView {
     const T *data;
     uint64_t rows;
     uint64_t base_cols;
+    uint64_t stride;
 };
 
 // Base elements of one row of matrices [m0, m1).
@@ -50,7 +53,7 @@ struct RowCursor {
             j = 0;
             ++m;
         }
-        const T x = mats[m].data[j * mats[m].rows + row];
+        const T x = mats[m].data[j * mats[m].stride + row];
         ++j;
         return x;
     }
@@ -178,11 +181,11 @@ struct RpxApply {
 
 // miden-crypto (v0.21+) Rpo256/Rpx256::hash_elements and merge on plain arrays.
 GP_HD void rpo256_hash_elements(const uint64_t *in, size_t n, uint64_t out[4]) {
-    const MatView<uint64_t> v{in, 1, n};
+    const MatView<uint64_t> v{in, 1, n, 1};
     MidenHasher<RpoApply, MidenLayoutHead>{}.hash_row(&v, 0, 1, 0, out);
 }
 GP_HD void rpx256_hash_elements(const uint64_t *in, size_t n, uint64_t out[4]) {
-    const MatView<uint64_t> v{in, 1, n};
+    const MatView<uint64_t> v{in, 1, n, 1};
     MidenHasher<RpxApply, MidenLayoutHead>{}.hash_row(&v, 0, 1, 0, out);
 }
 GP_HD void rpo256_merge(const uint64_t a[4], const uint64_t b[4], uint64_t out[4]) {

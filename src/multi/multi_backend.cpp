@@ -7,6 +7,7 @@
 // buffer (Buffer::shards; column_block() below). Buffers a protocol keeps
 // for itself (FRI layers), tree nodes and wrapped memory live on device 0.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <map>
@@ -51,10 +52,14 @@ private:
 class MultiBackend final : public Backend {
 public:
     explicit MultiBackend(std::vector<std::unique_ptr<Backend>> parts)
-        : parts_(std::move(parts)), held_(parts_.size(), 0) {
-        for (auto &a : parts_)
-            for (auto &b : parts_)
-                if (a != b) a->connect(*b);
+        : parts_(std::move(parts)), held_(parts_.size(), 0), reads_(parts_.size(), std::vector<bool>(parts_.size())) {
+        // GP_MULTI_COPY_ROWS=1 makes the Merkle commitment copy the rows it
+        // needs instead of reading peers' memory in place (tests, and
+        // comparing the two).
+        const char *v = std::getenv("GP_MULTI_COPY_ROWS");
+        const bool copy = v && *v && *v != '0';
+        for (uint32_t a = 0; a < n(); ++a)
+            for (uint32_t b = 0; b < n(); ++b) reads_[a][b] = (a == b || parts_[a]->connect(*parts_[b])) && !copy;
     }
 
     uint32_t n() const { return (uint32_t)parts_.size(); }
@@ -430,19 +435,24 @@ private:
     mutable std::mutex mu_;  // owner_ and held_
     std::map<void *, std::pair<uint32_t, uint64_t>> owner_;
     std::vector<uint64_t> held_;
+    // reads_[a][b]: device a's kernels read device b's memory in place.
+    std::vector<std::vector<bool>> reads_;
 };
 
 // ---- Merkle commitment ----
 //
 // The 2^log_h leaves are cut into P = 2^log_p aligned row blocks; block c
-// goes to device c * n / P. Every device gathers, block by block, the rows
-// of every matrix that block covers (peer copies of each device's columns),
-// and commits them as a tree of 2^(log_h - log_p) leaves: that tree's
-// layers are exactly the global tree's nodes over the block, since each node
-// depends only on the rows below it (matrices of height 2^(log_h - k) are
-// injected at layer k, rows >> k). The layers go to the tree's nodes on
-// device 0; the top log_p layers (and the injection of matrices shorter than
-// P) are finished on the host.
+// goes to device c * n / P, which commits the block's rows as a tree of
+// 2^(log_h - log_p) leaves: that tree's layers are exactly the global tree's
+// nodes over the block, since a node depends only on the rows below it
+// (matrices of height 2^(log_h - k) are injected at layer k, rows >> k). A
+// matrix spread over devices enters as one view per column block: the
+// sponge reads a row's matrices one after another, so consecutive column
+// blocks hash as the whole row. The device reads its peers' blocks in place
+// (peer access; another share of the same GPU; host memory for emulated
+// devices) or, where it cannot, copies them first. The sub-trees' layers go
+// to the tree's nodes on device 0; the top log_p layers (and the injection
+// of matrices shorter than P) are finished on the host.
 void MultiBackend::merkle_commit(const MerkleArgs &a, MerkleTree &t) {
     bool all_local = true;
     uint64_t total = 0;
@@ -459,12 +469,15 @@ void MultiBackend::merkle_commit(const MerkleArgs &a, MerkleTree &t) {
         return;
     }
     // Block count: a power of two of at least n blocks (4n when n is not a
-    // power of two, for balance), more while a block's rows exceed 1 GiB;
-    // one block for small trees.
+    // power of two, for balance); where rows are copied, more while a
+    // block's rows exceed 1 GiB; one block for small trees.
+    bool direct = true;
+    for (uint32_t d = 0; d < n(); ++d)
+        for (uint32_t e = 0; e < n(); ++e) direct = direct && reads_[d][e];
     uint32_t log_p = 0;
     while ((1u << log_p) < n()) ++log_p;
     if (!is_pow2(n())) log_p += 2;
-    while (log_p < a.log_h && (total >> log_p) > (1ull << 30)) ++log_p;
+    while (!direct && log_p < a.log_h && (total >> log_p) > (1ull << 30)) ++log_p;
     if (H < (uint64_t)n() << 10) log_p = 0;
     log_p = std::min(log_p, a.log_h);
     const uint32_t log_b = a.log_h - log_p;  // a block's sub-tree height
@@ -472,52 +485,65 @@ void MultiBackend::merkle_commit(const MerkleArgs &a, MerkleTree &t) {
     const uint64_t db = (uint64_t)a.spec.digest * a.spec.word_size;
 
     // Matrices a block covers: those of height >= P (a prefix of the
-    // tallest-first order); the rest are injected in the top layers.
+    // tallest-first order); the rest are injected in the top layers. Each
+    // enters the block's tree as one view per column block.
     size_t covered = 0;
     while (covered < a.mats.size() && a.mats[covered]->rows >= P) ++covered;
+    std::vector<uint32_t> first_view(covered + 1, 0);
+    for (size_t i = 0; i < covered; ++i) first_view[i + 1] = first_view[i] + (uint32_t)shards(*a.mats[i]).size();
+    std::vector<std::pair<uint32_t, uint32_t>> groups(log_b + 1);
+    for (uint32_t k = 0; k <= log_b; ++k)
+        groups[k] = {first_view[a.groups[k].first], first_view[a.groups[k].second]};
 
     each([&](uint32_t d) {
         const uint64_t c0 = (d * P + n() - 1) / n(), c1 = ((d + 1) * P + n() - 1) / n();
         if (c0 >= c1) return;
         Scratch scratch(parts_);
-        // The block's matrices, reused for each block of this device.
-        std::vector<Buffer> rows(covered);
-        std::vector<const Buffer *> ptrs(covered);
+        std::vector<Buffer> views;
+        views.reserve(first_view[covered]);
+        std::vector<void *> copies;  // where a view's rows are copied to, if they are
         for (size_t i = 0; i < covered; ++i) {
             const Buffer &m = *a.mats[i];
-            Buffer &r = rows[i];
-            r.ctx = m.ctx;
-            r.field = m.field;
-            r.ext = m.ext;
-            r.rows = m.rows >> log_p;
-            r.cols = m.cols;
-            r.bytes = r.rows * m.base_cols() * m.field->elem_size;
-            r.data = scratch.get(d, r.bytes);
-            r.owned = false;
-            ptrs[i] = &r;
+            for (const Shard &s : shards(m)) {
+                Buffer v = view(m, s);
+                v.rows = m.rows >> log_p;
+                v.stride = m.rows;
+                copies.push_back(nullptr);
+                if (!reads_[d][s.dev]) {
+                    v.bytes = v.rows * s.cols * m.ext * m.field->elem_size;
+                    v.stride = v.rows;
+                    copies.back() = v.data = scratch.get(d, v.bytes);
+                }
+                views.push_back(v);
+            }
         }
         MerkleArgs sa;
         sa.spec = a.spec;
         sa.cap_height = 0;
         sa.log_h = log_b;
         sa.leaves_only = a.leaves_only;
-        sa.mats = ptrs;
-        sa.groups.assign(a.groups.begin(), a.groups.begin() + log_b + 1);
+        sa.groups = groups;
+        for (const Buffer &v : views) sa.mats.push_back(&v);
         MerkleTree sub;
         sub.ctx = t.ctx;
         sub.spec = a.spec;
         sub.log_h = log_b;
-        const uint64_t sub_nodes = a.leaves_only ? B : 2 * B - 1;
-        sub.nodes = scratch.get(d, sub_nodes * db);
+        sub.nodes = scratch.get(d, (a.leaves_only ? B : 2 * B - 1) * db);
         for (uint64_t c = c0; c < c1; ++c) {
             if (monitor) monitor->poll("merkle blocks", c - c0, c1 - c0);
+            size_t vi = 0;
             for (size_t i = 0; i < covered; ++i) {
                 const Buffer &m = *a.mats[i];
-                const uint64_t es = m.field->elem_size, h = rows[i].rows;
-                for (const Shard &s : shards(m))
-                    parts_[d]->copy_peer(static_cast<const char *>(s.data) + c * h * es, m.rows * es,
-                                         static_cast<char *>(rows[i].data) + s.col0 * m.ext * h * es, h * es,
-                                         h * es, s.cols * m.ext);
+                const uint64_t es = m.field->elem_size, h = m.rows >> log_p;
+                for (const Shard &s : shards(m)) {
+                    Buffer &v = views[vi];
+                    const char *rows = static_cast<const char *>(s.data) + c * h * es;
+                    if (copies[vi])
+                        parts_[d]->copy_peer(rows, m.rows * es, copies[vi], h * es, h * es, s.cols * m.ext);
+                    else
+                        v.data = const_cast<char *>(rows);
+                    ++vi;
+                }
             }
             parts_[d]->merkle_commit(sa, sub);
             for (uint32_t k = 0; k <= (a.leaves_only ? 0 : log_b); ++k)
@@ -543,7 +569,7 @@ void MultiBackend::merkle_commit(const MerkleArgs &a, MerkleTree &t) {
             for (const Shard &s : shards(m))
                 parts_[s.dev]->copy_peer(s.data, 0, host_mats[i].data() + s.col0 * m.ext * m.rows, 0,
                                          m.rows * s.cols * m.ext * sizeof(T), 1);
-            views[i] = {host_mats[i].data(), m.rows, m.base_cols()};
+            views[i] = {host_mats[i].data(), m.rows, m.base_cols(), m.rows};
         }
         hvector<W> layer(P * d), next;
         parts_[0]->read_tree(t, merkle_layer_offset(a.log_h, log_b) * db, layer.data(), P * db);

@@ -5,8 +5,8 @@ mod common;
 
 use common::*;
 use gpuprover::{
-    Backend, Buffer, Context, ContextOptions, DeviceInfo, Field, Layout, LdeOptions,
-    MerkleOptions, Order, Status, DEVICES_ALL,
+    Backend, Buffer, Context, ContextOptions, DeviceInfo, Field, Layout, LdeOptions, MerkleOptions,
+    Order, Status, DEVICES_ALL,
 };
 
 /// A CPU context with `n` emulated devices (none listed: the plain CPU
@@ -118,7 +118,9 @@ fn lde_and_commit(
     ctx.lde_host(Field::Goldilocks, 1, trace, rows, cols, &options, &mut lde)
         .unwrap();
     let values = lde.to_vec::<u64>(Layout::ColMajor).unwrap();
-    let tree = ctx.merkle_commit(&[&lde], &MerkleOptions::default()).unwrap();
+    let tree = ctx
+        .merkle_commit(&[&lde], &MerkleOptions::default())
+        .unwrap();
     let root = tree.root().unwrap();
     let openings = tree.open::<u64>(&[0, 5, rows * 4 - 1]).unwrap();
     for opening in &openings {
