@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <set>
+#include <utility>
 #include <string>
 
 #include "core/core.h"
@@ -159,12 +162,16 @@ bool CudaBackend::connect(Backend &peer) {
     int can = 0;
     GP_CUDA(cudaDeviceCanAccessPeer(&can, device_, other));
     if (!can) return false;  // copies are staged by the runtime instead
+    // Peer access is a property of the process, never turned off here:
+    // enable each pair once (asking again is an error the runtime logs).
+    static std::mutex mu;
+    static std::set<std::pair<int, int>> enabled;
+    std::lock_guard<std::mutex> lock(mu);
+    if (enabled.count({device_, other})) return true;
     cudaError_t e = cudaDeviceEnablePeerAccess(other, 0);
-    if (e == cudaErrorPeerAccessAlreadyEnabled) {
-        cudaGetLastError();
-        return true;
-    }
-    GP_CUDA(e);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();  // the caller enabled it
+    else GP_CUDA(e);
+    enabled.insert({device_, other});
     return true;
 }
 
