@@ -14,7 +14,7 @@
 //                       over emulated devices (one per list entry), for
 //                       smoke tests.
 //   --scale=N           divides every shape's trace rows by 2^N (quick runs).
-//   --big               also runs BIG.
+//   --big               also runs BIG and HUGE.
 //
 // Workloads (bit-reversed LDE output, Plonky3's order, as gp_bench):
 //   W1_lde      Goldilocks 2^20 x 256, B=4: gp_lde_batch from a
@@ -28,6 +28,8 @@
 //   BIG_p2gl12  (--big) Goldilocks 2^22 x 1024, B=4, as W3: 32 GiB of trace,
 //               128 GiB of LDE, for several GPUs; where it does not fit, the
 //               failed allocation's status skips it.
+//   HUGE_p2gl12 (--big) as BIG with 1280 columns: 160 GiB of LDE, more than
+//               one 80 GB or 141 GB GPU holds.
 //
 // Timing: real time per iteration (every call returns after its device
 // work), after an untimed warm-up call, in ms. Counters: devices
@@ -97,7 +99,7 @@ void usage(FILE *f) {
                  "                      --devices='0;0,1;all' (default '0;all', cpu: '0;0,0')\n"
                  "  --backend=cuda|cpu  default cuda; cpu emulates one device per list entry\n"
                  "  --scale=N           divide every shape's rows by 2^N\n"
-                 "  --big               also run BIG (Goldilocks 2^22 x 1024, B=4, Poseidon2 w12)\n");
+                 "  --big               also run BIG and HUGE (Goldilocks 2^22 x 1024 and x 1280, B=4, Poseidon2 w12)\n");
 }
 
 std::string trim(const std::string &s) {
@@ -188,6 +190,9 @@ const Workload kWorkloads[] = {
     {"W4_p2kb16", Kind::Commit, GP_FIELD_KOALABEAR, 22, 128, 2, GP_MERKLE_FIELD_SPONGE,
      GP_PERM_POSEIDON2_KOALABEAR_16, 8, 8, false},
     {"BIG_p2gl12", Kind::Commit, GP_FIELD_GOLDILOCKS, 22, 1024, 4, GP_MERKLE_FIELD_SPONGE,
+     GP_PERM_POSEIDON2_GOLDILOCKS_12, 8, 4, true},
+    // 160 GiB of LDE: more than one H100 or H200 holds.
+    {"HUGE_p2gl12", Kind::Commit, GP_FIELD_GOLDILOCKS, 22, 1280, 4, GP_MERKLE_FIELD_SPONGE,
      GP_PERM_POSEIDON2_GOLDILOCKS_12, 8, 4, true},
 };
 constexpr size_t kNumWorkloads = sizeof kWorkloads / sizeof kWorkloads[0];
