@@ -89,17 +89,7 @@ ProfileInfo info(int64_t p) {
     }
 }
 
-gp_merkle_options options_of(const ProfileInfo &pi) {
-    gp_merkle_options o;
-    gp_merkle_options_init(&o);
-    o.kind = pi.kind;
-    o.perm = pi.perm;
-    if (pi.kind == GP_MERKLE_FIELD_SPONGE) {
-        o.rate = pi.rate;
-        o.digest = pi.digest;
-    }
-    return o;
-}
+gp_merkle_options options_of(const ProfileInfo &pi) { return gpb::merkle_profile(pi.kind, pi.perm, pi.rate, pi.digest); }
 
 // Permutations of one commitment of `rows` x `cols` base elements.
 double perms_of(const ProfileInfo &pi, uint64_t rows, uint64_t cols, uint32_t elem_size) {

@@ -201,17 +201,7 @@ uint32_t log_rows(const Workload &w) { return w.log_n > g_opt.scale + 2 ? w.log_
 
 std::string bench_name(const Workload &w, const Config &c) { return std::string(w.name) + "/" + c.label; }
 
-gp_merkle_options merkle_options(const Workload &w) {
-    gp_merkle_options o;
-    gp_merkle_options_init(&o);
-    o.kind = w.mkind;
-    o.perm = w.perm;
-    if (w.mkind == GP_MERKLE_FIELD_SPONGE) {
-        o.rate = w.rate;
-        o.digest = w.digest;
-    }
-    return o;
-}
+gp_merkle_options merkle_options(const Workload &w) { return gpb::merkle_profile(w.mkind, w.perm, w.rate, w.digest); }
 
 // ---------------------------------------------------------------------------
 // Failures: every failing gp_* call is reported with its status and

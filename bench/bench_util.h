@@ -36,6 +36,19 @@ inline gp_context *context(gp_backend want) {
     return cuda;
 }
 
+// A Merkle profile: rate and digest apply to field sponges only.
+inline gp_merkle_options merkle_profile(gp_merkle_kind kind, gp_permutation perm, uint32_t rate, uint32_t digest) {
+    gp_merkle_options o;
+    gp_merkle_options_init(&o);
+    o.kind = kind;
+    o.perm = perm;
+    if (kind == GP_MERKLE_FIELD_SPONGE) {
+        o.rate = rate;
+        o.digest = digest;
+    }
+    return o;
+}
+
 inline uint64_t splitmix(uint64_t &s) {
     uint64_t z = (s += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
