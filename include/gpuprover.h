@@ -649,7 +649,19 @@ typedef enum gp_merkle_kind {
      *  keccak256 of the row's canonical elements, each 8 bytes big-endian;
      *  node = keccak256(left || right). All matrices must have the same
      *  height. perm must be GP_PERM_KECCAK_F1600. */
-    GP_MERKLE_KECCAK_BE = 6
+    GP_MERKLE_KECCAK_BE = 6,
+    /** Plonky3 MerkleTreeMmcs over the Keccak-f sponge on 64-bit lanes
+     *  (SerializingHasher over PaddingFreeSponge<KeccakF, 25, 17, 4>,
+     *  CompressionFunctionFromHasher of that sponge; Plonky3's fast Keccak
+     *  MMCS): the row's elements become lanes — Goldilocks one canonical
+     *  element per lane, BabyBear and KoalaBear two elements per lane in
+     *  Montgomery form (the first in the low 32 bits; a last odd element
+     *  alone) — which overwrite lanes 0..16 block by block, Keccak-f[1600]
+     *  after each; leaf = lanes 0..3; node = the same sponge over the 8 lanes
+     *  of left || right. Digests are 4 lanes (32 bytes, each lane
+     *  little-endian). Mixed heights as GP_MERKLE_FIELD_SPONGE. perm must be
+     *  GP_PERM_KECCAK_F1600. */
+    GP_MERKLE_KECCAK_U64 = 7
 } gp_merkle_kind;
 
 typedef struct gp_merkle_options {

@@ -49,6 +49,11 @@ void tree_dispatch(const TreeSpec &s, Fn &&fn) {
         case GP_MERKLE_KECCAK_BE:  // Goldilocks only (validated)
             fn(KeccakHasher<Goldilocks, ByteEncoding::BigEndian>{});
             return;
+        case GP_MERKLE_KECCAK_U64:
+            if (s.field == GP_FIELD_BABYBEAR) fn(KeccakLaneHasher<BabyBear>{});
+            else if (s.field == GP_FIELD_KOALABEAR) fn(KeccakLaneHasher<KoalaBear>{});
+            else fn(KeccakLaneHasher<Goldilocks>{});
+            return;
         default: return;
     }
 }

@@ -20,6 +20,7 @@ const char *merkle_kind_name(int kind) {
         case GP_MERKLE_MIDEN_V0_10: return "GP_MERKLE_MIDEN_V0_10";
         case GP_MERKLE_KECCAK_PLONKY3: return "GP_MERKLE_KECCAK_PLONKY3";
         case GP_MERKLE_KECCAK_BE: return "GP_MERKLE_KECCAK_BE";
+        case GP_MERKLE_KECCAK_U64: return "GP_MERKLE_KECCAK_U64";
         default: return nullptr;
     }
 }
@@ -44,7 +45,8 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
         case GP_MERKLE_FIELD_SPONGE: {
             if (pfield == 0)
                 fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm,
-                     " (Keccak-f) has no field sponge: use GP_MERKLE_KECCAK_PLONKY3 or GP_MERKLE_KECCAK_BE");
+                     " (Keccak-f) has no field sponge: use GP_MERKLE_KECCAK_U64 (its sponge over 64-bit lanes), "
+                     "GP_MERKLE_KECCAK_PLONKY3 or GP_MERKLE_KECCAK_BE");
             s.field = pfield;
             s.word_size = p.elem_size;
             s.digest = o.digest ? o.digest : (p.elem_size == 8 ? 4 : 8);
@@ -71,6 +73,7 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
             break;
         case GP_MERKLE_KECCAK_PLONKY3:
         case GP_MERKLE_KECCAK_BE:
+        case GP_MERKLE_KECCAK_U64:
             if (s.perm != GP_PERM_KECCAK_F1600)
                 fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
                      " hashes with Keccak-256; set GP_PERM_KECCAK_F1600");
@@ -98,7 +101,8 @@ TreePlan plan_tree(const TreeSpec &s, const std::vector<uint64_t> &heights, uint
         hi = std::max(hi, heights[i]);
         lo = std::min(lo, heights[i]);
     }
-    const bool one_height = s.kind != GP_MERKLE_FIELD_SPONGE && s.kind != GP_MERKLE_KECCAK_PLONKY3;
+    const bool one_height =
+        s.kind != GP_MERKLE_FIELD_SPONGE && s.kind != GP_MERKLE_KECCAK_PLONKY3 && s.kind != GP_MERKLE_KECCAK_U64;
     if (one_height && hi != lo)
         fail(GP_ERR_SHAPE_MISMATCH, merkle_kind_name(s.kind), " commits matrices of one height; ", what,
              " have heights from ", lo, " to ", hi);

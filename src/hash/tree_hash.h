@@ -277,4 +277,60 @@ struct KeccakHasher {
     GP_HD void compress(const W *l, const W *r, W *out) const { keccak256_pair_lanes(l, r, out); }
 };
 
+// ---- Plonky3's Keccak-f sponge over u64 lanes ----
+
+// SerializingHasher over PaddingFreeSponge<KeccakF, 25, 17, 4>, with
+// CompressionFunctionFromHasher<that sponge, 2, 4>: the row's elements
+// become 64-bit lanes (Goldilocks: one canonical element per lane; BabyBear
+// and KoalaBear: two elements per lane in Montgomery form, the first in the
+// low half, a last odd element alone), which overwrite the first 17 lanes of
+// the state block by block, Keccak-f[1600] after each; the digest is lanes
+// 0..3. A node hashes the 8 lanes of left || right the same way (one block).
+template <class F>
+struct KeccakLaneHasher {
+    using T = typename F::T;
+    using W = uint64_t;
+    static constexpr uint32_t kMaxDigest = 4;
+    static constexpr int kRate = 17;
+    static constexpr int kPerLane = 8 / (int)sizeof(T);
+    uint32_t digest = 4;
+
+    GP_HD static uint64_t word(T x) {
+        if (sizeof(T) == 4) return (uint64_t)(uint32_t)F::to_tw(x);  // Montgomery form
+        return (uint64_t)x;
+    }
+
+    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
+        uint64_t s[25];
+        GP_UNROLL
+        for (int k = 0; k < 25; ++k) s[k] = 0;
+        RowCursor<T> c(mats, m0, row);
+        for (uint64_t left = row_length(mats, m0, m1); left > 0;) {
+            GP_UNROLL
+            for (int k = 0; k < kRate; ++k) {
+                if (left == 0) break;
+                uint64_t lane = word(c.next());
+                --left;
+                if (kPerLane == 2 && left > 0) {
+                    lane |= word(c.next()) << 32;
+                    --left;
+                }
+                s[k] = lane;
+            }
+            keccak_f1600(s);
+        }
+        GP_UNROLL
+        for (int k = 0; k < 4; ++k) out[k] = s[k];
+    }
+
+    GP_HD void compress(const W *l, const W *r, W *out) const {
+        uint64_t s[25];
+        GP_UNROLL
+        for (int k = 0; k < 25; ++k) s[k] = k < 4 ? l[k] : k < 8 ? r[k - 4] : 0;
+        keccak_f1600(s);
+        GP_UNROLL
+        for (int k = 0; k < 4; ++k) out[k] = s[k];
+    }
+};
+
 }  // namespace gp
