@@ -683,6 +683,17 @@ typedef struct gp_merkle_options {
      *  root. It must not exceed log2 of the least height: the rows of a
      *  matrix shorter than the cap would not be bound by it. */
     uint32_t cap_height;
+    /** GP_MERKLE_FIELD_SPONGE only (else 0): the permutation of the
+     *  compression when it differs from the sponge's, as in Plonky3's
+     *  MerkleTreeMmcs with PaddingFreeSponge<Perm24, 24, 16, 8> for the
+     *  leaves and TruncatedPermutation<Perm16, 2, 8, 16> for the nodes. 0
+     *  (default) means `perm`. Offered pairs (sponge -> compression):
+     *  GP_PERM_POSEIDON2_BABYBEAR_24 -> _BABYBEAR_16,
+     *  GP_PERM_POSEIDON2_KOALABEAR_24 -> _KOALABEAR_16,
+     *  GP_PERM_POSEIDON2_GOLDILOCKS_12 or _16 -> _GOLDILOCKS_8. 2 * digest
+     *  must not exceed the compression's width. (Appended in 0.1.0; a
+     *  caller whose struct_size ends before it gets 0.) */
+    gp_permutation compress_perm;
 } gp_merkle_options;
 
 GP_API void gp_merkle_options_init(gp_merkle_options *options);

@@ -25,6 +25,36 @@ struct Mat {
     uint64_t at(uint64_t r, uint64_t c) const { return v[c * rows + r]; }
 };
 
+// MerkleTreeMmcs over hash h (h.hash, h.compress): matrices of
+// power-of-two heights, leaves hash the tallest rows concatenated, shorter
+// matrices injected at their layer. Returns the root.
+template <class H>
+Lanes mmcs_root(const std::vector<Mat> &mats, const H &h) {
+    uint64_t height = 0;
+    for (const Mat &m : mats) height = std::max(height, m.rows);
+    auto row_of = [&](uint64_t rows, uint64_t i) {
+        std::vector<uint64_t> e;
+        for (const Mat &m : mats)
+            if (m.rows == rows)
+                for (uint64_t c = 0; c < m.cols; ++c) e.push_back(m.at(i, c));
+        return e;
+    };
+    std::vector<Lanes> layer;
+    for (uint64_t i = 0; i < height; ++i) layer.push_back(h.hash(row_of(height, i)));
+    for (uint64_t size = height / 2; size >= 1; size /= 2) {
+        bool inject = false;
+        for (const Mat &m : mats) inject = inject || m.rows == size;
+        std::vector<Lanes> next;
+        for (uint64_t i = 0; i < size; ++i) {
+            Lanes node = h.compress(layer[2 * i], layer[2 * i + 1]);
+            if (inject) node = h.compress(node, h.hash(row_of(size, i)));
+            next.push_back(node);
+        }
+        layer.swap(next);
+    }
+    return layer[0];
+}
+
 class KeccakU64Reference {
 public:
     KeccakU64Reference(gp_field field, gp_context *cpu) : field_(field), cpu_(cpu) {
@@ -65,34 +95,7 @@ public:
         return Lanes(s.begin(), s.begin() + 4);
     }
 
-    // MerkleTreeMmcs: matrices (heights powers of two) sorted by height,
-    // leaves hash the tallest rows concatenated, shorter matrices injected
-    // at their layer. Returns the root.
-    Lanes root(const std::vector<Mat> &mats) const {
-        uint64_t h = 0;
-        for (const Mat &m : mats) h = std::max(h, m.rows);
-        auto row_of = [&](uint64_t height, uint64_t i) {
-            std::vector<uint64_t> e;
-            for (const Mat &m : mats)
-                if (m.rows == height)
-                    for (uint64_t c = 0; c < m.cols; ++c) e.push_back(m.at(i, c));
-            return e;
-        };
-        std::vector<Lanes> layer;
-        for (uint64_t i = 0; i < h; ++i) layer.push_back(hash(row_of(h, i)));
-        for (uint64_t size = h / 2; size >= 1; size /= 2) {
-            bool inject = false;
-            for (const Mat &m : mats) inject = inject || m.rows == size;
-            std::vector<Lanes> next;
-            for (uint64_t i = 0; i < size; ++i) {
-                Lanes node = compress(layer[2 * i], layer[2 * i + 1]);
-                if (inject) node = compress(node, hash(row_of(size, i)));
-                next.push_back(node);
-            }
-            layer.swap(next);
-        }
-        return layer[0];
-    }
+    Lanes root(const std::vector<Mat> &mats) const { return mmcs_root(mats, *this); }
 
 private:
     void permute(Lanes &s) const {
@@ -192,6 +195,155 @@ TEST_P(KeccakU64, RejectsOtherPermutationsAndDigests) {
     EXPECT_EQ(t, nullptr);
     gp_buffer_destroy(b);
 }
+
+// Plonky3's MerkleTreeMmcs over PaddingFreeSponge<S, WS, rate, digest> and
+// TruncatedPermutation<C, 2, digest, WC>, from the permutations alone.
+class SpongeReference {
+public:
+    SpongeReference(gp_context *cpu, gp_permutation sponge, gp_permutation compression, uint32_t rate,
+                    uint32_t digest)
+        : cpu_(cpu), s_(sponge), c_(compression), rate_(rate), digest_(digest) {
+        gp_field f;
+        gp_permutation_info(sponge, &ws_, &f);
+        gp_permutation_info(compression, &wc_, nullptr);
+        es_ = gp_field_element_size(f);
+    }
+    Lanes hash(const std::vector<uint64_t> &e) const {
+        Lanes st(ws_, 0);
+        for (size_t i = 0; i < e.size(); i += rate_) {
+            for (size_t k = 0; k < rate_ && i + k < e.size(); ++k) st[k] = e[i + k];
+            permute(s_, st);
+        }
+        return Lanes(st.begin(), st.begin() + digest_);
+    }
+    Lanes compress(const Lanes &l, const Lanes &r) const {
+        Lanes st(wc_, 0);
+        for (uint32_t k = 0; k < digest_; ++k) {
+            st[k] = l[k];
+            st[digest_ + k] = r[k];
+        }
+        permute(c_, st);
+        return Lanes(st.begin(), st.begin() + digest_);
+    }
+    Lanes root(const std::vector<Mat> &mats) const { return mmcs_root(mats, *this); }
+
+private:
+    // States travel as 64-bit words here and as elements of es_ bytes in
+    // the call.
+    void permute(gp_permutation p, Lanes &st) const {
+        std::vector<uint8_t> b(st.size() * es_);
+        for (size_t i = 0; i < st.size(); ++i) std::memcpy(&b[i * es_], &st[i], es_);
+        ASSERT_EQ(gp_permute_batch(cpu_, p, b.data(), 1), GP_OK) << gp_last_error();
+        for (size_t i = 0; i < st.size(); ++i) {
+            st[i] = 0;
+            std::memcpy(&st[i], &b[i * es_], es_);
+        }
+    }
+    gp_context *cpu_;
+    gp_permutation s_, c_;
+    uint32_t rate_, digest_, ws_ = 0, wc_ = 0, es_ = 0;
+};
+
+class SplitPermutations : public ::testing::TestWithParam<gp_backend> {};
+
+TEST_P(SplitPermutations, MatchPlonky3Definition) {
+    GP_CONTEXT_OR_SKIP(ctx, GetParam());
+    gpt::CtxPtr cpu;
+    ASSERT_EQ(gpt::make_context(GP_BACKEND_CPU, &cpu), GP_OK);
+    struct Case {
+        gp_field field;
+        gp_permutation sponge, compression;
+        uint32_t rate, digest;
+    };
+    for (const Case &k : {Case{GP_FIELD_BABYBEAR, GP_PERM_POSEIDON2_BABYBEAR_24, GP_PERM_POSEIDON2_BABYBEAR_16, 16, 8},
+                          Case{GP_FIELD_KOALABEAR, GP_PERM_POSEIDON2_KOALABEAR_24, GP_PERM_POSEIDON2_KOALABEAR_16, 16, 8},
+                          Case{GP_FIELD_GOLDILOCKS, GP_PERM_POSEIDON2_GOLDILOCKS_12, GP_PERM_POSEIDON2_GOLDILOCKS_8, 8, 4},
+                          Case{GP_FIELD_GOLDILOCKS, GP_PERM_POSEIDON2_GOLDILOCKS_16, GP_PERM_POSEIDON2_GOLDILOCKS_8, 12,
+                               4}}) {
+        SCOPED_TRACE("sponge " + std::to_string(k.sponge));
+        const SpongeReference ref(cpu.get(), k.sponge, k.compression, k.rate, k.digest);
+        const std::vector<Mat> mats = {random_mat(k.field, 32, 37, 1), random_mat(k.field, 8, 4, 2)};
+        std::vector<gp_buffer *> bufs;
+        for (const Mat &m : mats) bufs.push_back(upload(ctx.get(), k.field, m));
+        std::vector<const gp_buffer *> cb(bufs.begin(), bufs.end());
+        gp_merkle_options o;
+        gp_merkle_options_init(&o);
+        o.perm = k.sponge;
+        o.compress_perm = k.compression;
+        o.rate = k.rate;
+        o.digest = k.digest;
+        gp_merkle_tree *t = nullptr;
+        ASSERT_EQ(gp_merkle_commit(ctx.get(), cb.data(), 2, &o, &t), GP_OK) << gp_last_error();
+        const uint32_t es = gp_field_element_size(k.field);
+        std::vector<uint8_t> root(gp_merkle_digest_size(t));
+        ASSERT_EQ(gp_merkle_root(t, root.data(), root.size()), GP_OK);
+        const Lanes want = ref.root(mats);
+        ASSERT_EQ(root.size(), want.size() * es);
+        for (size_t i = 0; i < want.size(); ++i) {
+            uint64_t got = 0;
+            std::memcpy(&got, &root[i * es], es);
+            EXPECT_EQ(got, want[i]) << "root word " << i;
+        }
+        // The host verifier uses the same pair.
+        uint64_t rb = 0, pb = 0;
+        ASSERT_EQ(gp_merkle_opening_size(t, &rb, &pb), GP_OK);
+        const uint64_t q = 21;
+        std::vector<uint8_t> row(rb), path(pb);
+        ASSERT_EQ(gp_merkle_open(t, &q, 1, row.data(), rb, path.data(), pb), GP_OK);
+        std::vector<gp_matrix_dims> dims;
+        for (const Mat &m : mats) dims.push_back({m.rows, (uint32_t)m.cols, 1});
+        EXPECT_EQ(gp_merkle_verify(&o, k.field, dims.data(), 2, root.data(), root.size(), q, row.data(), rb,
+                                   path.data(), pb),
+                  GP_OK)
+            << gp_last_error();
+        gp_merkle_tree_destroy(t);
+        for (gp_buffer *b : bufs) gp_buffer_destroy(b);
+    }
+}
+
+TEST_P(SplitPermutations, OnlyOfferedPairs) {
+    GP_CONTEXT_OR_SKIP(ctx, GetParam());
+    const Mat m = random_mat(GP_FIELD_BABYBEAR, 8, 2, 1);
+    gp_buffer *b = upload(ctx.get(), GP_FIELD_BABYBEAR, m);
+    const gp_buffer *cb[] = {b};
+    gp_merkle_options o;
+    gp_merkle_options_init(&o);
+    o.perm = GP_PERM_POSEIDON2_BABYBEAR_16;
+    o.compress_perm = GP_PERM_POSEIDON2_BABYBEAR_24;  // narrow sponge, wide compression: not offered
+    gp_merkle_tree *t = nullptr;
+    EXPECT_GP_ERR(gp_merkle_commit(ctx.get(), cb, 1, &o, &t), GP_ERR_UNSUPPORTED);
+    o.perm = GP_PERM_POSEIDON2_BABYBEAR_24;
+    o.compress_perm = GP_PERM_POSEIDON2_KOALABEAR_16;  // another field
+    EXPECT_GP_ERR(gp_merkle_commit(ctx.get(), cb, 1, &o, &t), GP_ERR_UNSUPPORTED);
+    gpt::store_raw(&o.compress_perm, 999);
+    EXPECT_GP_ERR(gp_merkle_commit(ctx.get(), cb, 1, &o, &t), GP_ERR_INVALID_ARGUMENT);
+    // The same permutation named twice is the plain profile.
+    o.perm = GP_PERM_POSEIDON2_BABYBEAR_16;
+    o.compress_perm = GP_PERM_POSEIDON2_BABYBEAR_16;
+    gp_merkle_tree *same = nullptr, *plain = nullptr;
+    ASSERT_EQ(gp_merkle_commit(ctx.get(), cb, 1, &o, &same), GP_OK) << gp_last_error();
+    o.compress_perm = (gp_permutation)0;
+    ASSERT_EQ(gp_merkle_commit(ctx.get(), cb, 1, &o, &plain), GP_OK);
+    std::vector<uint8_t> r1(32), r2(32);
+    ASSERT_EQ(gp_merkle_root(same, r1.data(), 32), GP_OK);
+    ASSERT_EQ(gp_merkle_root(plain, r2.data(), 32), GP_OK);
+    EXPECT_EQ(r1, r2);
+    // Other kinds take no compression permutation.
+    gp_merkle_options k;
+    gp_merkle_options_init(&k);
+    k.kind = GP_MERKLE_KECCAK_U64;
+    k.perm = GP_PERM_KECCAK_F1600;
+    k.compress_perm = GP_PERM_KECCAK_F1600;
+    EXPECT_GP_ERR(gp_merkle_commit(ctx.get(), cb, 1, &k, &t), GP_ERR_INVALID_ARGUMENT);
+    gp_merkle_tree_destroy(same);
+    gp_merkle_tree_destroy(plain);
+    gp_buffer_destroy(b);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SplitPermutations, ::testing::Values(GP_BACKEND_CPU, GP_BACKEND_CUDA),
+                         [](const ::testing::TestParamInfo<gp_backend> &i) {
+                             return std::string(gpt::backend_name(i.param));
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Backends, KeccakU64, ::testing::Values(GP_BACKEND_CPU, GP_BACKEND_CUDA),
                          [](const ::testing::TestParamInfo<gp_backend> &i) {

@@ -122,6 +122,7 @@ struct NttArgs {
 // bytes per digest word (merkle_ops.h maps it to a hasher type).
 struct TreeSpec {
     int kind = 0, perm = 0, field = 0;
+    int compress_perm = 0;  // field sponges: the compression's, when it differs
     uint32_t rate = 0, digest = 0, word_size = 0;
 };
 

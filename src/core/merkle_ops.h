@@ -20,6 +20,20 @@ template <class Fn>
 void tree_dispatch(const TreeSpec &s, Fn &&fn) {
     switch (s.kind) {
         case GP_MERKLE_FIELD_SPONGE:
+            if (s.compress_perm && s.compress_perm != s.perm) {  // the pairs tree_spec offers
+                using BB16 = perm::Poseidon2Default<BabyBear, 16>;
+                using BB24 = perm::Poseidon2Default<BabyBear, 24>;
+                using KB16 = perm::Poseidon2Default<KoalaBear, 16>;
+                using KB24 = perm::Poseidon2Default<KoalaBear, 24>;
+                using GL8 = perm::Poseidon2Default<Goldilocks, 8>;
+                using GL12 = perm::Poseidon2Default<Goldilocks, 12>;
+                using GL16 = perm::Poseidon2Default<Goldilocks, 16>;
+                if (s.perm == GP_PERM_POSEIDON2_BABYBEAR_24) fn(FieldSpongeHasher<BB24, BB16>{s.rate, s.digest});
+                else if (s.perm == GP_PERM_POSEIDON2_KOALABEAR_24) fn(FieldSpongeHasher<KB24, KB16>{s.rate, s.digest});
+                else if (s.perm == GP_PERM_POSEIDON2_GOLDILOCKS_12) fn(FieldSpongeHasher<GL12, GL8>{s.rate, s.digest});
+                else fn(FieldSpongeHasher<GL16, GL8>{s.rate, s.digest});
+                return;
+            }
             perm::dispatch(s.perm, [&](auto P) {
                 using Perm = decltype(P);
                 if constexpr (!std::is_same<Perm, perm::KeccakF1600>::value)

@@ -53,6 +53,27 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
             if (s.digest > p.width / 2)
                 fail(GP_ERR_INVALID_ARGUMENT, "options->digest = ", s.digest, ": two digests exceed the width ",
                      p.width, " of the permutation");
+            uint32_t cwidth = p.width;
+            if (raw(o.compress_perm) != 0 && raw(o.compress_perm) != s.perm) {
+                s.compress_perm = raw(o.compress_perm);
+                const PermShape c = perm_shape(s.compress_perm, "options->compress_perm");
+                const bool offered = (s.perm == GP_PERM_POSEIDON2_BABYBEAR_24 &&
+                                      s.compress_perm == GP_PERM_POSEIDON2_BABYBEAR_16) ||
+                                     (s.perm == GP_PERM_POSEIDON2_KOALABEAR_24 &&
+                                      s.compress_perm == GP_PERM_POSEIDON2_KOALABEAR_16) ||
+                                     ((s.perm == GP_PERM_POSEIDON2_GOLDILOCKS_12 ||
+                                       s.perm == GP_PERM_POSEIDON2_GOLDILOCKS_16) &&
+                                      s.compress_perm == GP_PERM_POSEIDON2_GOLDILOCKS_8);
+                if (!offered)
+                    fail(GP_ERR_UNSUPPORTED, "options->compress_perm = ", s.compress_perm, " with options->perm = ",
+                         s.perm,
+                         ": the offered sponge -> compression pairs are Poseidon2 BabyBear 24 -> 16, KoalaBear "
+                         "24 -> 16 and Goldilocks 12 or 16 -> 8");
+                cwidth = c.width;
+            }
+            if (s.digest > cwidth / 2)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->digest = ", s.digest,
+                     ": two digests exceed the width ", cwidth, " of the compression");
             s.rate = o.rate ? o.rate : p.width - s.digest;
             // Plonky3's PaddingFreeSponge: 0 < OUT <= RATE < WIDTH.
             if (s.rate >= p.width)
@@ -85,6 +106,9 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
             fixed_digest(4);
             break;
     }
+    if (s.kind != GP_MERKLE_FIELD_SPONGE && raw(o.compress_perm) != 0)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->compress_perm = ", raw(o.compress_perm), ": ", kname,
+             " has one fixed hash; leave it 0");
     if (s.field != (int)f.id)
         fail(GP_ERR_FIELD_MISMATCH, what, " are over ", f.name, " but ", kname, " with options->perm = ", s.perm,
              " hashes ", field_desc((gp_field)s.field).name, " elements");

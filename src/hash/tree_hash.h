@@ -61,12 +61,15 @@ struct RowCursor {
 
 // ---- Plonky3 PaddingFreeSponge (overwrite mode) + TruncatedPermutation ----
 
-template <class P>
+// P: the sponge's permutation; C: the compression's (Plonky3 may pair a
+// wide sponge with a narrow compression).
+template <class P, class C = P>
 struct FieldSpongeHasher {
     using T = typename P::T;
     using W = T;
     static constexpr int kWidth = P::WIDTH;
-    static constexpr uint32_t kMaxDigest = P::WIDTH / 2;
+    static constexpr int kCWidth = C::WIDTH;
+    static constexpr uint32_t kMaxDigest = (P::WIDTH < C::WIDTH ? P::WIDTH : C::WIDTH) / 2;
     uint32_t rate, digest;
 
     // Blocks of `rate` elements overwrite state[0, rate); a short last block
@@ -90,15 +93,15 @@ struct FieldSpongeHasher {
 
     // Permute (left || right || 0...), keep the first `digest` elements.
     GP_HD void compress(const W *l, const W *r, W *out) const {
-        T s[kWidth];
+        T s[kCWidth];
         GP_UNROLL
-        for (uint32_t k = 0; k < (uint32_t)kWidth; ++k) {
+        for (uint32_t k = 0; k < (uint32_t)kCWidth; ++k) {
             // digest <= kMaxDigest; the clamps only keep the reads provably in bounds.
             const uint32_t kl = k < kMaxDigest ? k : kMaxDigest - 1;
             const uint32_t kr = k - digest < kMaxDigest ? k - digest : kMaxDigest - 1;
             s[k] = k < digest ? l[kl] : k < 2 * digest ? r[kr] : 0;
         }
-        P::apply(s);
+        C::apply(s);
         GP_UNROLL
         for (uint32_t k = 0; k < kMaxDigest; ++k)
             if (k < digest) out[k] = s[k];
