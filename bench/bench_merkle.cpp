@@ -46,6 +46,10 @@ enum Profile : int64_t {
     PLONKY2 = 10,  // Plonky2 Poseidon w12, rate 8, digest 4
     KECCAK = 11,   // Keccak-256, Plonky3 serialization
     P2_GL_HL8 = 12,
+    KECCAK_U64 = 13,  // Plonky3's Keccak-f sponge over u64 lanes (GP_MERKLE_KECCAK_U64)
+    P2_BB24_16 = 14,  // Poseidon2 BabyBear sponge w24 (rate 16), compression w16, digest 8
+    P2_KB24_16 = 15,  // the same over KoalaBear
+    P2_GL12_8 = 16,   // Poseidon2 Goldilocks sponge w12 (rate 8), compression w8, digest 4
 };
 
 struct ProfileInfo {
@@ -58,6 +62,7 @@ struct ProfileInfo {
     // instances' internal diagonals (small integers and +-1/2^k) run as
     // additions and exact halvings, so only their S-boxes remain.
     double general_muls;
+    gp_permutation compress = (gp_permutation)0;  // when the compression's differs
 };
 
 // Multiplication counts of the Poseidon2 instances: x^7 is 4 multiplications
@@ -85,11 +90,19 @@ ProfileInfo info(int64_t p) {
         case TIP5: return {"tip5", GP_MERKLE_FIELD_SPONGE, GP_PERM_TIP5, 10, 5, 0, 0};
         case PLONKY2: return {"poseidon_plonky2", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON_GOLDILOCKS_12, 8, 4, 0, 0};
         case KECCAK: return {"keccak256", GP_MERKLE_KECCAK_PLONKY3, GP_PERM_KECCAK_F1600, 0, 0, 0, 0};
+        case KECCAK_U64: return {"keccak_u64", GP_MERKLE_KECCAK_U64, GP_PERM_KECCAK_F1600, 0, 0, 0, 0};
+        case P2_BB24_16: return {"poseidon2_bb24_16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_BABYBEAR_24, 16, 8, 0, 0, GP_PERM_POSEIDON2_BABYBEAR_16};
+        case P2_KB24_16: return {"poseidon2_kb24_16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_KOALABEAR_24, 16, 8, 0, 0, GP_PERM_POSEIDON2_KOALABEAR_16};
+        case P2_GL12_8: return {"poseidon2_gl12_8", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_GOLDILOCKS_12, 8, 4, 0, 0, GP_PERM_POSEIDON2_GOLDILOCKS_8};
         default: return {"poseidon2_gl_hl8", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_GOLDILOCKS_HL_8, 4, 4, p2_muls(8, 4, 22), p2_muls(8, 4, 22)};
     }
 }
 
-gp_merkle_options options_of(const ProfileInfo &pi) { return gpb::merkle_profile(pi.kind, pi.perm, pi.rate, pi.digest); }
+gp_merkle_options options_of(const ProfileInfo &pi) {
+    gp_merkle_options o = gpb::merkle_profile(pi.kind, pi.perm, pi.rate, pi.digest);
+    o.compress_perm = pi.compress;
+    return o;
+}
 
 // Permutations of one commitment of `rows` x `cols` base elements.
 double perms_of(const ProfileInfo &pi, uint64_t rows, uint64_t cols, uint32_t elem_size) {
@@ -397,6 +410,11 @@ BENCHMARK(BM_Commit_CUDA)
     ->Args({RPO, GL, 22, 256})
     ->Args({RPX, GL, 22, 256})
     ->Args({TIP5, GL, 22, 256})
+    ->Args({KECCAK_U64, GL, 22, 256})
+    ->Args({P2_GL12_8, GL, 22, 256})
+    ->Args({KECCAK_U64, KB, 23, 128})
+    ->Args({P2_KB24_16, KB, 23, 128})
+    ->Args({P2_BB24_16, BB, 23, 128})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 #ifdef GP_HAVE_CUDA
