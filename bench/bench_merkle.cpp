@@ -106,8 +106,10 @@ gp_merkle_options options_of(const ProfileInfo &pi) {
 
 // Permutations of one commitment of `rows` x `cols` base elements.
 double perms_of(const ProfileInfo &pi, uint64_t rows, uint64_t cols, uint32_t elem_size) {
-    double per_leaf = pi.kind == GP_MERKLE_KECCAK_PLONKY3 ? (double)(cols * elem_size / 136 + 1)
-                                                         : (double)((cols + pi.rate - 1) / pi.rate);
+    double per_leaf;
+    if (pi.kind == GP_MERKLE_KECCAK_PLONKY3) per_leaf = (double)(cols * elem_size / 136 + 1);
+    else if (pi.kind == GP_MERKLE_KECCAK_U64) per_leaf = (double)(((cols * elem_size + 7) / 8 + 16) / 17);
+    else per_leaf = (double)((cols + pi.rate - 1) / pi.rate);
     return (double)rows * per_leaf + (double)(rows - 1);
 }
 
