@@ -661,7 +661,14 @@ typedef enum gp_merkle_kind {
      *  of left || right. Digests are 4 lanes (32 bytes, each lane
      *  little-endian). Mixed heights as GP_MERKLE_FIELD_SPONGE. perm must be
      *  GP_PERM_KECCAK_F1600. */
-    GP_MERKLE_KECCAK_U64 = 7
+    GP_MERKLE_KECCAK_U64 = 7,
+    /** Triton VM / twenty-first MerkleTree over Goldilocks: leaf =
+     *  Tip5::hash_varlen of the row (every matrix's row concatenated,
+     *  extension elements as their coefficients, lowest first: Triton's
+     *  auxiliary rows), node = Tip5::hash_pair(left, right). Digests are 5
+     *  Goldilocks elements. All matrices must have the same height. perm
+     *  must be GP_PERM_TIP5. */
+    GP_MERKLE_TRITON = 8
 } gp_merkle_kind;
 
 typedef struct gp_merkle_options {

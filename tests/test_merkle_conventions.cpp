@@ -340,6 +340,116 @@ TEST_P(SplitPermutations, OnlyOfferedPairs) {
     gp_buffer_destroy(b);
 }
 
+// twenty-first's Tip5 (Neptune-Crypto/twenty-first v2.0.2,
+// twenty-first/src/tip5/mod.rs and util_types/sponge.rs) from the
+// permutation: hash_varlen = zero state, overwrite-absorb 10-element chunks
+// of input || 1 || zeros, permute after each, digest state[0..5];
+// hash_pair = left || right || [1; 6], permute, state[0..5]. MerkleTree:
+// node = hash_pair(left child, right child).
+class TritonReference {
+public:
+    explicit TritonReference(gp_context *cpu) : cpu_(cpu) {}
+    Lanes hash(std::vector<uint64_t> e) const {
+        e.push_back(1);
+        while (e.size() % 10) e.push_back(0);
+        Lanes st(16, 0);
+        for (size_t i = 0; i < e.size(); i += 10) {
+            for (int k = 0; k < 10; ++k) st[k] = e[i + k];
+            permute(st);
+        }
+        return Lanes(st.begin(), st.begin() + 5);
+    }
+    Lanes compress(const Lanes &l, const Lanes &r) const {
+        Lanes st(16, 1);
+        for (int k = 0; k < 5; ++k) {
+            st[k] = l[k];
+            st[5 + k] = r[k];
+        }
+        permute(st);
+        return Lanes(st.begin(), st.begin() + 5);
+    }
+
+private:
+    void permute(Lanes &st) const {
+        ASSERT_EQ(gp_permute_batch(cpu_, GP_PERM_TIP5, st.data(), 1), GP_OK) << gp_last_error();
+    }
+    gp_context *cpu_;
+};
+
+class TritonTree : public ::testing::TestWithParam<gp_backend> {};
+
+TEST_P(TritonTree, MatchesTwentyFirstDefinition) {
+    GP_CONTEXT_OR_SKIP(ctx, GetParam());
+    gpt::CtxPtr cpu;
+    ASSERT_EQ(gpt::make_context(GP_BACKEND_CPU, &cpu), GP_OK);
+    const TritonReference ref(cpu.get());
+    gp_merkle_options o;
+    gp_merkle_options_init(&o);
+    o.kind = GP_MERKLE_TRITON;
+    o.perm = GP_PERM_TIP5;
+    // A main-table-like matrix (base columns; 9, 10 and 23 elements: short,
+    // exactly one chunk plus a padding chunk, several chunks) beside an
+    // auxiliary-table-like one (cubic extension columns, each element its
+    // three coefficients in a row).
+    for (uint64_t cols : {9ull, 10ull, 23ull}) {
+        SCOPED_TRACE(std::to_string(cols) + " base columns");
+        const Mat base = random_mat(GP_FIELD_GOLDILOCKS, 32, cols, (uint32_t)cols);
+        const Mat aux = random_mat(GP_FIELD_GOLDILOCKS, 32, 3 * 4, 50 + (uint32_t)cols);  // 4 cubic columns
+        gp_buffer *b0 = upload(ctx.get(), GP_FIELD_GOLDILOCKS, base);
+        // The aux matrix as 4 extension columns of degree 3: base column
+        // 3c + k is coefficient k of column c, as the buffer layout stores it.
+        gp_buffer *b1 = nullptr;
+        ASSERT_EQ(gp_buffer_create(ctx.get(), GP_FIELD_GOLDILOCKS, 3, 32, 4, &b1), GP_OK);
+        {
+            std::vector<uint64_t> row_major(32 * 12);
+            for (uint64_t r = 0; r < 32; ++r)
+                for (uint64_t j = 0; j < 12; ++j) row_major[r * 12 + j] = aux.at(r, j);
+            gp_buffer_destroy(b1);
+            ASSERT_EQ(gp_buffer_from_host(ctx.get(), GP_FIELD_GOLDILOCKS, 3, 32, 4, GP_LAYOUT_ROW_MAJOR,
+                                          row_major.data(), &b1),
+                      GP_OK);
+        }
+        for (int which = 0; which < 2; ++which) {
+            const gp_buffer *cb[] = {which ? b1 : b0};
+            const Mat &m = which ? aux : base;
+            gp_merkle_tree *t = nullptr;
+            ASSERT_EQ(gp_merkle_commit(ctx.get(), cb, 1, &o, &t), GP_OK) << gp_last_error();
+            ASSERT_EQ(gp_merkle_digest_size(t), 40u);
+            Lanes root(5);
+            ASSERT_EQ(gp_merkle_root(t, root.data(), 40), GP_OK);
+            EXPECT_EQ(root, mmcs_root(std::vector<Mat>{m}, ref)) << (which ? "aux" : "base");
+            uint64_t rb = 0, pb = 0;
+            ASSERT_EQ(gp_merkle_opening_size(t, &rb, &pb), GP_OK);
+            const uint64_t q = 19;
+            std::vector<uint8_t> row(rb), path(pb);
+            ASSERT_EQ(gp_merkle_open(t, &q, 1, row.data(), rb, path.data(), pb), GP_OK);
+            const gp_matrix_dims dims = which ? gp_matrix_dims{32, 4, 3} : gp_matrix_dims{32, (uint32_t)cols, 1};
+            EXPECT_EQ(gp_merkle_verify(&o, GP_FIELD_GOLDILOCKS, &dims, 1, root.data(), 40, q, row.data(), rb,
+                                       path.data(), pb),
+                      GP_OK)
+                << gp_last_error();
+            gp_merkle_tree_destroy(t);
+        }
+        gp_buffer_destroy(b0);
+        gp_buffer_destroy(b1);
+    }
+    // One height, Tip5 only.
+    const Mat a = random_mat(GP_FIELD_GOLDILOCKS, 16, 2, 1), b = random_mat(GP_FIELD_GOLDILOCKS, 8, 2, 2);
+    gp_buffer *ba = upload(ctx.get(), GP_FIELD_GOLDILOCKS, a), *bb = upload(ctx.get(), GP_FIELD_GOLDILOCKS, b);
+    const gp_buffer *two[] = {ba, bb};
+    gp_merkle_tree *t = nullptr;
+    EXPECT_GP_ERR(gp_merkle_commit(ctx.get(), two, 2, &o, &t), GP_ERR_SHAPE_MISMATCH);
+    o.perm = GP_PERM_POSEIDON2_GOLDILOCKS_12;
+    EXPECT_GP_ERR(gp_merkle_commit(ctx.get(), two, 1, &o, &t), GP_ERR_INVALID_ARGUMENT);
+    gp_buffer_destroy(ba);
+    gp_buffer_destroy(bb);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, TritonTree, ::testing::Values(GP_BACKEND_CPU, GP_BACKEND_CUDA),
+                         [](const ::testing::TestParamInfo<gp_backend> &i) {
+                             return std::string(gpt::backend_name(i.param));
+                         });
+
 INSTANTIATE_TEST_SUITE_P(Backends, SplitPermutations, ::testing::Values(GP_BACKEND_CPU, GP_BACKEND_CUDA),
                          [](const ::testing::TestParamInfo<gp_backend> &i) {
                              return std::string(gpt::backend_name(i.param));

@@ -1504,7 +1504,7 @@ TEST_P(MerkleProfileTest, UnknownKind) {
     ASSERT_GP_OK(upload_all(ctx(), ptrs_of(mats), GP_FIELD_GOLDILOCKS, &up));
     const gp_matrix_dims dims = {8, 5, 1};
     Bytes cap(32), rows(5 * 8), path(3 * 32);
-    std::vector<int> kinds = {0, 77};
+    std::vector<int> kinds = {0, 77};  // kinds 1..8 exist
     if (!GP_TEST_SANITIZED) kinds.push_back(99), kinds.push_back(-1);
     for (int kind : kinds) {
         for (gp_permutation perm : {GP_PERM_RPO256, GP_PERM_KECCAK_F1600, GP_PERM_POSEIDON2_GOLDILOCKS_8}) {

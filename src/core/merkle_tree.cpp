@@ -21,6 +21,7 @@ const char *merkle_kind_name(int kind) {
         case GP_MERKLE_KECCAK_PLONKY3: return "GP_MERKLE_KECCAK_PLONKY3";
         case GP_MERKLE_KECCAK_BE: return "GP_MERKLE_KECCAK_BE";
         case GP_MERKLE_KECCAK_U64: return "GP_MERKLE_KECCAK_U64";
+        case GP_MERKLE_TRITON: return "GP_MERKLE_TRITON";
         default: return nullptr;
     }
 }
@@ -91,6 +92,13 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
                      " hashes with GP_PERM_RPO256 or GP_PERM_RPX256");
             s.field = GP_FIELD_GOLDILOCKS;
             fixed_digest(4);
+            break;
+        case GP_MERKLE_TRITON:
+            if (s.perm != GP_PERM_TIP5)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
+                     " hashes with Tip5; set GP_PERM_TIP5");
+            s.field = GP_FIELD_GOLDILOCKS;
+            fixed_digest(5);
             break;
         case GP_MERKLE_KECCAK_PLONKY3:
         case GP_MERKLE_KECCAK_BE:

@@ -121,18 +121,30 @@ GP_HD void tip5_hash_pair(const uint64_t left[5], const uint64_t right[5], uint6
 // Tip5::hash_varlen: zero state (Domain::VariableLength); absorb (overwrite
 // state[0..10], permute) every full 10-chunk, then the remainder || 1 ||
 // zeros (always at least one padding element); digest = state[0..5].
-GP_HD void tip5_hash_varlen(const uint64_t *input, size_t n, uint64_t out[5]) {
+// `in.next()` gives the n elements in order.
+template <class Source>
+GP_HD void tip5_hash_varlen_from(Source &in, uint64_t n, uint64_t out[5]) {
     uint64_t s[16];
     for (int i = 0; i < 16; ++i) s[i] = 0;
-    size_t pos = 0;
+    uint64_t pos = 0;
     for (; n - pos >= 10; pos += 10) {
-        for (int i = 0; i < 10; ++i) s[i] = input[pos + i];
+        for (int i = 0; i < 10; ++i) s[i] = in.next();
         tip5_permute(s);
     }
     const int rem = (int)(n - pos);
-    for (int i = 0; i < 10; ++i) s[i] = i < rem ? input[pos + i] : (i == rem ? 1 : 0);
+    for (int i = 0; i < 10; ++i) s[i] = i < rem ? in.next() : (i == rem ? 1 : 0);
     tip5_permute(s);
     for (int i = 0; i < 5; ++i) out[i] = s[i];
+}
+
+struct Tip5ArraySource {
+    const uint64_t *p;
+    GP_HD uint64_t next() { return *p++; }
+};
+
+GP_HD void tip5_hash_varlen(const uint64_t *input, size_t n, uint64_t out[5]) {
+    Tip5ArraySource in{input};
+    tip5_hash_varlen_from(in, n, out);
 }
 
 }  // namespace gp

@@ -18,6 +18,7 @@
 
 #include "hash/keccak.h"
 #include "hash/rpo.h"
+#include "hash/tip5.h"
 #include "math/field.h"
 
 namespace gp {
@@ -334,6 +335,24 @@ struct KeccakLaneHasher {
         GP_UNROLL
         for (int k = 0; k < 4; ++k) out[k] = s[k];
     }
+};
+
+// ---- Triton VM / twenty-first: the Tip5 Merkle tree ----
+
+// twenty-first's MerkleTree as Triton VM commits its tables: leaf =
+// Tip5::hash_varlen of the row (every matrix's row concatenated, extension
+// elements as their coefficients), node = Tip5::hash_pair(left, right).
+struct TritonTip5Hasher {
+    using T = uint64_t;
+    using W = uint64_t;
+    static constexpr uint32_t kMaxDigest = 5;
+    uint32_t digest = 5;
+
+    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
+        RowCursor<T> c(mats, m0, row);
+        tip5_hash_varlen_from(c, row_length(mats, m0, m1), out);
+    }
+    GP_HD void compress(const W *l, const W *r, W *out) const { tip5_hash_pair(l, r, out); }
 };
 
 }  // namespace gp
