@@ -102,6 +102,10 @@ const (
 	KeccakPlonky3 MerkleKind = C.GP_MERKLE_KECCAK_PLONKY3
 	// KeccakBE: lambdaworks / Lambda VM Keccak-256 tree over big-endian Goldilocks.
 	KeccakBE MerkleKind = C.GP_MERKLE_KECCAK_BE
+	// KeccakU64: Plonky3's MerkleTreeMmcs over the Keccak-f sponge on 64-bit
+	// lanes (PaddingFreeSponge<KeccakF, 25, 17, 4>, Plonky3's fast Keccak
+	// MMCS); 32-byte digests, any field, mixed heights.
+	KeccakU64 MerkleKind = C.GP_MERKLE_KECCAK_U64
 )
 
 func (k MerkleKind) String() string {
@@ -118,6 +122,8 @@ func (k MerkleKind) String() string {
 		return "KeccakPlonky3"
 	case KeccakBE:
 		return "KeccakBE"
+	case KeccakU64:
+		return "KeccakU64"
 	}
 	return fmt.Sprintf("MerkleKind(%d)", int(k))
 }
@@ -128,8 +134,9 @@ func (k MerkleKind) String() string {
 type MerkleOptions struct {
 	// Kind: 0 means FieldSponge.
 	Kind MerkleKind
-	// Perm is the permutation of the sponge and the compression; 0 means the
-	// kind's permutation for the matrices' field (see PermutationFor).
+	// Perm is the permutation of the sponge and (unless CompressPerm is set)
+	// the compression; 0 means the kind's permutation for the matrices' field
+	// (see PermutationFor).
 	Perm Permutation
 	// Digest (FieldSponge only): digest elements; 0 means 4 for Goldilocks,
 	// 8 for BabyBear and KoalaBear.
@@ -139,6 +146,13 @@ type MerkleOptions struct {
 	// CapHeight: the cap is the layer 2^CapHeight nodes wide; 0 is the root.
 	// At most log2 of the least matrix height.
 	CapHeight uint32
+	// CompressPerm (FieldSponge only): the permutation of the compression
+	// when it differs from the sponge's, as in Plonky3's
+	// PaddingFreeSponge<Perm24, 24, 16, 8> leaves with
+	// TruncatedPermutation<Perm16, 2, 8, 16> nodes; 0 means Perm. Offered
+	// pairs (sponge -> compression): Poseidon2 BabyBear 24 -> 16, KoalaBear
+	// 24 -> 16, Goldilocks 12 or 16 -> 8; others give ErrUnsupported.
+	CompressPerm Permutation
 }
 
 func (o *MerkleOptions) kind() MerkleKind {
@@ -159,7 +173,7 @@ func (o *MerkleOptions) PermutationFor(field Field) Permutation {
 	switch o.kind() {
 	case Miden, MidenV0_11, MidenV0_10:
 		return RPO256
-	case KeccakPlonky3, KeccakBE:
+	case KeccakPlonky3, KeccakBE, KeccakU64:
 		return KeccakF1600
 	}
 	switch field {
@@ -191,6 +205,7 @@ func (o *MerkleOptions) c(field Field) C.gp_merkle_options {
 	co.digest = C.uint32_t(r.Digest)
 	co.rate = C.uint32_t(r.Rate)
 	co.cap_height = C.uint32_t(r.CapHeight)
+	co.compress_perm = C.gp_permutation(r.CompressPerm)
 	return co
 }
 

@@ -392,6 +392,106 @@ func TestMerkleOtherProfiles(t *testing.T) {
 	}
 }
 
+func TestMerkleKeccakU64(t *testing.T) {
+	ctx := cpuContext(t)
+	rng := rand.New(rand.NewSource(7450))
+	const p = 0xffffffff00000001
+	hm := &hostMat{rows: 16, cols: 3, ext: 1, data: randomValues(rng, p, 48)}
+	buf := hm.upload(t, ctx, gp.Goldilocks)
+	opts := &gp.MerkleOptions{Kind: gp.KeccakU64}
+	if got := opts.PermutationFor(gp.Goldilocks); got != gp.KeccakF1600 {
+		t.Fatalf("PermutationFor = %v", got)
+	}
+	if gp.KeccakU64.String() != "KeccakU64" {
+		t.Fatalf("String = %q", gp.KeccakU64.String())
+	}
+	tree, err := ctx.MerkleCommit(opts, buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	root, err := tree.Root()
+	if err != nil || len(root) != 32 {
+		t.Fatalf("root of %d bytes, %v", len(root), err)
+	}
+	p3, err := ctx.MerkleCommit(&gp.MerkleOptions{Kind: gp.KeccakPlonky3}, buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p3.Close()
+	p3root, err := p3.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(root, p3root) {
+		t.Fatal("the KeccakU64 root equals the KeccakPlonky3 root")
+	}
+	openings, err := tree.Open(0, 5, 15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range openings {
+		if len(o.Path) != 4*32 {
+			t.Fatalf("path of %d bytes", len(o.Path))
+		}
+		rows := o.Rows.([]uint64)
+		for i, v := range hm.row(int(o.Index)) {
+			if rows[i] != v {
+				t.Fatalf("row %d: %v, want %v", o.Index, rows, hm.row(int(o.Index)))
+			}
+		}
+		if err := tree.Verify(o); err != nil {
+			t.Fatal(err)
+		}
+		topts := tree.Options()
+		if err := gp.MerkleVerify(&topts, gp.Goldilocks, tree.Dims(), root, o.Index, o.Rows, o.Path); err != nil {
+			t.Fatal(err)
+		}
+		o.Path = append([]byte(nil), o.Path...)
+		o.Path[9] ^= 2
+		expectError(t, tree.Verify(o), gp.ErrVerifyFailed)
+	}
+}
+
+func TestMerkleCompressPerm(t *testing.T) {
+	ctx := cpuContext(t)
+	rng := rand.New(rand.NewSource(7460))
+	hm := &hostMat{rows: 16, cols: 20, ext: 1, data: randomValues(rng, 0x78000001, 320)}
+	buf := hm.upload(t, ctx, gp.BabyBear)
+	root := func(opts *gp.MerkleOptions) []byte {
+		t.Helper()
+		tree, err := ctx.MerkleCommit(opts, buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tree.Close()
+		openings, err := tree.Open(0, 11)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range openings {
+			if err := tree.Verify(o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := tree.Root()
+		if err != nil || len(r) != 32 {
+			t.Fatalf("root of %d bytes, %v", len(r), err)
+		}
+		return r
+	}
+	same := gp.MerkleOptions{Perm: gp.Poseidon2BabyBear24, Rate: 16, Digest: 8}
+	split := same
+	split.CompressPerm = gp.Poseidon2BabyBear16
+	if bytes.Equal(root(&split), root(&same)) {
+		t.Fatal("the root with CompressPerm BabyBear 16 equals the one without")
+	}
+	// Sponge 16 with compression 24 is not an offered pair.
+	_, err := ctx.MerkleCommit(&gp.MerkleOptions{Perm: gp.Poseidon2BabyBear16,
+		CompressPerm: gp.Poseidon2BabyBear24, Rate: 8, Digest: 8}, buf)
+	expectError(t, err, gp.ErrUnsupported)
+}
+
 func TestMerkleErrors(t *testing.T) {
 	ctx := newContext(t)
 	other := newContext(t)

@@ -629,9 +629,9 @@ void sel_merkle(Input &in, int field, gp_merkle_options &o, bool *valid) {
     gp_merkle_options_init(&o);
     const uint8_t kb = in.u8();
     int kind;
-    if (kb < 0xF0) kind = 1 + kb % 6;
+    if (kb < 0xF0) kind = 1 + kb % 8;
     else {
-        static const int bad[] = {0, 7, -1, 1000};
+        static const int bad[] = {0, 9, -1, 1000};
         kind = bad[kb % 4];
         *valid = false;
     }
@@ -650,6 +650,7 @@ void sel_merkle(Input &in, int field, gp_merkle_options &o, bool *valid) {
             case GP_MERKLE_MIDEN:
             case GP_MERKLE_MIDEN_V0_11:
             case GP_MERKLE_MIDEN_V0_10: perm = pb % 2 ? 10 : 9; break;
+            case GP_MERKLE_TRITON: perm = 12; break;
             default: perm = 13; break;
         }
     } else {
@@ -1534,7 +1535,7 @@ void op_merkle_commit(Input &in) {
     EXPECT(!any_null && count > 0, "gp_merkle_commit with a NULL matrix or count 0 succeeded");
     const gp_merkle_options eff = effective(os, o, gp_merkle_options_init);
     const int kind = get_enum(eff.kind);
-    EXPECT(kind >= 1 && kind <= 6, "gp_merkle_commit accepted kind %d", kind);
+    EXPECT(kind >= 1 && kind <= 8, "gp_merkle_commit accepted kind %d", kind);
     for (int m : mats) {
         EXPECT(S.bufs[m].field == field, "gp_merkle_commit accepted matrices of different fields");
         EXPECT(is_pow2(S.bufs[m].rows), "gp_merkle_commit accepted a height of %llu",
@@ -1566,7 +1567,7 @@ void op_merkle_hash_rows(Input &in) {
     const gp_merkle_options eff = effective(os, o, gp_merkle_options_init);
     const int kind = get_enum(eff.kind), perm = get_enum(eff.perm);
     const PermInfo pi = perm_info(perm);
-    uint64_t dbytes = 32;
+    uint64_t dbytes = kind == GP_MERKLE_TRITON ? 40 : 32;
     if (kind == GP_MERKLE_FIELD_SPONGE && pi.field > 0)
         dbytes = (uint64_t)(eff.digest ? eff.digest : (esize(pi.field) == 8 ? 4 : 8)) * esize(pi.field);
     const uint64_t rows = mats[0] >= 0 ? S.bufs[mats[0]].rows : 1;

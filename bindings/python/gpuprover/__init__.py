@@ -178,6 +178,7 @@ class MerkleKind(enum.IntEnum):
     MIDEN_V0_10 = 4  # ... with the padding of v0.10 and before
     KECCAK_PLONKY3 = 5  # Plonky3 MerkleTreeMmcs over Keccak-256 of the rows' bytes
     KECCAK_BE = 6  # lambdaworks / Lambda VM Keccak-256 over big-endian Goldilocks
+    KECCAK_U64 = 7  # Plonky3 MerkleTreeMmcs over the Keccak-f sponge on 64-bit lanes (any field, mixed heights)
 
 
 class FriFold(enum.IntEnum):
@@ -369,6 +370,7 @@ class _MerkleOptions(ctypes.Structure):
         ("digest", _u32),
         ("rate", _u32),
         ("cap_height", _u32),
+        ("compress_perm", _c_enum),
     ]
 
 
@@ -621,7 +623,7 @@ class _Destroying:
 # Messages in the binding's terms: the Python method, then the library's
 # message with the C argument names replaced by the Python parameters.
 
-_MERKLE_FIELDS = frozenset(("kind", "perm", "digest", "rate", "cap_height"))
+_MERKLE_FIELDS = frozenset(("kind", "perm", "digest", "rate", "cap_height", "compress_perm"))
 _EMBEDDED_MERKLE = frozenset(("gp_fri_begin", "gp_fri_begin_host", "gp_fri_commit", "gp_fri_verify",
                               "gp_constraint_commit"))
 _OPTIONS_ARGUMENT = frozenset(("gp_merkle_verify", "gp_fri_verify"))  # options passed as `options`
@@ -884,7 +886,7 @@ def _default_permutation(kind, field):
     kind = int(kind)
     if kind in (MerkleKind.MIDEN, MerkleKind.MIDEN_V0_11, MerkleKind.MIDEN_V0_10):
         return Permutation.RPO256
-    if kind in (MerkleKind.KECCAK_PLONKY3, MerkleKind.KECCAK_BE):
+    if kind in (MerkleKind.KECCAK_PLONKY3, MerkleKind.KECCAK_BE, MerkleKind.KECCAK_U64):
         return Permutation.KECCAK_F1600
     return {Field.BABYBEAR: Permutation.POSEIDON2_BABYBEAR_16,
             Field.KOALABEAR: Permutation.POSEIDON2_KOALABEAR_16}.get(field, Permutation.POSEIDON2_GOLDILOCKS_8)
@@ -899,7 +901,11 @@ class MerkleOptions:
     for the matrices' field (see permutation_for); digest, rate
     (FIELD_SPONGE only): 0 for the defaults (digest 4 for Goldilocks, 8 for
     BabyBear and KoalaBear; rate width - digest); cap_height: the cap is the
-    layer of 2**cap_height nodes (0: the root).
+    layer of 2**cap_height nodes (0: the root); compress_perm (FIELD_SPONGE
+    only): the Permutation of the compression when it differs from the
+    sponge's, or None for perm (offered pairs, sponge -> compression:
+    Poseidon2 BabyBear 24 -> 16, KoalaBear 24 -> 16, Goldilocks 12 or 16 -> 8;
+    others fail with Status.UNSUPPORTED).
     """
 
     kind: int = MerkleKind.FIELD_SPONGE
@@ -907,6 +913,7 @@ class MerkleOptions:
     digest: int = 0
     rate: int = 0
     cap_height: int = 0
+    compress_perm: object = None
 
     def permutation_for(self, field):
         """perm if set, else Poseidon2 (Goldilocks width 8, BabyBear and
@@ -918,7 +925,9 @@ class MerkleOptions:
 
     def resolved(self, field):
         """These options with perm filled in for `field`."""
-        return dataclasses.replace(self, kind=_opt_enum(MerkleKind, self.kind), perm=self.permutation_for(field))
+        compress = None if self.compress_perm is None else _opt_enum(Permutation, self.compress_perm)
+        return dataclasses.replace(self, kind=_opt_enum(MerkleKind, self.kind), perm=self.permutation_for(field),
+                                   compress_perm=compress)
 
     def _c(self, field):
         o = _MerkleOptions()
@@ -928,6 +937,8 @@ class MerkleOptions:
         o.digest = _uint("digest", self.digest, _U32_MAX)
         o.rate = _uint("rate", self.rate, _U32_MAX)
         o.cap_height = _uint("cap_height", self.cap_height, _U32_MAX)
+        if self.compress_perm is not None:
+            o.compress_perm = _enum(Permutation, "compress_perm", self.compress_perm)
         return o
 
     def _digest_bytes(self, field):
@@ -1667,7 +1678,7 @@ class Context:
         """Commits `matrices` (a Buffer or a list of Buffers of this context,
         over one field, heights powers of two) as one tree
         (gp_merkle_commit). Options: a MerkleOptions and/or its fields as
-        keywords (kind, perm, digest, rate, cap_height); the defaults are
+        keywords (kind, perm, digest, rate, cap_height, compress_perm); the defaults are
         Plonky3's Poseidon2 MerkleTreeMmcs for the matrices' field. The
         matrices are hashed where they are; the tree keeps them and
         MerkleTree.open() needs them open. Returns a MerkleTree."""

@@ -7,6 +7,7 @@ permute_batch; FRI folds against a naive arity-2 fold.
 
 import array
 import ctypes
+import dataclasses
 import os
 import random
 import sys
@@ -274,6 +275,51 @@ class TestMerkle(Base):
                     path[7] ^= 4
                     with self.assertRaises(gp.VerifyError):
                         tree.verify(o._replace(path=bytes(path)))
+
+    def test_keccak_u64(self):
+        ctx = gp.Context(backend=gp.Backend.CPU, cpu_threads=2)
+        self.addCleanup(ctx.close)
+        rows, buf = self.upload(GL, 16, 3, ctx=ctx)
+        opts = gp.MerkleOptions(kind=gp.MerkleKind.KECCAK_U64)
+        self.assertEqual(opts.permutation_for(GL), gp.Permutation.KECCAK_F1600)
+        with ctx.merkle_commit(buf, opts) as tree, \
+                ctx.merkle_commit(buf, kind=gp.MerkleKind.KECCAK_PLONKY3) as plonky3:
+            root = tree.root()
+            self.assertEqual(len(root), 32)
+            self.assertEqual(tree.digest_size, 32)
+            self.assertNotEqual(root, plonky3.root())
+            for o in tree.open([0, 5, 15]):
+                self.assertEqual(list(o.rows), rows[o.index])
+                self.assertEqual(len(o.path), 4 * 32)
+                tree.verify(o)
+                gp.merkle_verify(tree.options, GL, tree.dims, root, o.index, o.rows, o.path)
+                path = bytearray(o.path)
+                path[9] ^= 2
+                with self.assertRaises(gp.VerifyError):
+                    tree.verify(o._replace(path=bytes(path)))
+
+    def test_compress_perm(self):
+        ctx = gp.Context(backend=gp.Backend.CPU, cpu_threads=2)
+        self.addCleanup(ctx.close)
+        _, buf = self.upload(BB, 16, 20, ctx=ctx)
+        P = gp.Permutation
+        same = gp.MerkleOptions(perm=P.POSEIDON2_BABYBEAR_24, rate=16, digest=8)
+        self.assertIsNone(same.compress_perm)
+        roots = []
+        for opts in (same, dataclasses.replace(same, compress_perm=P.POSEIDON2_BABYBEAR_16)):
+            with ctx.merkle_commit(buf, opts) as tree:
+                self.assertEqual(tree.options.compress_perm, opts.compress_perm)
+                for o in tree.open([0, 11]):
+                    tree.verify(o)
+                roots.append(tree.root())
+        self.assertEqual(len(roots[1]), 32)
+        self.assertNotEqual(roots[0], roots[1])
+        # Sponge 16 with compression 24 is not an offered pair.
+        with self.assertRaises(gp.GpuproverError) as cm:
+            ctx.merkle_commit(buf, perm=P.POSEIDON2_BABYBEAR_16, compress_perm=P.POSEIDON2_BABYBEAR_24, rate=8,
+                              digest=8)
+        self.assertStatus(cm, gp.Status.UNSUPPORTED)
+        self.assertNotIsInstance(cm.exception, gp.VerifyError)
 
     def test_errors(self):
         ctx = self.ctx

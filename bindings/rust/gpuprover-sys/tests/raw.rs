@@ -43,6 +43,9 @@ fn options_structs_have_the_c_size() {
         assert_eq!(o.struct_size as usize, size_of::<gp_merkle_options>());
         assert_eq!(o.kind, gp_merkle_kind::GP_MERKLE_FIELD_SPONGE);
         assert_eq!(o.perm, gp_permutation::GP_PERM_POSEIDON2_GOLDILOCKS_8);
+        // compress_perm (appended last): 0, the sponge's permutation.
+        assert_eq!(o.compress_perm, gp_permutation(0));
+        assert_eq!(gp_merkle_kind::GP_MERKLE_KECCAK_U64.0, 7);
 
         let mut o: gp_fri_options = std::mem::zeroed();
         gp_fri_options_init(&mut o);

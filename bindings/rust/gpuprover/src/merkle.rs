@@ -29,6 +29,10 @@ pub enum MerkleKind {
     KeccakPlonky3,
     /// lambdaworks / Lambda VM Keccak-256 tree over big-endian Goldilocks.
     KeccakBe,
+    /// Plonky3's `MerkleTreeMmcs` over the Keccak-f sponge on 64-bit lanes
+    /// (`PaddingFreeSponge<KeccakF, 25, 17, 4>`, Plonky3's fast Keccak
+    /// MMCS): 32-byte digests, any field, mixed heights.
+    KeccakU64,
 }
 
 impl MerkleKind {
@@ -42,6 +46,7 @@ impl MerkleKind {
             MerkleKind::MidenV0_10 => K::GP_MERKLE_MIDEN_V0_10,
             MerkleKind::KeccakPlonky3 => K::GP_MERKLE_KECCAK_PLONKY3,
             MerkleKind::KeccakBe => K::GP_MERKLE_KECCAK_BE,
+            MerkleKind::KeccakU64 => K::GP_MERKLE_KECCAK_U64,
         }
     }
 }
@@ -54,9 +59,9 @@ impl MerkleKind {
 pub struct MerkleOptions {
     /// Default [`MerkleKind::FieldSponge`].
     pub kind: MerkleKind,
-    /// The permutation of the sponge and of the compression. `None`
-    /// (default): the kind's permutation for the matrices' field, see
-    /// [`MerkleOptions::permutation_for`].
+    /// The permutation of the sponge and (unless `compress_perm` is set) of
+    /// the compression. `None` (default): the kind's permutation for the
+    /// matrices' field, see [`MerkleOptions::permutation_for`].
     pub perm: Option<Permutation>,
     /// `FieldSponge` only (0 otherwise): digest elements; 0 (default) means
     /// 4 for Goldilocks, 8 for BabyBear and KoalaBear.
@@ -67,6 +72,14 @@ pub struct MerkleOptions {
     /// The cap is the layer `2^cap_height` nodes wide; 0 (default) is the
     /// root. At most log2 of the least matrix height.
     pub cap_height: u32,
+    /// `FieldSponge` only (`None` otherwise): the permutation of the
+    /// compression when it differs from the sponge's, as in Plonky3's
+    /// `PaddingFreeSponge<Perm24, 24, 16, 8>` leaves with
+    /// `TruncatedPermutation<Perm16, 2, 8, 16>` nodes. `None` (default):
+    /// `perm`. Offered pairs (sponge -> compression): Poseidon2 BabyBear
+    /// 24 -> 16, KoalaBear 24 -> 16, Goldilocks 12 or 16 -> 8; others give
+    /// [`Status::Unsupported`].
+    pub compress_perm: Option<Permutation>,
 }
 
 impl MerkleOptions {
@@ -98,6 +111,9 @@ impl MerkleOptions {
         raw.digest = self.digest;
         raw.rate = self.rate;
         raw.cap_height = self.cap_height;
+        raw.compress_perm = self
+            .compress_perm
+            .map_or(sys::gp_permutation(0), Permutation::to_raw);
         raw
     }
 
@@ -133,7 +149,9 @@ impl MerkleKind {
             MerkleKind::Miden | MerkleKind::MidenV0_11 | MerkleKind::MidenV0_10 => {
                 Permutation::Rpo256
             }
-            MerkleKind::KeccakPlonky3 | MerkleKind::KeccakBe => Permutation::KeccakF1600,
+            MerkleKind::KeccakPlonky3 | MerkleKind::KeccakBe | MerkleKind::KeccakU64 => {
+                Permutation::KeccakF1600
+            }
         }
     }
 }

@@ -527,6 +527,100 @@ fn other_profiles_commit_open_and_verify() {
 }
 
 #[test]
+fn keccak_u64_commits_opens_and_verifies() {
+    let ctx = cpu();
+    let mut rng = Rng::new(7450);
+    let field = Field::Goldilocks;
+    let (rows, cols) = (16usize, 3usize);
+    let m = Mat::random(&mut rng, field, rows, cols, 1);
+    let buf = m.upload(&ctx, field);
+    let u64_options = MerkleOptions {
+        kind: MerkleKind::KeccakU64,
+        ..MerkleOptions::default()
+    };
+    assert_eq!(u64_options.permutation_for(field), Permutation::KeccakF1600);
+    let tree = ctx.merkle_commit(&[&buf], &u64_options).unwrap();
+    let root = tree.root().unwrap();
+    assert_eq!(root.len(), 32);
+    assert_eq!(tree.digest_size(), 32);
+    let plonky3 = ctx
+        .merkle_commit(
+            &[&buf],
+            &MerkleOptions {
+                kind: MerkleKind::KeccakPlonky3,
+                ..MerkleOptions::default()
+            },
+        )
+        .unwrap();
+    assert_ne!(root, plonky3.root().unwrap());
+    let (_, path_bytes) = tree.opening_size().unwrap();
+    assert_eq!(path_bytes, 4 * 32);
+    for o in tree.open::<u64>(&[0, 5, rows - 1]).unwrap() {
+        assert_eq!(o.rows, m.row(o.index));
+        tree.verify(&o).unwrap();
+        merkle_verify(
+            tree.options(),
+            field,
+            tree.dims(),
+            &root,
+            o.index,
+            &o.rows,
+            &o.path,
+        )
+        .unwrap();
+        let mut bad = o.clone();
+        bad.path[9] ^= 2;
+        assert_eq!(
+            tree.verify(&bad).unwrap_err().status(),
+            Status::VerifyFailed
+        );
+    }
+}
+
+#[test]
+fn split_compression_permutation() {
+    let ctx = cpu();
+    let mut rng = Rng::new(7460);
+    let field = Field::BabyBear;
+    let buf = Mat::random(&mut rng, field, 16, 20, 1).upload(&ctx, field);
+    let same = MerkleOptions {
+        perm: Some(Permutation::Poseidon2BabyBear24),
+        rate: 16,
+        digest: 8,
+        ..MerkleOptions::default()
+    };
+    assert_eq!(same.compress_perm, None);
+    let split = MerkleOptions {
+        compress_perm: Some(Permutation::Poseidon2BabyBear16),
+        ..same
+    };
+    let tree = ctx.merkle_commit(&[&buf], &split).unwrap();
+    let root = tree.root().unwrap();
+    assert_eq!(root.len(), 32);
+    assert_ne!(
+        root,
+        ctx.merkle_commit(&[&buf], &same).unwrap().root().unwrap()
+    );
+    for o in tree.open::<u32>(&[0, 11]).unwrap() {
+        tree.verify(&o).unwrap();
+    }
+    // Sponge 16 with compression 24 is not an offered pair.
+    let err = ctx
+        .merkle_commit(
+            &[&buf],
+            &MerkleOptions {
+                perm: Some(Permutation::Poseidon2BabyBear16),
+                compress_perm: Some(Permutation::Poseidon2BabyBear24),
+                rate: 8,
+                digest: 8,
+                ..MerkleOptions::default()
+            },
+        )
+        .unwrap_err();
+    assert_eq!(err.status(), Status::Unsupported, "{}", err);
+}
+
+#[test]
 fn merkle_error_paths() {
     let ctx = cpu();
     let other = cpu();
