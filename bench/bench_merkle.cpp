@@ -50,6 +50,7 @@ enum Profile : int64_t {
     P2_BB24_16 = 14,  // Poseidon2 BabyBear sponge w24 (rate 16), compression w16, digest 8
     P2_KB24_16 = 15,  // the same over KoalaBear
     P2_GL12_8 = 16,   // Poseidon2 Goldilocks sponge w12 (rate 8), compression w8, digest 4
+    TRITON = 17,      // Triton VM / twenty-first Tip5 tree (hash_varlen leaves, hash_pair nodes)
 };
 
 struct ProfileInfo {
@@ -90,6 +91,7 @@ ProfileInfo info(int64_t p) {
         case TIP5: return {"tip5", GP_MERKLE_FIELD_SPONGE, GP_PERM_TIP5, 10, 5, 0, 0};
         case PLONKY2: return {"poseidon_plonky2", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON_GOLDILOCKS_12, 8, 4, 0, 0};
         case KECCAK: return {"keccak256", GP_MERKLE_KECCAK_PLONKY3, GP_PERM_KECCAK_F1600, 0, 0, 0, 0};
+        case TRITON: return {"triton_tip5", GP_MERKLE_TRITON, GP_PERM_TIP5, 0, 0, 0, 0};
         case KECCAK_U64: return {"keccak_u64", GP_MERKLE_KECCAK_U64, GP_PERM_KECCAK_F1600, 0, 0, 0, 0};
         case P2_BB24_16: return {"poseidon2_bb24_16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_BABYBEAR_24, 16, 8, 0, 0, GP_PERM_POSEIDON2_BABYBEAR_16};
         case P2_KB24_16: return {"poseidon2_kb24_16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_KOALABEAR_24, 16, 8, 0, 0, GP_PERM_POSEIDON2_KOALABEAR_16};
@@ -109,6 +111,7 @@ double perms_of(const ProfileInfo &pi, uint64_t rows, uint64_t cols, uint32_t el
     double per_leaf;
     if (pi.kind == GP_MERKLE_KECCAK_PLONKY3) per_leaf = (double)(cols * elem_size / 136 + 1);
     else if (pi.kind == GP_MERKLE_KECCAK_U64) per_leaf = (double)(((cols * elem_size + 7) / 8 + 16) / 17);
+    else if (pi.kind == GP_MERKLE_TRITON) per_leaf = (double)(cols / 10 + 1);  // hash_varlen pads
     else per_leaf = (double)((cols + pi.rate - 1) / pi.rate);
     return (double)rows * per_leaf + (double)(rows - 1);
 }
@@ -413,6 +416,7 @@ BENCHMARK(BM_Commit_CUDA)
     ->Args({RPX, GL, 22, 256})
     ->Args({TIP5, GL, 22, 256})
     ->Args({KECCAK_U64, GL, 22, 256})
+    ->Args({TRITON, GL, 22, 256})
     ->Args({P2_GL12_8, GL, 22, 256})
     ->Args({KECCAK_U64, KB, 23, 128})
     ->Args({P2_KB24_16, KB, 23, 128})

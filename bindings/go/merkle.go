@@ -106,6 +106,9 @@ const (
 	// lanes (PaddingFreeSponge<KeccakF, 25, 17, 4>, Plonky3's fast Keccak
 	// MMCS); 32-byte digests, any field, mixed heights.
 	KeccakU64 MerkleKind = C.GP_MERKLE_KECCAK_U64
+	// Triton: Triton VM / twenty-first Tip5 tree (hash_varlen leaves,
+	// hash_pair nodes); 5-element Goldilocks digests, one height.
+	Triton MerkleKind = C.GP_MERKLE_TRITON
 )
 
 func (k MerkleKind) String() string {
@@ -124,6 +127,8 @@ func (k MerkleKind) String() string {
 		return "KeccakBE"
 	case KeccakU64:
 		return "KeccakU64"
+	case Triton:
+		return "Triton"
 	}
 	return fmt.Sprintf("MerkleKind(%d)", int(k))
 }
@@ -175,6 +180,8 @@ func (o *MerkleOptions) PermutationFor(field Field) Permutation {
 		return RPO256
 	case KeccakPlonky3, KeccakBE, KeccakU64:
 		return KeccakF1600
+	case Triton:
+		return Tip5
 	}
 	switch field {
 	case BabyBear:

@@ -179,6 +179,7 @@ class MerkleKind(enum.IntEnum):
     KECCAK_PLONKY3 = 5  # Plonky3 MerkleTreeMmcs over Keccak-256 of the rows' bytes
     KECCAK_BE = 6  # lambdaworks / Lambda VM Keccak-256 over big-endian Goldilocks
     KECCAK_U64 = 7  # Plonky3 MerkleTreeMmcs over the Keccak-f sponge on 64-bit lanes (any field, mixed heights)
+    TRITON = 8  # Triton VM / twenty-first Tip5 tree (hash_varlen leaves, hash_pair nodes; one height)
 
 
 class FriFold(enum.IntEnum):
@@ -888,6 +889,8 @@ def _default_permutation(kind, field):
         return Permutation.RPO256
     if kind in (MerkleKind.KECCAK_PLONKY3, MerkleKind.KECCAK_BE, MerkleKind.KECCAK_U64):
         return Permutation.KECCAK_F1600
+    if kind == MerkleKind.TRITON:
+        return Permutation.TIP5
     return {Field.BABYBEAR: Permutation.POSEIDON2_BABYBEAR_16,
             Field.KOALABEAR: Permutation.POSEIDON2_KOALABEAR_16}.get(field, Permutation.POSEIDON2_GOLDILOCKS_8)
 

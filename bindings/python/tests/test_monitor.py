@@ -338,7 +338,7 @@ class TestMessages(Base):
         e = self.message(lambda: ctx.fri_commit(ctx.buffer(GL, 16, 1), lambda layer, cap: [P_GL]))
         self.assertIn("Context.fri_commit: the challenge[0] = %d" % P_GL, e.message)
         for e in (self.message(lambda: ctx.lde_host(GL, [0] * 8, 4, 2, out, blowup=3)),
-                  self.message(lambda: ctx.merkle_commit([out], kind=7))):
+                  self.message(lambda: ctx.merkle_commit([out], kind=77))):
             self.assertNotIn("options->", e.message)
         # Found by the binding: the Python method too.
         e = self.message(lambda: ctx.lde_host(GL, [0] * 7, 4, 2, out))

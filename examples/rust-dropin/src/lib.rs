@@ -80,6 +80,7 @@ pub fn try_koalabear_poseidon2_mmcs_root(
         digest: 8, // PaddingFreeSponge<_, 16, 8, 8>: OUT = 8
         rate: 8,   // RATE = 8
         cap_height: 0,
+        compress_perm: None,
     };
     let tree = ctx.merkle_commit(&[&matrix], &options)?;
     let root = elements_from_le_bytes::<u32>(&tree.root()?);

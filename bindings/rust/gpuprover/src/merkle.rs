@@ -33,6 +33,9 @@ pub enum MerkleKind {
     /// (`PaddingFreeSponge<KeccakF, 25, 17, 4>`, Plonky3's fast Keccak
     /// MMCS): 32-byte digests, any field, mixed heights.
     KeccakU64,
+    /// Triton VM / twenty-first Tip5 tree: `hash_varlen` leaves,
+    /// `hash_pair` nodes, 5-element Goldilocks digests, one height.
+    Triton,
 }
 
 impl MerkleKind {
@@ -47,6 +50,7 @@ impl MerkleKind {
             MerkleKind::KeccakPlonky3 => K::GP_MERKLE_KECCAK_PLONKY3,
             MerkleKind::KeccakBe => K::GP_MERKLE_KECCAK_BE,
             MerkleKind::KeccakU64 => K::GP_MERKLE_KECCAK_U64,
+            MerkleKind::Triton => K::GP_MERKLE_TRITON,
         }
     }
 }
@@ -152,6 +156,7 @@ impl MerkleKind {
             MerkleKind::KeccakPlonky3 | MerkleKind::KeccakBe | MerkleKind::KeccakU64 => {
                 Permutation::KeccakF1600
             }
+            MerkleKind::Triton => Permutation::Tip5,
         }
     }
 }
