@@ -461,7 +461,13 @@ void MultiBackend::merkle_commit(const MerkleArgs &a, MerkleTree &t) {
         total += m->bytes;
     }
     const uint64_t H = 1ull << a.log_h;
-    if (all_local) {  // nothing to exchange (a FRI layer, a wrapped matrix)
+    bool direct = true;
+    for (uint32_t d = 0; d < n(); ++d)
+        for (uint32_t e = 0; e < n(); ++e) direct = direct && reads_[d][e];
+    // Matrices all on device 0 (a FRI layer, a wrapped matrix): the other
+    // devices hash their blocks reading device 0's memory in place, where
+    // they can and the tree is worth splitting; else device 0 alone.
+    if (all_local && (!direct || H < (uint64_t)n() << 10)) {
         named(0, [&] {
             parts_[0]->merkle_commit(a, t);
             return 0;
@@ -471,9 +477,6 @@ void MultiBackend::merkle_commit(const MerkleArgs &a, MerkleTree &t) {
     // Block count: a power of two of at least n blocks (4n when n is not a
     // power of two, for balance); where rows are copied, more while a
     // block's rows exceed 1 GiB; one block for small trees.
-    bool direct = true;
-    for (uint32_t d = 0; d < n(); ++d)
-        for (uint32_t e = 0; e < n(); ++e) direct = direct && reads_[d][e];
     uint32_t log_p = 0;
     while ((1u << log_p) < n()) ++log_p;
     if (!is_pow2(n())) log_p += 2;
