@@ -131,6 +131,27 @@ gp_buffer *upload(gp_context *ctx, gp_field field, const Mat &m) {
     return b;
 }
 
+// Opens leaf q of t and checks the opening with the host verifier against
+// the root.
+void expect_opening_verifies(gp_merkle_tree *t, const gp_merkle_options &o, gp_field field,
+                             const std::vector<gp_matrix_dims> &dims, const void *root, uint64_t root_size,
+                             uint64_t q) {
+    uint64_t rb = 0, pb = 0;
+    ASSERT_EQ(gp_merkle_opening_size(t, &rb, &pb), GP_OK);
+    std::vector<uint8_t> row(rb), path(pb);
+    ASSERT_EQ(gp_merkle_open(t, &q, 1, row.data(), rb, path.data(), pb), GP_OK) << gp_last_error();
+    EXPECT_EQ(gp_merkle_verify(&o, field, dims.data(), (uint32_t)dims.size(), root, root_size, q, row.data(), rb,
+                               path.data(), pb),
+              GP_OK)
+        << gp_last_error();
+}
+
+std::vector<gp_matrix_dims> dims_of(const std::vector<Mat> &mats) {
+    std::vector<gp_matrix_dims> dims;
+    for (const Mat &m : mats) dims.push_back({m.rows, (uint32_t)m.cols, 1});
+    return dims;
+}
+
 class KeccakU64 : public ::testing::TestWithParam<gp_backend> {};
 
 TEST_P(KeccakU64, MatchesPlonky3Definition) {
@@ -161,18 +182,7 @@ TEST_P(KeccakU64, MatchesPlonky3Definition) {
             Lanes root(4);
             ASSERT_EQ(gp_merkle_root(t, root.data(), 32), GP_OK);
             EXPECT_EQ(root, ref.root(mats)) << cols << " columns";
-            // Openings verify on the host against the cap.
-            uint64_t rb = 0, pb = 0;
-            ASSERT_EQ(gp_merkle_opening_size(t, &rb, &pb), GP_OK);
-            const uint64_t q = 37;
-            std::vector<uint8_t> row(rb), path(pb);
-            ASSERT_EQ(gp_merkle_open(t, &q, 1, row.data(), rb, path.data(), pb), GP_OK) << gp_last_error();
-            std::vector<gp_matrix_dims> dims;
-            for (const Mat &m : mats) dims.push_back({m.rows, (uint32_t)m.cols, 1});
-            EXPECT_EQ(gp_merkle_verify(&o, field, dims.data(), (uint32_t)dims.size(), root.data(), 32, q, row.data(),
-                                       rb, path.data(), pb),
-                      GP_OK)
-                << gp_last_error();
+            expect_opening_verifies(t, o, field, dims_of(mats), root.data(), 32, 37);
             gp_merkle_tree_destroy(t);
             for (gp_buffer *b : bufs) gp_buffer_destroy(b);
         }
@@ -285,17 +295,7 @@ TEST_P(SplitPermutations, MatchPlonky3Definition) {
             EXPECT_EQ(got, want[i]) << "root word " << i;
         }
         // The host verifier uses the same pair.
-        uint64_t rb = 0, pb = 0;
-        ASSERT_EQ(gp_merkle_opening_size(t, &rb, &pb), GP_OK);
-        const uint64_t q = 21;
-        std::vector<uint8_t> row(rb), path(pb);
-        ASSERT_EQ(gp_merkle_open(t, &q, 1, row.data(), rb, path.data(), pb), GP_OK);
-        std::vector<gp_matrix_dims> dims;
-        for (const Mat &m : mats) dims.push_back({m.rows, (uint32_t)m.cols, 1});
-        EXPECT_EQ(gp_merkle_verify(&o, k.field, dims.data(), 2, root.data(), root.size(), q, row.data(), rb,
-                                   path.data(), pb),
-                  GP_OK)
-            << gp_last_error();
+        expect_opening_verifies(t, o, k.field, dims_of(mats), root.data(), root.size(), 21);
         gp_merkle_tree_destroy(t);
         for (gp_buffer *b : bufs) gp_buffer_destroy(b);
     }
@@ -418,16 +418,8 @@ TEST_P(TritonTree, MatchesTwentyFirstDefinition) {
             Lanes root(5);
             ASSERT_EQ(gp_merkle_root(t, root.data(), 40), GP_OK);
             EXPECT_EQ(root, mmcs_root(std::vector<Mat>{m}, ref)) << (which ? "aux" : "base");
-            uint64_t rb = 0, pb = 0;
-            ASSERT_EQ(gp_merkle_opening_size(t, &rb, &pb), GP_OK);
-            const uint64_t q = 19;
-            std::vector<uint8_t> row(rb), path(pb);
-            ASSERT_EQ(gp_merkle_open(t, &q, 1, row.data(), rb, path.data(), pb), GP_OK);
             const gp_matrix_dims dims = which ? gp_matrix_dims{32, 4, 3} : gp_matrix_dims{32, (uint32_t)cols, 1};
-            EXPECT_EQ(gp_merkle_verify(&o, GP_FIELD_GOLDILOCKS, &dims, 1, root.data(), 40, q, row.data(), rb,
-                                       path.data(), pb),
-                      GP_OK)
-                << gp_last_error();
+            expect_opening_verifies(t, o, GP_FIELD_GOLDILOCKS, {dims}, root.data(), 40, 19);
             gp_merkle_tree_destroy(t);
         }
         gp_buffer_destroy(b0);
