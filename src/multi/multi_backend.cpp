@@ -606,13 +606,10 @@ void MultiBackend::merkle_open(const MerkleTree &t, const uint64_t *indices, uin
     // byte length of its part of an opened row.
     std::vector<std::vector<Buffer>> views(n());
     std::vector<uint64_t> len(n(), 0);
-    uint64_t row_len = 0;
     for (const Buffer *m : t.committed)
         for (const Shard &s : shards(*m)) {
             views[s.dev].push_back(view(*m, s));
-            const uint64_t bytes = s.cols * m->ext * m->field->elem_size;
-            len[s.dev] += bytes;
-            row_len += bytes;
+            len[s.dev] += s.cols * m->ext * m->field->elem_size;
         }
     std::vector<hvector<char>> got(n());
     each([&](uint32_t d) {
@@ -635,7 +632,6 @@ void MultiBackend::merkle_open(const MerkleTree &t, const uint64_t *indices, uin
                 out += bytes;
             }
     }
-    (void)row_len;
 }
 
 // ---- OOD sums and DEEP ----
