@@ -589,7 +589,15 @@ typedef enum gp_permutation {
     /** Triton VM's Tip5 (twenty-first), width 16. */
     GP_PERM_TIP5 = 12,
     /** Keccak-f[1600], the permutation of Keccak-256. */
-    GP_PERM_KECCAK_F1600 = 13
+    GP_PERM_KECCAK_F1600 = 13,
+    /** Plonky3 Poseidon2 over BabyBear and KoalaBear, width 32. */
+    GP_PERM_POSEIDON2_BABYBEAR_32 = 14,
+    GP_PERM_POSEIDON2_KOALABEAR_32 = 15,
+    /** HorizenLabs' Poseidon2 reference instances (poseidon2 repository):
+     *  BabyBear widths 16 and 24, Goldilocks width 12. */
+    GP_PERM_POSEIDON2_BABYBEAR_HL_16 = 16,
+    GP_PERM_POSEIDON2_BABYBEAR_HL_24 = 17,
+    GP_PERM_POSEIDON2_GOLDILOCKS_HL_12 = 18
 } gp_permutation;
 
 /** Writes the permutation's state width (elements, or 64-bit lanes for
@@ -628,7 +636,11 @@ typedef enum gp_merkle_kind {
      *  miden-crypto's current sponge layout (v0.21 and later: rate
      *  state[0..8], capacity state[8..12], digest state[0..4], capacity[0] =
      *  length mod 8, short last block zero-filled). Digests are 4 Goldilocks
-     *  elements. All matrices must have the same height. */
+     *  elements. All matrices must have the same height. miden-crypto's
+     *  current trees (v0.22 and later) use the same layout with Poseidon2:
+     *  perm GP_PERM_POSEIDON2_GOLDILOCKS_12 (Plonky3's default instance,
+     *  v0.24 and later) or GP_PERM_POSEIDON2_GOLDILOCKS_HL_12 (HorizenLabs',
+     *  v0.22 and v0.23); an empty row hashes to the zero digest. */
     GP_MERKLE_MIDEN = 2,
     /** As GP_MERKLE_MIDEN in miden-crypto's layout of v0.11 to v0.20:
      *  capacity state[0..4], rate state[4..12], digest state[4..8]. */

@@ -18,7 +18,8 @@ const gp_permutation kAll[] = {
     GP_PERM_POSEIDON2_GOLDILOCKS_HL_8, GP_PERM_POSEIDON2_BABYBEAR_16, GP_PERM_POSEIDON2_BABYBEAR_24,
     GP_PERM_POSEIDON2_KOALABEAR_16,  GP_PERM_POSEIDON2_KOALABEAR_24, GP_PERM_RPO256,
     GP_PERM_RPX256,                  GP_PERM_POSEIDON_GOLDILOCKS_12,  GP_PERM_TIP5,
-    GP_PERM_KECCAK_F1600};
+    GP_PERM_KECCAK_F1600,            GP_PERM_POSEIDON2_BABYBEAR_32,   GP_PERM_POSEIDON2_KOALABEAR_32,
+    GP_PERM_POSEIDON2_BABYBEAR_HL_16, GP_PERM_POSEIDON2_BABYBEAR_HL_24, GP_PERM_POSEIDON2_GOLDILOCKS_HL_12};
 
 struct Expect {
     gp_permutation id;
@@ -39,6 +40,11 @@ const Expect kInfo[] = {
     {GP_PERM_POSEIDON_GOLDILOCKS_12, 12, GP_FIELD_GOLDILOCKS},
     {GP_PERM_TIP5, 16, GP_FIELD_GOLDILOCKS},
     {GP_PERM_KECCAK_F1600, 25, (gp_field)0},
+    {GP_PERM_POSEIDON2_BABYBEAR_32, 32, GP_FIELD_BABYBEAR},
+    {GP_PERM_POSEIDON2_KOALABEAR_32, 32, GP_FIELD_KOALABEAR},
+    {GP_PERM_POSEIDON2_BABYBEAR_HL_16, 16, GP_FIELD_BABYBEAR},
+    {GP_PERM_POSEIDON2_BABYBEAR_HL_24, 24, GP_FIELD_BABYBEAR},
+    {GP_PERM_POSEIDON2_GOLDILOCKS_HL_12, 12, GP_FIELD_GOLDILOCKS},
 };
 
 // count random states of `perm` as raw bytes (canonical for field states).
@@ -87,7 +93,7 @@ TEST(PermuteBatch, InfoMatchesInstances) {
         EXPECT_EQ((int)field, (int)e.field) << (int)e.id;
     }
     EXPECT_EQ(gp_permutation_info((gp_permutation)0, nullptr, nullptr), GP_ERR_INVALID_ARGUMENT);
-    EXPECT_EQ(gp_permutation_info((gp_permutation)14, nullptr, nullptr), GP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(gp_permutation_info((gp_permutation)19, nullptr, nullptr), GP_ERR_INVALID_ARGUMENT);
 }
 
 TEST(PermuteBatch, CpuMatchesHeaderForEveryPermutation) {

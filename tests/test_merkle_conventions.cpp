@@ -13,6 +13,8 @@
 #include <random>
 #include <vector>
 
+#include "hash/permutations.h"
+#include "hash/tree_hash.h"
 #include "test_util.h"
 
 namespace {
@@ -436,6 +438,101 @@ TEST_P(TritonTree, MatchesTwentyFirstDefinition) {
     gp_buffer_destroy(ba);
     gp_buffer_destroy(bb);
 }
+
+// miden-crypto's current trees: the GP_MERKLE_MIDEN layout with Poseidon2
+// (tests/vectors/miden_poseidon2.json gives each value's provenance).
+using MidenP2 = gp::MidenHasher<gp::perm::Poseidon2Default<gp::Goldilocks, 12>, gp::MidenLayoutHead>;
+using MidenP2Hl =
+    gp::MidenHasher<gp::perm::Poseidon2Instance<gp::poseidon2_constants::GoldilocksHLW12>, gp::MidenLayoutHead>;
+
+TEST(MidenPoseidon2, MergeMatchesUpstream) {
+    const uint64_t zero[4] = {0, 0, 0, 0};
+    uint64_t m1[4], m2[4], hl[4];
+    MidenP2{}.compress(zero, zero, m1);
+    MidenP2{}.compress(m1, m1, m2);
+    MidenP2Hl{}.compress(zero, zero, hl);
+    EXPECT_EQ(Lanes(m1, m1 + 4), (Lanes{0x5b31a8b9799ff836, 0xe385174fe60f4b08, 0xe82c6be88d50767c, 0x2778f3b6a18981e2}));
+    EXPECT_EQ(Lanes(m2, m2 + 4), (Lanes{0xe0c4c734868c11c6, 0xee1f9ed1da448050, 0x19fd124dd8f24870, 0xcdd77f41d7deff73}));
+    EXPECT_EQ(Lanes(hl, hl + 4), (Lanes{0xef311849263abcb4, 0x8bf04d36f9a01799, 0x9e570c4df0f2699f, 0x6927c3a96db0b2ad}));
+    // miden-vm's 8-leaf ACE circuit registry: its MerkleTree root.
+    const uint64_t leaves[8][4] = {
+        {11837859209345903758ull, 9815638019877886793ull, 9625207076207895997ull, 9695069585445924735ull},
+        {9259510150343331840ull, 9964209990365158348ull, 9771094394334616804ull, 6801591902715947619ull},
+        {13344682865201754218ull, 15894423116029143536ull, 14467138423458194619ull, 7897270834863694594ull},
+        {4099186920626073427ull, 682092905703283829ull, 12849329509929050984ull, 16382140914209989580ull},
+        {14539896184148634413ull, 16739205143055038643ull, 714188673764061491ull, 212073732483360886ull},
+        {3223252693442251987ull, 16359545287906460326ull, 7603623116366423371ull, 1382565076671067911ull},
+        {1422687632582465263ull, 6762842649754512176ull, 204555358186721414ull, 14644894839315568530ull},
+        {17922044667460564880ull, 15528373781338840444ull, 17550563904831590003ull, 14149524031833665710ull}};
+    uint64_t layer[8][4];
+    std::memcpy(layer, leaves, sizeof layer);
+    for (int n = 4; n >= 1; n /= 2)
+        for (int i = 0; i < n; ++i) MidenP2{}.compress(layer[2 * i], layer[2 * i + 1], layer[i]);
+    EXPECT_EQ(Lanes(layer[0], layer[0] + 4),
+              (Lanes{14555859356618613041ull, 12263818504402094214ull, 8947171757737633119ull, 15898708917413488144ull}));
+}
+
+class MidenTree : public ::testing::TestWithParam<gp_backend> {};
+
+// Leaves hash_elements(row) through gp_merkle_commit: a one-row matrix's
+// root is its leaf.
+TEST_P(MidenTree, HashElementsMatchesUpstream) {
+    GP_CONTEXT_OR_SKIP(ctx, GetParam());
+    gp_merkle_options o;
+    gp_merkle_options_init(&o);
+    o.kind = GP_MERKLE_MIDEN;
+    o.perm = GP_PERM_POSEIDON2_GOLDILOCKS_12;
+    struct Kat {
+        std::vector<uint64_t> row;
+        Lanes digest;
+    };
+    const Lanes root = {14555859356618613041ull, 12263818504402094214ull, 8947171757737633119ull,
+                        15898708917413488144ull};
+    const Kat kats[] = {
+        {{0xace, 6}, {1422687632582465263ull, 6762842649754512176ull, 204555358186721414ull, 14644894839315568530ull}},
+        {{0xace, 7},
+         {17922044667460564880ull, 15528373781338840444ull, 17550563904831590003ull, 14149524031833665710ull}},
+        {{0, root[0], root[1], root[2], root[3]},
+         {837197885082815666ull, 17812429367884914ull, 12945170128166309606ull, 6547471563106428306ull}}};
+    for (const Kat &k : kats) {
+        Mat m{1, k.row.size(), k.row};
+        gp_buffer *b = upload(ctx.get(), GP_FIELD_GOLDILOCKS, m);
+        const gp_buffer *cb[] = {b};
+        gp_merkle_tree *t = nullptr;
+        ASSERT_EQ(gp_merkle_commit(ctx.get(), cb, 1, &o, &t), GP_OK) << gp_last_error();
+        Lanes got(4);
+        ASSERT_EQ(gp_merkle_root(t, got.data(), 32), GP_OK);
+        EXPECT_EQ(got, k.digest);
+        gp_merkle_tree_destroy(t);
+        gp_buffer_destroy(b);
+    }
+    // Two leaves: the root is merge(leaf 6, leaf 7); the HorizenLabs
+    // instance (v0.22, v0.23) gives another tree; older layouts refuse
+    // Poseidon2.
+    Mat two{2, 2, {0xace, 0xace, 6, 7}};
+    gp_buffer *b = upload(ctx.get(), GP_FIELD_GOLDILOCKS, two);
+    const gp_buffer *cb[] = {b};
+    gp_merkle_tree *t = nullptr;
+    ASSERT_EQ(gp_merkle_commit(ctx.get(), cb, 1, &o, &t), GP_OK);
+    Lanes got(4), want(4);
+    ASSERT_EQ(gp_merkle_root(t, got.data(), 32), GP_OK);
+    MidenP2{}.compress(kats[0].digest.data(), kats[1].digest.data(), want.data());
+    EXPECT_EQ(got, want);
+    gp_merkle_tree_destroy(t);
+    o.perm = GP_PERM_POSEIDON2_GOLDILOCKS_HL_12;
+    ASSERT_EQ(gp_merkle_commit(ctx.get(), cb, 1, &o, &t), GP_OK) << gp_last_error();
+    ASSERT_EQ(gp_merkle_root(t, got.data(), 32), GP_OK);
+    EXPECT_NE(got, want);
+    gp_merkle_tree_destroy(t);
+    o.kind = GP_MERKLE_MIDEN_V0_11;
+    EXPECT_GP_ERR(gp_merkle_commit(ctx.get(), cb, 1, &o, &t), GP_ERR_INVALID_ARGUMENT);
+    gp_buffer_destroy(b);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, MidenTree, ::testing::Values(GP_BACKEND_CPU, GP_BACKEND_CUDA),
+                         [](const ::testing::TestParamInfo<gp_backend> &i) {
+                             return std::string(gpt::backend_name(i.param));
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Backends, TritonTree, ::testing::Values(GP_BACKEND_CPU, GP_BACKEND_CUDA),
                          [](const ::testing::TestParamInfo<gp_backend> &i) {

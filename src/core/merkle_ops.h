@@ -47,6 +47,10 @@ void tree_dispatch(const TreeSpec &s, Fn &&fn) {
                 using L = decltype(layout);
                 if (s.perm == GP_PERM_RPX256)
                     fn(MidenHasher<RpxApply, L>{});
+                else if (s.perm == GP_PERM_POSEIDON2_GOLDILOCKS_12)  // miden-crypto v0.24 and later
+                    fn(MidenHasher<perm::Poseidon2Default<Goldilocks, 12>, L>{});
+                else if (s.perm == GP_PERM_POSEIDON2_GOLDILOCKS_HL_12)  // miden-crypto v0.22, v0.23
+                    fn(MidenHasher<perm::Poseidon2Instance<poseidon2_constants::GoldilocksHLW12>, L>{});
                 else
                     fn(MidenHasher<RpoApply, L>{});
             };

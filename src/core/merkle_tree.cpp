@@ -87,9 +87,16 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
         case GP_MERKLE_MIDEN:
         case GP_MERKLE_MIDEN_V0_11:
         case GP_MERKLE_MIDEN_V0_10:
-            if (s.perm != GP_PERM_RPO256 && s.perm != GP_PERM_RPX256)
+            if (s.kind == GP_MERKLE_MIDEN &&
+                (s.perm == GP_PERM_POSEIDON2_GOLDILOCKS_12 || s.perm == GP_PERM_POSEIDON2_GOLDILOCKS_HL_12)) {
+                // miden-crypto v0.22 and later merge with Poseidon2
+            } else if (s.perm != GP_PERM_RPO256 && s.perm != GP_PERM_RPX256) {
                 fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
-                     " hashes with GP_PERM_RPO256 or GP_PERM_RPX256");
+                     " hashes with GP_PERM_RPO256 or GP_PERM_RPX256",
+                     s.kind == GP_MERKLE_MIDEN ? " (or, as miden-crypto v0.22 and later, "
+                                                 "GP_PERM_POSEIDON2_GOLDILOCKS_12 or _HL_12)"
+                                               : "");
+            }
             s.field = GP_FIELD_GOLDILOCKS;
             fixed_digest(4);
             break;

@@ -22,12 +22,12 @@ struct Poseidon2Default {
     static constexpr int WIDTH = W;
     GP_HD static void apply(T *s) { poseidon2_permute_default<F, W>(s); }
 };
-struct Poseidon2GoldilocksHL8 {
-    using T = uint64_t;
-    static constexpr int WIDTH = 8;
-    GP_HD static void apply(T *s) {
-        poseidon2_permute_instance<poseidon2_constants::GoldilocksHLW8>(s);
-    }
+// A named instance of poseidon2_constants (the HorizenLabs ones).
+template <class C>
+struct Poseidon2Instance {
+    using T = typename C::Field::T;
+    static constexpr int WIDTH = C::WIDTH;
+    GP_HD static void apply(T *s) { poseidon2_permute_instance<C>(s); }
 };
 struct Rpo256 {
     using T = uint64_t;
@@ -59,9 +59,13 @@ struct KeccakF1600 {
 inline int field_of(int id) {
     switch (id) {
         case GP_PERM_POSEIDON2_BABYBEAR_16:
-        case GP_PERM_POSEIDON2_BABYBEAR_24: return GP_FIELD_BABYBEAR;
+        case GP_PERM_POSEIDON2_BABYBEAR_24:
+        case GP_PERM_POSEIDON2_BABYBEAR_32:
+        case GP_PERM_POSEIDON2_BABYBEAR_HL_16:
+        case GP_PERM_POSEIDON2_BABYBEAR_HL_24: return GP_FIELD_BABYBEAR;
         case GP_PERM_POSEIDON2_KOALABEAR_16:
-        case GP_PERM_POSEIDON2_KOALABEAR_24: return GP_FIELD_KOALABEAR;
+        case GP_PERM_POSEIDON2_KOALABEAR_24:
+        case GP_PERM_POSEIDON2_KOALABEAR_32: return GP_FIELD_KOALABEAR;
         case GP_PERM_KECCAK_F1600: return 0;
         default: return GP_FIELD_GOLDILOCKS;
     }
@@ -74,7 +78,9 @@ bool dispatch(int id, Fn &&fn) {
         case GP_PERM_POSEIDON2_GOLDILOCKS_8: fn(Poseidon2Default<Goldilocks, 8>{}); return true;
         case GP_PERM_POSEIDON2_GOLDILOCKS_12: fn(Poseidon2Default<Goldilocks, 12>{}); return true;
         case GP_PERM_POSEIDON2_GOLDILOCKS_16: fn(Poseidon2Default<Goldilocks, 16>{}); return true;
-        case GP_PERM_POSEIDON2_GOLDILOCKS_HL_8: fn(Poseidon2GoldilocksHL8{}); return true;
+        case GP_PERM_POSEIDON2_GOLDILOCKS_HL_8:
+            fn(Poseidon2Instance<poseidon2_constants::GoldilocksHLW8>{});
+            return true;
         case GP_PERM_POSEIDON2_BABYBEAR_16: fn(Poseidon2Default<BabyBear, 16>{}); return true;
         case GP_PERM_POSEIDON2_BABYBEAR_24: fn(Poseidon2Default<BabyBear, 24>{}); return true;
         case GP_PERM_POSEIDON2_KOALABEAR_16: fn(Poseidon2Default<KoalaBear, 16>{}); return true;
@@ -84,6 +90,17 @@ bool dispatch(int id, Fn &&fn) {
         case GP_PERM_POSEIDON_GOLDILOCKS_12: fn(PoseidonGoldilocks12{}); return true;
         case GP_PERM_TIP5: fn(Tip5{}); return true;
         case GP_PERM_KECCAK_F1600: fn(KeccakF1600{}); return true;
+        case GP_PERM_POSEIDON2_BABYBEAR_32: fn(Poseidon2Default<BabyBear, 32>{}); return true;
+        case GP_PERM_POSEIDON2_KOALABEAR_32: fn(Poseidon2Default<KoalaBear, 32>{}); return true;
+        case GP_PERM_POSEIDON2_BABYBEAR_HL_16:
+            fn(Poseidon2Instance<poseidon2_constants::BabyBearHLW16>{});
+            return true;
+        case GP_PERM_POSEIDON2_BABYBEAR_HL_24:
+            fn(Poseidon2Instance<poseidon2_constants::BabyBearHLW24>{});
+            return true;
+        case GP_PERM_POSEIDON2_GOLDILOCKS_HL_12:
+            fn(Poseidon2Instance<poseidon2_constants::GoldilocksHLW12>{});
+            return true;
         default: return false;
     }
 }

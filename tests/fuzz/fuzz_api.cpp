@@ -654,7 +654,7 @@ void sel_merkle(Input &in, int field, gp_merkle_options &o, bool *valid) {
             default: perm = 13; break;
         }
     } else {
-        perm = pb < 0xF0 ? pb % 16 : -(int)(pb % 3);  // anything, also 0, 14, 15 and negatives
+        perm = pb < 0xF0 ? pb % 21 : -(int)(pb % 3);  // anything, also 0, 19, 20 and negatives
         *valid = false;                               // (maybe valid, not known here)
     }
     set_enum(o.kind, kind);
@@ -1436,6 +1436,11 @@ PermInfo perm_info(int perm) {
         case 11: return {12, 1};
         case 12: return {16, 1};
         case 13: return {25, 0};
+        case 14: return {32, 2};
+        case 15: return {32, 3};
+        case 16: return {16, 2};
+        case 17: return {24, 2};
+        case 18: return {12, 1};
         default: return {0, -1};
     }
 }
@@ -1444,9 +1449,9 @@ void op_permute(Input &in) {
     trace("permute");
     const uint8_t pb = in.u8();
     int perm;
-    if (pb < 0xF0) perm = 1 + pb % 13;
+    if (pb < 0xF0) perm = 1 + pb % 18;
     else {
-        static const int bad[] = {0, 14, -1, 0x7fffffff, 100, (int)0x80000000, 15, 255};
+        static const int bad[] = {0, 19, -1, 0x7fffffff, 100, (int)0x80000000, 20, 255};
         perm = bad[pb % 8];
     }
     const PermInfo pi = perm_info(perm);
