@@ -266,19 +266,24 @@ const (
 type Permutation int
 
 const (
-	Poseidon2Goldilocks8   Permutation = C.GP_PERM_POSEIDON2_GOLDILOCKS_8
-	Poseidon2Goldilocks12  Permutation = C.GP_PERM_POSEIDON2_GOLDILOCKS_12
-	Poseidon2Goldilocks16  Permutation = C.GP_PERM_POSEIDON2_GOLDILOCKS_16
-	Poseidon2GoldilocksHL8 Permutation = C.GP_PERM_POSEIDON2_GOLDILOCKS_HL_8
-	Poseidon2BabyBear16    Permutation = C.GP_PERM_POSEIDON2_BABYBEAR_16
-	Poseidon2BabyBear24    Permutation = C.GP_PERM_POSEIDON2_BABYBEAR_24
-	Poseidon2KoalaBear16   Permutation = C.GP_PERM_POSEIDON2_KOALABEAR_16
-	Poseidon2KoalaBear24   Permutation = C.GP_PERM_POSEIDON2_KOALABEAR_24
-	RPO256                 Permutation = C.GP_PERM_RPO256
-	RPX256                 Permutation = C.GP_PERM_RPX256
-	PoseidonGoldilocks12   Permutation = C.GP_PERM_POSEIDON_GOLDILOCKS_12
-	Tip5                   Permutation = C.GP_PERM_TIP5
-	KeccakF1600            Permutation = C.GP_PERM_KECCAK_F1600
+	Poseidon2Goldilocks8    Permutation = C.GP_PERM_POSEIDON2_GOLDILOCKS_8
+	Poseidon2Goldilocks12   Permutation = C.GP_PERM_POSEIDON2_GOLDILOCKS_12
+	Poseidon2Goldilocks16   Permutation = C.GP_PERM_POSEIDON2_GOLDILOCKS_16
+	Poseidon2GoldilocksHL8  Permutation = C.GP_PERM_POSEIDON2_GOLDILOCKS_HL_8
+	Poseidon2BabyBear16     Permutation = C.GP_PERM_POSEIDON2_BABYBEAR_16
+	Poseidon2BabyBear24     Permutation = C.GP_PERM_POSEIDON2_BABYBEAR_24
+	Poseidon2KoalaBear16    Permutation = C.GP_PERM_POSEIDON2_KOALABEAR_16
+	Poseidon2KoalaBear24    Permutation = C.GP_PERM_POSEIDON2_KOALABEAR_24
+	RPO256                  Permutation = C.GP_PERM_RPO256
+	RPX256                  Permutation = C.GP_PERM_RPX256
+	PoseidonGoldilocks12    Permutation = C.GP_PERM_POSEIDON_GOLDILOCKS_12
+	Tip5                    Permutation = C.GP_PERM_TIP5
+	KeccakF1600             Permutation = C.GP_PERM_KECCAK_F1600
+	Poseidon2BabyBear32     Permutation = C.GP_PERM_POSEIDON2_BABYBEAR_32
+	Poseidon2KoalaBear32    Permutation = C.GP_PERM_POSEIDON2_KOALABEAR_32
+	Poseidon2BabyBearHL16   Permutation = C.GP_PERM_POSEIDON2_BABYBEAR_HL_16
+	Poseidon2BabyBearHL24   Permutation = C.GP_PERM_POSEIDON2_BABYBEAR_HL_24
+	Poseidon2GoldilocksHL12 Permutation = C.GP_PERM_POSEIDON2_GOLDILOCKS_HL_12
 )
 
 // Info returns the permutation's state width (elements, or 64-bit lanes for

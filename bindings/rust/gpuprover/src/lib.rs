@@ -528,6 +528,17 @@ pub enum Permutation {
     Tip5,
     /// Keccak-f\[1600\] on 25 raw 64-bit lanes (lane (x, y) at index x + 5y).
     KeccakF1600,
+    /// Plonky3 Poseidon2 over BabyBear, width 32 (x^7).
+    Poseidon2BabyBear32,
+    /// Plonky3 Poseidon2 over KoalaBear, width 32 (x^3).
+    Poseidon2KoalaBear32,
+    /// HorizenLabs' Poseidon2 over BabyBear, width 16.
+    Poseidon2BabyBearHl16,
+    /// HorizenLabs' Poseidon2 over BabyBear, width 24.
+    Poseidon2BabyBearHl24,
+    /// HorizenLabs' Poseidon2 over Goldilocks, width 12 (miden-crypto
+    /// v0.22 and v0.23 trees).
+    Poseidon2GoldilocksHl12,
 }
 
 /// A permutation's state width and field, as the library reports them.
@@ -557,6 +568,11 @@ impl Permutation {
             Permutation::PoseidonGoldilocks12 => P::GP_PERM_POSEIDON_GOLDILOCKS_12,
             Permutation::Tip5 => P::GP_PERM_TIP5,
             Permutation::KeccakF1600 => P::GP_PERM_KECCAK_F1600,
+            Permutation::Poseidon2BabyBear32 => P::GP_PERM_POSEIDON2_BABYBEAR_32,
+            Permutation::Poseidon2KoalaBear32 => P::GP_PERM_POSEIDON2_KOALABEAR_32,
+            Permutation::Poseidon2BabyBearHl16 => P::GP_PERM_POSEIDON2_BABYBEAR_HL_16,
+            Permutation::Poseidon2BabyBearHl24 => P::GP_PERM_POSEIDON2_BABYBEAR_HL_24,
+            Permutation::Poseidon2GoldilocksHl12 => P::GP_PERM_POSEIDON2_GOLDILOCKS_HL_12,
         }
     }
 
