@@ -51,6 +51,7 @@ enum Profile : int64_t {
     P2_KB24_16 = 15,  // the same over KoalaBear
     P2_GL12_8 = 16,   // Poseidon2 Goldilocks sponge w12 (rate 8), compression w8, digest 4
     TRITON = 17,      // Triton VM / twenty-first Tip5 tree (hash_varlen leaves, hash_pair nodes)
+    MIDEN_P2 = 18,    // miden-crypto v0.24+ tree: Poseidon2 Goldilocks w12 in the Miden sponge layout
 };
 
 struct ProfileInfo {
@@ -91,6 +92,7 @@ ProfileInfo info(int64_t p) {
         case TIP5: return {"tip5", GP_MERKLE_FIELD_SPONGE, GP_PERM_TIP5, 10, 5, 0, 0};
         case PLONKY2: return {"poseidon_plonky2", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON_GOLDILOCKS_12, 8, 4, 0, 0};
         case KECCAK: return {"keccak256", GP_MERKLE_KECCAK_PLONKY3, GP_PERM_KECCAK_F1600, 0, 0, 0, 0};
+        case MIDEN_P2: return {"miden_poseidon2", GP_MERKLE_MIDEN, GP_PERM_POSEIDON2_GOLDILOCKS_12, 8, 4, 0, 0};
         case TRITON: return {"triton_tip5", GP_MERKLE_TRITON, GP_PERM_TIP5, 0, 0, 0, 0};
         case KECCAK_U64: return {"keccak_u64", GP_MERKLE_KECCAK_U64, GP_PERM_KECCAK_F1600, 0, 0, 0, 0};
         case P2_BB24_16: return {"poseidon2_bb24_16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_BABYBEAR_24, 16, 8, 0, 0, GP_PERM_POSEIDON2_BABYBEAR_16};
@@ -417,6 +419,7 @@ BENCHMARK(BM_Commit_CUDA)
     ->Args({TIP5, GL, 22, 256})
     ->Args({KECCAK_U64, GL, 22, 256})
     ->Args({TRITON, GL, 22, 256})
+    ->Args({MIDEN_P2, GL, 22, 256})
     ->Args({P2_GL12_8, GL, 22, 256})
     ->Args({KECCAK_U64, KB, 23, 128})
     ->Args({P2_KB24_16, KB, 23, 128})
