@@ -1369,6 +1369,9 @@ TEST_P(MerkleProfileTest, BadPermutationForKind) {
         for (gp_permutation perm : {GP_PERM_POSEIDON2_GOLDILOCKS_8, GP_PERM_POSEIDON2_GOLDILOCKS_12,
                                     GP_PERM_POSEIDON_GOLDILOCKS_12, GP_PERM_TIP5, GP_PERM_KECCAK_F1600,
                                     GP_PERM_POSEIDON2_BABYBEAR_16}) {
+            // miden-crypto's current layout merges with Poseidon2 GL12
+            // (tests/test_merkle_conventions.cpp); its older layouts do not.
+            if (kind == GP_MERKLE_MIDEN && perm == GP_PERM_POSEIDON2_GOLDILOCKS_12) continue;
             SCOPED_TRACE("kind " + std::to_string((int)kind) + " perm " + std::to_string((int)perm));
             const gp_merkle_options o = opts_of(kind, perm);
             EXPECT_PROFILE_FAILS(up, o, GP_ERR_INVALID_ARGUMENT);
