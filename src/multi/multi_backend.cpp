@@ -158,9 +158,7 @@ public:
                     parts_[s.dev]->upload(v, static_cast<const char *>(host) + s.col0 * dst.ext * dst.rows * es,
                                           layout, arg);
                 } else {  // this device's columns of every row, packed
-                    hvector<char> packed(dst.rows * width);
-                    strided_copy(static_cast<const char *>(host) + s.col0 * dst.ext * es, row, packed.data(),
-                                 width, width, dst.rows);
+                    const hvector<char> packed = pack_columns(host, dst.rows, row, s.col0 * dst.ext * es, width);
                     parts_[s.dev]->upload(v, packed.data(), layout, arg);
                 }
             });
@@ -199,10 +197,8 @@ public:
                 } else if (a.in_layout == GP_LAYOUT_COL_MAJOR) {
                     b.in_host = static_cast<const char *>(a.in_host) + s.col0 * a.ext * a.rows_in * es;
                 } else {
-                    const uint64_t width = s.cols * a.ext * es;
-                    packed.resize(a.rows_in * width);
-                    strided_copy(static_cast<const char *>(a.in_host) + s.col0 * a.ext * es, a.cols * a.ext * es,
-                                 packed.data(), width, width, a.rows_in);
+                    packed = pack_columns(a.in_host, a.rows_in, a.cols * a.ext * es, s.col0 * a.ext * es,
+                                          s.cols * a.ext * es);
                     b.in_host = packed.data();
                 }
                 parts_[s.dev]->lde(b);
@@ -424,6 +420,14 @@ private:
         uint64_t s = 0;
         for (auto &p : parts_) s += fn(*p);
         return s;
+    }
+    // Bytes [offset, offset + width) of each of `rows` rows `pitch` bytes
+    // apart in a row-major host array: one device's columns, packed.
+    static hvector<char> pack_columns(const void *host, uint64_t rows, uint64_t pitch, uint64_t offset,
+                                      uint64_t width) {
+        hvector<char> packed(rows * width);
+        strided_copy(static_cast<const char *>(host) + offset, pitch, packed.data(), width, width, rows);
+        return packed;
     }
     // `height` runs of `width` bytes between host arrays.
     static void strided_copy(const char *src, uint64_t spitch, char *dst, uint64_t dpitch, uint64_t width,
