@@ -110,6 +110,7 @@ static const char *backend_name(gp_backend backend)
     case GP_BACKEND_AUTO: return "auto";
     case GP_BACKEND_CPU: return "cpu";
     case GP_BACKEND_CUDA: return "cuda";
+    case GP_BACKEND_REMOTE: return "remote";
     }
     return "unknown";
 }

@@ -111,7 +111,11 @@ typedef enum gp_status {
     GP_ERR_VERIFY_FAILED = 15,
     /** The call was cancelled with gp_context_cancel(); it stopped at a
      *  batch or layer boundary and left every handle usable. */
-    GP_ERR_CANCELLED = 16
+    GP_ERR_CANCELLED = 16,
+    /** The server of a remote context cannot be reached, refused the
+     *  session (version, token, quota) or went away; the message says which.
+     *  A context whose server went away fails every later call with it. */
+    GP_ERR_REMOTE = 17
 } gp_status;
 
 /** Returns the symbolic name of a status ("GP_OK", "GP_ERR_NO_DEVICE", ...).
@@ -154,11 +158,33 @@ GP_API gp_status gp_field_two_adic_generator(gp_field field, uint32_t log_n,
 /* ------------------------------------------------------------------------ */
 
 typedef enum gp_backend {
-    /** CUDA if a usable GPU exists, else the CPU. */
+    /** The server named by the GPUPROVER_SERVER environment variable when it
+     *  is set and reachable (see GP_BACKEND_REMOTE); otherwise CUDA if a
+     *  usable GPU exists, else the CPU. */
     GP_BACKEND_AUTO = 0,
     GP_BACKEND_CPU = 1,
-    GP_BACKEND_CUDA = 2
+    GP_BACKEND_CUDA = 2,
+    /** A gpuprover-server process (docs/SERVER.md), reached at
+     *  `gp_context_options.endpoint` or, when that is NULL, at the
+     *  GPUPROVER_SERVER environment variable: a unix socket path
+     *  ("/tmp/gpu-prover.sock", or "unix:/path"), "HOST:PORT", or several
+     *  of those separated by commas (sessions are spread over them). Every
+     *  entry point works unchanged and gives the same bytes as in process;
+     *  buffers and trees live on the server's device. On the same host bulk
+     *  data goes through shared memory. Creating the context fails with
+     *  GP_ERR_REMOTE when no server answers. */
+    GP_BACKEND_REMOTE = 3
 } gp_backend;
+
+/** Priority of a remote context's jobs in the server's queue: higher runs
+ *  first; within a priority, first come first served. A waiting job gains
+ *  one priority level per `--aging-ms` of waiting (default 2000 ms), so
+ *  low-priority work is never starved for long. */
+typedef enum gp_priority {
+    GP_PRIORITY_NORMAL = 0,
+    GP_PRIORITY_LOW = 1,
+    GP_PRIORITY_HIGH = 2
+} gp_priority;
 
 typedef struct gp_context gp_context;
 
@@ -185,6 +211,21 @@ typedef struct gp_context_options {
     /** Worker threads of the CPU backend (and of host-side staging on the
      *  CUDA backend); 0 (default) means one per hardware thread. */
     uint32_t cpu_threads;
+    /** GP_BACKEND_REMOTE (and AUTO): the server's address, as
+     *  GPUPROVER_SERVER takes it (see GP_BACKEND_REMOTE); NULL (default)
+     *  means that variable. Copied. (Appended in 0.1.0, with the fields
+     *  below.) */
+    const char *endpoint;
+    /** Priority of this context's jobs on the server. Default
+     *  GP_PRIORITY_NORMAL. Ignored in process. */
+    gp_priority priority;
+    /** Nonzero: the server runs this context's jobs on its CPU worker pool
+     *  (bit-identical; for work that is faster there). Ignored in process. */
+    uint32_t force_cpu;
+    /** A file holding the shared token the server requires of TCP clients
+     *  not on loopback; NULL (default) means the GPUPROVER_SERVER_TOKEN_FILE
+     *  environment variable, if set. The token is never passed inline. */
+    const char *token_file;
 } gp_context_options;
 
 /** Fills `options` with the defaults. */
@@ -204,9 +245,17 @@ GP_API gp_status gp_context_create(const gp_context_options *options,
  *  (see above). NULL and a dead context are no-ops. */
 GP_API void gp_context_destroy(gp_context *ctx);
 
-/** Returns the backend the context runs on (GP_BACKEND_CPU or
- *  GP_BACKEND_CUDA, never AUTO), or GP_BACKEND_AUTO for a NULL context. */
+/** Returns the backend the context runs on (GP_BACKEND_CPU,
+ *  GP_BACKEND_CUDA or GP_BACKEND_REMOTE, never AUTO), or GP_BACKEND_AUTO for
+ *  a NULL context. */
 GP_API gp_backend gp_context_backend(const gp_context *ctx);
+
+/** Why a GP_BACKEND_AUTO context with a server configured (GPUPROVER_SERVER
+ *  or `endpoint`) runs in process instead: the connection error, as a
+ *  NUL-terminated string owned by the context. NULL when the context runs
+ *  on the server, when no server was configured, or for a NULL or dead
+ *  context. */
+GP_API const char *gp_context_remote_fallback(const gp_context *ctx);
 
 /** Writes a NUL-terminated description of the device the context runs on
  *  ("NVIDIA H100 80GB HBM3", "CPU, 16 threads"; for several devices, "2

@@ -1,6 +1,7 @@
 // C entry points: version, status names and the last error, fields,
 // contexts.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -32,6 +33,7 @@ GP_EXPORT const char *gp_status_name(gp_status status) {
         case GP_ERR_INTERNAL: return "GP_ERR_INTERNAL";
         case GP_ERR_VERIFY_FAILED: return "GP_ERR_VERIFY_FAILED";
         case GP_ERR_CANCELLED: return "GP_ERR_CANCELLED";
+        case GP_ERR_REMOTE: return "GP_ERR_REMOTE";
     }
     return "GP_ERR_UNKNOWN";
 }
@@ -119,8 +121,12 @@ GP_EXPORT gp_status gp_context_create(const gp_context_options *options, gp_cont
         gp_context_options o =
             read_options(options, gp_context_options_init, "gp_context_options");
         int backend = raw(o.backend);
-        if (backend != GP_BACKEND_AUTO && backend != GP_BACKEND_CPU && backend != GP_BACKEND_CUDA)
+        if (backend != GP_BACKEND_AUTO && backend != GP_BACKEND_CPU && backend != GP_BACKEND_CUDA &&
+            backend != GP_BACKEND_REMOTE)
             fail(GP_ERR_INVALID_ARGUMENT, "options->backend = ", backend, " is not a gp_backend");
+        const int priority = raw(o.priority);
+        if (priority != GP_PRIORITY_NORMAL && priority != GP_PRIORITY_LOW && priority != GP_PRIORITY_HIGH)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->priority = ", priority, " is not a gp_priority");
         if (o.num_devices > 0 && !o.devices)
             fail(GP_ERR_NULL_POINTER, "options->devices is NULL but num_devices = ",
                  o.num_devices);
@@ -130,7 +136,27 @@ GP_EXPORT gp_status gp_context_create(const gp_context_options *options, gp_cont
         if (devs.empty()) devs.push_back(0);
         const bool all = devs.size() == 1 && devs[0] == GP_DEVICES_ALL;
         auto ctx = std::make_unique<Context>();
-        ctx->backend = make_backend(backend, devs, all, o.cpu_threads);
+        if (backend == GP_BACKEND_REMOTE || backend == GP_BACKEND_AUTO) {
+            RemoteOptions r;
+            const char *env = std::getenv("GPUPROVER_SERVER");
+            r.endpoint = o.endpoint ? o.endpoint : (env ? env : "");
+            r.priority = priority;
+            r.force_cpu = o.force_cpu != 0;
+            const char *tok = o.token_file ? o.token_file : std::getenv("GPUPROVER_SERVER_TOKEN_FILE");
+            if (tok) r.token_file = tok;
+            if (r.endpoint.empty() && backend == GP_BACKEND_REMOTE)
+                fail(GP_ERR_INVALID_ARGUMENT,
+                     "GP_BACKEND_REMOTE needs options->endpoint or the GPUPROVER_SERVER environment variable");
+            if (!r.endpoint.empty()) {
+                try {
+                    ctx->backend = make_remote_backend(r);
+                } catch (const Error &e) {
+                    if (backend == GP_BACKEND_REMOTE) throw;
+                    ctx->remote_fallback = e.what();  // AUTO: in process instead
+                }
+            }
+        }
+        if (!ctx->backend) ctx->backend = make_backend(backend, devs, all, o.cpu_threads);
         ctx->backend->monitor = ctx->monitor.get();
         register_handle(ctx.get(), HandleKind::Context, ctx.get());
         *out = reinterpret_cast<gp_context *>(ctx.release());
@@ -159,6 +185,13 @@ GP_EXPORT void gp_context_destroy(gp_context *ctx) {
 
 GP_EXPORT gp_backend gp_context_backend(const gp_context *ctx) {
     return with_live(ctx, HandleKind::Context, GP_BACKEND_AUTO, [&] { return ctx_of(ctx)->backend->kind(); });
+}
+
+GP_EXPORT const char *gp_context_remote_fallback(const gp_context *ctx) {
+    return with_live(ctx, HandleKind::Context, (const char *)nullptr, [&]() -> const char * {
+        const std::string &s = ctx_of(ctx)->remote_fallback;
+        return s.empty() ? nullptr : s.c_str();
+    });
 }
 
 GP_EXPORT gp_status gp_context_device_name(const gp_context *ctx, char *name, size_t size) {

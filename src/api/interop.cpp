@@ -10,6 +10,9 @@ namespace {
 
 // A buffer spread over several devices has no one address.
 void require_one_device(const Buffer &b, const char *arg) {
+    if (b.ctx->backend->kind() == GP_BACKEND_REMOTE)
+        fail(GP_ERR_UNSUPPORTED, arg, " lives on a gpuprover-server (GP_BACKEND_REMOTE) and has no address in this "
+             "process; copy it to the host");
     if (!b.shards.empty())
         fail(GP_ERR_UNSUPPORTED, arg, " is spread over ", b.shards.size(),
              " devices (by column blocks) and has no single address; copy it to the host, or create it with one "

@@ -286,6 +286,14 @@ public:
     virtual void ood_sums(const OodArgs &a, uint64_t *out) = 0;
     virtual void deep(const DeepArgs &a) = 0;
     virtual void trim() = 0;
+    // Registers host memory that later calls pass as host input or output
+    // (gpuprover-server's shared memory) so that transfers read it directly
+    // (page-locked on CUDA); best effort. unpin_host undoes it.
+    virtual void pin_host(void *p, uint64_t bytes) {
+        (void)p;
+        (void)bytes;
+    }
+    virtual void unpin_host(void *p) { (void)p; }
     virtual uint64_t cache_bytes() const = 0;
     virtual uint64_t allocations() const = 0;
     // Cached tables evicted to keep the cache within its budget.
@@ -301,6 +309,16 @@ std::unique_ptr<Backend> make_cuda_backend(int device, unsigned threads, std::st
 // Visible CUDA devices (0 without CUDA).
 int cuda_device_count();
 
+// A session on a gpuprover-server (remote/remote_backend.cpp). Throws
+// GP_ERR_REMOTE when no server at `endpoint` accepts one.
+struct RemoteOptions {
+    std::string endpoint;    // as GPUPROVER_SERVER takes it
+    int priority = GP_PRIORITY_NORMAL;
+    bool force_cpu = false;
+    std::string token_file;  // empty: none
+};
+std::unique_ptr<Backend> make_remote_backend(const RemoteOptions &o);
+
 struct FriState;
 
 // A context owns its buffers, trees and FRI commitments. Its calls are
@@ -315,6 +333,8 @@ public:
     uint64_t buffer_bytes = 0;
     std::shared_ptr<std::recursive_mutex> call_mutex = std::make_shared<std::recursive_mutex>();
     std::shared_ptr<CallMonitor> monitor = std::make_shared<CallMonitor>();
+    // Why AUTO did not use the configured server (gp_context_remote_fallback).
+    std::string remote_fallback;
 };
 
 // Object lifetimes (core/context.cpp).

@@ -103,6 +103,8 @@ public:
     void add_into(const FieldDesc &f, void *dst, const void *src, uint64_t count) override;
 
     void trim() override;
+    void pin_host(void *p, uint64_t bytes) override;
+    void unpin_host(void *p) override;
     uint64_t cache_bytes() const override;
     uint64_t allocations() const override;
     uint64_t evictions() const override { return dev_lru_.evictions(); }

@@ -264,6 +264,16 @@ void CudaBackend::read_tree(const MerkleTree &t, uint64_t offset, void *out, uin
     to_host(out, static_cast<const char *>(t.nodes) + offset, bytes);
 }
 
+void CudaBackend::pin_host(void *p, uint64_t bytes) {
+    GP_CUDA(cudaSetDevice(device_));
+    if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) != cudaSuccess) cudaGetLastError();  // staged instead
+}
+
+void CudaBackend::unpin_host(void *p) {
+    GP_CUDA(cudaSetDevice(device_));
+    if (cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
+}
+
 void CudaBackend::trim() {
     GP_CUDA(cudaSetDevice(device_));
     GP_CUDA(cudaStreamSynchronize(compute_));

@@ -1,0 +1,516 @@
+// The remote backend: a session on a gpuprover-server. Every Backend method
+// becomes one request on the session's stream (proto/gpuprover.proto);
+// memory is named by the server's session addresses, which this side
+// stores in Buffer::data and MerkleTree::nodes and never dereferences. Bulk
+// host data goes through the session's window (shared memory on unix
+// sockets, Put/Get on TCP).
+#include <grpcpp/grpcpp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include "core/checks.h"
+#include "core/merkle_tree.h"
+#include "gpuprover.grpc.pb.h"
+#include "remote/endpoint.h"
+#include "remote/shm.h"
+#include "remote/wire.h"
+
+namespace gp {
+
+namespace {
+
+namespace v1 = ::gpuprover::v1;
+
+std::string read_token(const std::string &path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) fail(GP_ERR_REMOTE, "cannot read the token file ", path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    std::string t = ss.str();
+    while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+    return t;
+}
+
+int connect_timeout_ms() {
+    const char *s = std::getenv("GPUPROVER_CONNECT_TIMEOUT_MS");
+    if (s && *s) {
+        char *end = nullptr;
+        long v = std::strtol(s, &end, 10);
+        if (end && !*end && v > 0 && v < 600000) return (int)v;
+    }
+    return 3000;
+}
+
+std::shared_ptr<grpc::Channel> make_channel(const std::string &target) {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(wire::kMaxMessageBytes);
+    args.SetMaxSendMessageSize(wire::kMaxMessageBytes);
+    // Sessions are spread over every address the target resolves to, and
+    // only servers whose health service says SERVING get new ones.
+    args.SetServiceConfigJSON(
+        R"({"loadBalancingConfig":[{"round_robin":{}}],"healthCheckConfig":{"serviceName":""}})");
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 20000);
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
+    // Each context gets a connection of its own (no sharing between the
+    // channels of one process), so that a session's stream is its own.
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+}
+
+// Round-robin start among endpoints that cannot share one channel.
+std::atomic<uint32_t> g_next_endpoint{0};
+
+class RemoteBackend final : public Backend {
+public:
+    explicit RemoteBackend(const RemoteOptions &o) : text_(o.endpoint) {
+        const std::vector<Endpoint> eps = parse_endpoints(o.endpoint);
+        const std::string token = o.token_file.empty() ? std::string() : read_token(o.token_file);
+        std::vector<std::pair<std::string, const Endpoint *>> targets;
+        const std::string shared = shared_target(eps);
+        if (!shared.empty()) targets.push_back({shared, nullptr});
+        else {
+            const uint32_t start = g_next_endpoint.fetch_add(1);
+            for (size_t i = 0; i < eps.size(); ++i) {
+                const Endpoint &e = eps[(start + i) % eps.size()];
+                targets.push_back({e.target, &e});
+            }
+        }
+        std::string errors;
+        for (auto &t : targets) {
+            try {
+                open(t.first, t.second, o, token);
+                return;
+            } catch (const Error &e) {
+                if (e.status != GP_ERR_REMOTE) throw;
+                errors += (errors.empty() ? "" : "; ") + std::string(e.what());
+            }
+        }
+        fail(GP_ERR_REMOTE, errors);
+    }
+
+    ~RemoteBackend() override {
+        if (stream_ && !finished_) {
+            if (!dead_) stream_->WritesDone();
+            ctx_->TryCancel();
+            stream_->Finish().ok();
+        }
+    }
+
+    gp_backend kind() const override { return GP_BACKEND_REMOTE; }
+    std::string device_name() const override { return "gpuprover-server " + text_ + ": " + device_; }
+
+    void check_foreign(const void *, uint64_t, const char *arg) override {
+        fail(GP_ERR_UNSUPPORTED, arg, ": a remote context (GP_BACKEND_REMOTE) cannot borrow memory of this process");
+    }
+
+    void check_buffer_values(const Buffer &b, const char *arg) override {
+        v1::Request q;
+        wire::put_buffer(b, q.mutable_check_values()->mutable_buf());
+        q.mutable_check_values()->set_arg(arg);
+        call(q);
+    }
+
+    void *alloc_buffer(uint64_t bytes) override {
+        v1::Request q;
+        q.mutable_alloc()->set_bytes(bytes);
+        return reinterpret_cast<void *>(call(q).addr());
+    }
+
+    void free_buffer(void *p) override {
+        if (!p || dead_) return;
+        v1::Request q;
+        q.mutable_free()->set_addr(reinterpret_cast<uint64_t>(p));
+        try {
+            call(q);
+        } catch (const Error &) {
+            // the server went away: it released the session's memory itself
+        }
+    }
+
+    void copy_peer(const void *, uint64_t, void *, uint64_t, uint64_t, uint64_t) override {
+        fail(GP_ERR_UNSUPPORTED, "peer copies between remote contexts");
+    }
+
+    void add_into(const FieldDesc &f, void *dst, const void *src, uint64_t count) override {
+        v1::Request q;
+        auto *a = q.mutable_add_into();
+        a->set_field((int)f.id);
+        a->set_dst(reinterpret_cast<uint64_t>(dst));
+        a->set_src(reinterpret_cast<uint64_t>(src));
+        a->set_count(count);
+        call(q);
+    }
+
+    void upload(Buffer &dst, const void *host, gp_layout layout, const char *arg) override {
+        v1::Request q;
+        auto *u = q.mutable_upload();
+        wire::put_buffer(dst, u->mutable_dst());
+        u->set_layout(layout);
+        u->set_arg(arg);
+        put_host(host, dst.bytes, u->mutable_data());
+        call(q);
+    }
+
+    void download(const Buffer &src, void *host, gp_layout layout) override {
+        v1::Request q;
+        auto *d = q.mutable_download();
+        wire::put_buffer(src, d->mutable_src());
+        d->set_layout(layout);
+        ensure_window(src.bytes);
+        d->mutable_data()->set_offset(0);
+        d->mutable_data()->set_size(src.bytes);
+        call(q);
+        get_host(host, src.bytes);
+    }
+
+    void lde(const LdeArgs &a) override {
+        v1::Request q;
+        auto *l = q.mutable_lde();
+        l->set_field((int)a.field->id);
+        l->set_ext(a.ext);
+        l->set_rows_in(a.rows_in);
+        l->set_cols(a.cols);
+        l->set_log_n(a.log_n);
+        l->set_log_blowup(a.log_blowup);
+        l->set_shift(a.shift);
+        l->set_input_shift(a.input_shift);
+        l->set_order(a.order);
+        l->set_in_layout(a.in_layout);
+        wire::put_buffer(*a.out, l->mutable_out());
+        if (a.in_buf) wire::put_buffer(*a.in_buf, l->mutable_in_buf());
+        else {
+            const uint64_t bytes = checked_mul(checked_mul(a.rows_in, a.cols * a.ext, "input elements"),
+                                               a.field->elem_size, "input bytes");
+            put_host(a.in_host, bytes, l->mutable_in_host());
+        }
+        call(q);
+    }
+
+    void ntt(Buffer &buf, const NttArgs &a) override {
+        v1::Request q;
+        auto *n = q.mutable_ntt();
+        wire::put_buffer(buf, n->mutable_buf());
+        n->set_direction(a.direction);
+        n->set_shift(a.shift);
+        n->set_input_order(a.input_order);
+        n->set_output_order(a.output_order);
+        call(q);
+    }
+
+    void permute(int perm, void *states, uint64_t count) override {
+        const PermShape p = perm_shape(perm, "perm");
+        const uint64_t bytes = checked_mul(checked_mul(count, p.width, "count * width"), p.elem_size, "state bytes");
+        v1::Request q;
+        auto *m = q.mutable_permute();
+        m->set_perm(perm);
+        m->set_count(count);
+        put_host(states, bytes, m->mutable_states());
+        call(q);
+        get_host(states, bytes);
+    }
+
+    void merkle_commit(const MerkleArgs &a, MerkleTree &t) override {
+        v1::Request q;
+        auto *m = q.mutable_merkle_commit();
+        wire::put_spec(a.spec, m->mutable_spec());
+        m->set_cap_height(a.cap_height);
+        m->set_log_h(a.log_h);
+        m->set_leaves_only(a.leaves_only);
+        for (const Buffer *b : a.mats) wire::put_buffer(*b, m->add_mats());
+        for (auto &g : a.groups) {
+            m->add_group_begin(g.first);
+            m->add_group_end(g.second);
+        }
+        m->set_nodes(reinterpret_cast<uint64_t>(t.nodes));  // allocated by the caller
+        call(q);
+    }
+
+    void read_tree(const MerkleTree &t, uint64_t offset, void *out, uint64_t bytes) override {
+        for (uint64_t done = 0; done < bytes;) {
+            const uint64_t n = std::min(bytes - done, wire::kChunkBytes);
+            v1::Request q;
+            auto *r = q.mutable_read_tree();
+            wire::put_tree(t, r->mutable_tree());
+            r->set_offset(offset + done);
+            r->set_bytes(n);
+            const v1::Reply rep = call(q);
+            if (rep.data().size() != n) fail(GP_ERR_REMOTE, "the server sent ", rep.data().size(), " bytes for ", n);
+            std::memcpy(static_cast<char *>(out) + done, rep.data().data(), n);
+            done += n;
+        }
+    }
+
+    void merkle_open(const MerkleTree &t, const uint64_t *indices, uint64_t count, void *rows,
+                     void *paths) override {
+        const uint64_t row_bytes = opened_row_bytes(t.committed);
+        const uint64_t path_bytes = (uint64_t)t.path_len() * t.digest_bytes();
+        // Batches of indices whose answer fits a message.
+        const uint64_t per = (rows ? row_bytes : 0) + (paths ? path_bytes : 0);
+        const uint64_t batch = std::max<uint64_t>(1, wire::kChunkBytes / std::max<uint64_t>(per, 1));
+        for (uint64_t i0 = 0; i0 < count; i0 += batch) {
+            const uint64_t n = std::min(batch, count - i0);
+            v1::Request q;
+            auto *m = q.mutable_merkle_open();
+            wire::put_tree(t, m->mutable_tree());
+            for (uint64_t i = 0; i < n; ++i) m->add_indices(indices[i0 + i]);
+            m->set_rows(rows != nullptr);
+            m->set_paths(paths != nullptr);
+            const v1::Reply rep = call(q);
+            const uint64_t rb = rows ? n * row_bytes : 0, pb = paths ? n * path_bytes : 0;
+            if (rep.data().size() != rb + pb)
+                fail(GP_ERR_REMOTE, "the server sent ", rep.data().size(), " bytes of openings for ", rb + pb);
+            if (rows) std::memcpy(static_cast<char *>(rows) + i0 * row_bytes, rep.data().data(), rb);
+            if (paths) std::memcpy(static_cast<char *>(paths) + i0 * path_bytes, rep.data().data() + rb, pb);
+        }
+    }
+
+    void fri_fold(const FriFoldArgs &a) override {
+        v1::Request q;
+        auto *f = q.mutable_fri_fold();
+        f->set_field((int)a.field);
+        f->set_ext(a.ext);
+        f->set_log_n(a.log_n);
+        f->set_log_a(a.log_a);
+        f->set_bitrev(a.bitrev);
+        f->set_halve(a.halve);
+        f->set_final_out(a.final_out);
+        f->set_omega_inv(a.omega_inv);
+        f->set_shift_inv(a.shift_inv);
+        f->set_zeta_inv(a.zeta_inv);
+        for (uint64_t b : a.beta) f->add_beta(b);
+        f->set_in(reinterpret_cast<uint64_t>(a.in));
+        f->set_out(reinterpret_cast<uint64_t>(a.out));
+        call(q);
+    }
+
+    void fri_to_matrix(uint32_t elem_size, uint32_t ext, uint32_t log_n, uint32_t log_a, bool bitrev,
+                       const void *in, void *out) override {
+        v1::Request q;
+        auto *f = q.mutable_fri_to_matrix();
+        f->set_elem_size(elem_size);
+        f->set_ext(ext);
+        f->set_log_n(log_n);
+        f->set_log_a(log_a);
+        f->set_bitrev(bitrev);
+        f->set_in(reinterpret_cast<uint64_t>(in));
+        f->set_out(reinterpret_cast<uint64_t>(out));
+        call(q);
+    }
+
+    void copy_rows(const Buffer &src, uint64_t src_col, uint64_t start, uint64_t stride, uint64_t count,
+                   Buffer &dst, uint64_t dst_col) override {
+        v1::Request q;
+        auto *c = q.mutable_copy_rows();
+        wire::put_buffer(src, c->mutable_src());
+        c->set_src_col(src_col);
+        c->set_start(start);
+        c->set_stride(stride);
+        c->set_count(count);
+        wire::put_buffer(dst, c->mutable_dst());
+        c->set_dst_col(dst_col);
+        call(q);
+    }
+
+    void ood_sums(const OodArgs &a, uint64_t *out) override {
+        v1::Request q;
+        auto *o = q.mutable_ood();
+        o->set_field((int)a.field);
+        o->set_e(a.E);
+        o->set_log_m(a.log_m);
+        o->set_log_nb(a.log_nb);
+        o->set_bitrev(a.bitrev);
+        o->set_shift(a.shift);
+        o->set_omega_n(a.omega_n);
+        for (uint64_t z : a.z) o->add_z(z);
+        uint64_t words = 0;
+        for (const Buffer *b : a.bufs) {
+            wire::put_buffer(*b, o->add_bufs());
+            words += b->base_cols() * a.E;
+        }
+        const v1::Reply rep = call(q);
+        if ((uint64_t)rep.words_size() != words)
+            fail(GP_ERR_REMOTE, "the server sent ", rep.words_size(), " out-of-domain words for ", words);
+        for (uint64_t i = 0; i < words; ++i) out[i] = rep.words((int)i);
+    }
+
+    void deep(const DeepArgs &a) override {
+        v1::Request q;
+        auto *d = q.mutable_deep();
+        d->set_field((int)a.field);
+        d->set_e(a.E);
+        d->set_log_m(a.log_m);
+        d->set_npoints(a.npoints);
+        d->set_bitrev(a.bitrev);
+        d->set_shift(a.shift);
+        d->set_omega_m(a.omega_m);
+        d->set_ncols(a.ncols);
+        for (const Buffer *b : a.bufs) wire::put_buffer(*b, d->add_bufs());
+        for (uint64_t v : a.z) d->add_z(v);
+        for (uint64_t v : a.alpha) d->add_alpha(v);
+        for (uint64_t v : a.corr) d->add_corr(v);
+        wire::put_buffer(*a.out, d->mutable_out());
+        call(q);
+    }
+
+    void trim() override {
+        v1::Request q;
+        q.mutable_trim();
+        call(q);
+    }
+
+    uint64_t cache_bytes() const override { return info().cache_bytes(); }
+    uint64_t allocations() const override { return info().allocations(); }
+    uint64_t evictions() const override { return info().evictions(); }
+    void mem_info(uint64_t &free_bytes, uint64_t &total_bytes) override {
+        const v1::InfoReply i = info();
+        free_bytes = i.mem_free();
+        total_bytes = i.mem_total();
+    }
+
+private:
+    void open(const std::string &target, const Endpoint *ep, const RemoteOptions &o, const std::string &token) {
+        std::vector<Endpoint> eps = parse_endpoints(o.endpoint);
+        if (!ep && eps.size() == 1) ep = &eps[0];
+        if (ep && ep->is_unix) {
+            struct stat st;
+            if (stat(ep->path.c_str(), &st) != 0)
+                fail(GP_ERR_REMOTE, "no gpuprover-server at ", ep->path, ": ", std::strerror(errno));
+            unix_path_ = ep->path;
+        }
+        channel_ = make_channel(target);
+        const auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(connect_timeout_ms());
+        if (!channel_->WaitForConnected(deadline))
+            fail(GP_ERR_REMOTE, "no gpuprover-server answered at ", ep ? ep->text : o.endpoint, " within ",
+                 connect_timeout_ms(), " ms");
+        stub_ = v1::Prover::NewStub(channel_);
+        ctx_ = std::make_unique<grpc::ClientContext>();
+        stream_ = stub_->Session(ctx_.get());
+        v1::Request q;
+        auto *h = q.mutable_hello();
+        h->set_version(wire::kVersion);
+        h->set_priority((v1::Priority)o.priority);
+        h->set_force_cpu(o.force_cpu);
+        h->set_token(token);
+        h->set_client("pid " + std::to_string(getpid()));
+        v1::Reply r;
+        try {
+            r = call(q);
+        } catch (const Error &e) {
+            stream_.reset();
+            fail(GP_ERR_REMOTE, "gpuprover-server at ", ep ? ep->text : o.endpoint, " refused the session: ", e.what());
+        }
+        device_ = r.hello().device_name();
+        nonce_ = r.hello().shm_nonce();
+        if (nonce_.empty()) unix_path_.clear();  // no shared memory: Put and Get
+    }
+
+    v1::Reply call(v1::Request &q) const {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (dead_) fail(GP_ERR_REMOTE, dead_why_);
+        q.set_id(++next_id_);
+        v1::Reply r;
+        if (!stream_->Write(q) || !stream_->Read(&r)) {
+            dead_ = true;
+            ctx_->TryCancel();
+            const grpc::Status st = stream_->Finish();
+            finished_ = true;
+            dead_why_ = "the connection to gpuprover-server at " + text_ + " was lost" +
+                        (st.error_message().empty() ? std::string() : ": " + st.error_message());
+            fail(GP_ERR_REMOTE, dead_why_);
+        }
+        if (r.id() != q.id()) {
+            dead_ = true;
+            dead_why_ = "gpuprover-server at " + text_ + " answered out of order";
+            fail(GP_ERR_REMOTE, dead_why_);
+        }
+        if (r.status() != GP_OK) {
+            const int s = r.status();
+            throw Error(s > 0 && s <= GP_ERR_REMOTE ? (gp_status)s : GP_ERR_REMOTE, r.message());
+        }
+        return r;
+    }
+
+    v1::InfoReply info() const {
+        v1::Request q;
+        q.mutable_info();
+        return call(q).info();
+    }
+
+    // The window holds at least `bytes` bytes.
+    void ensure_window(uint64_t bytes) {
+        if (bytes <= window_) return;
+        const uint64_t want = std::max<uint64_t>((bytes + (1ull << 20) - 1) & ~((1ull << 20) - 1), 1ull << 20);
+        v1::Request q;
+        q.mutable_attach_shm()->set_bytes(want);
+        if (!unix_path_.empty()) {
+            shm_.create(want);
+            send_fd(fd_socket_path(unix_path_), nonce_, shm_.fd());
+            q.mutable_attach_shm()->set_fd(true);
+        }
+        call(q);
+        window_ = want;
+    }
+
+    void put_host(const void *host, uint64_t bytes, v1::HostData *d) {
+        ensure_window(bytes);
+        d->set_offset(0);
+        d->set_size(bytes);
+        if (!unix_path_.empty()) {
+            parallel_copy(shm_.data(), host, bytes);
+            return;
+        }
+        for (uint64_t done = 0; done < bytes;) {
+            const uint64_t n = std::min(bytes - done, wire::kChunkBytes);
+            v1::Request q;
+            q.mutable_put()->set_offset(done);
+            q.mutable_put()->set_data(static_cast<const char *>(host) + done, n);
+            call(q);
+            done += n;
+        }
+    }
+
+    void get_host(void *host, uint64_t bytes) {
+        if (!unix_path_.empty()) {
+            parallel_copy(host, shm_.data(), bytes);
+            return;
+        }
+        for (uint64_t done = 0; done < bytes;) {
+            const uint64_t n = std::min(bytes - done, wire::kChunkBytes);
+            v1::Request q;
+            q.mutable_get()->set_offset(done);
+            q.mutable_get()->set_size(n);
+            const v1::Reply r = call(q);
+            if (r.data().size() != n) fail(GP_ERR_REMOTE, "the server sent ", r.data().size(), " bytes for ", n);
+            std::memcpy(static_cast<char *>(host) + done, r.data().data(), n);
+            done += n;
+        }
+    }
+
+    std::string text_, device_, nonce_, unix_path_;
+    std::shared_ptr<grpc::Channel> channel_;
+    std::unique_ptr<v1::Prover::Stub> stub_;
+    std::unique_ptr<grpc::ClientContext> ctx_;
+    std::unique_ptr<grpc::ClientReaderWriter<v1::Request, v1::Reply>> stream_;
+    mutable std::mutex mu_;
+    mutable uint64_t next_id_ = 0;
+    mutable std::atomic<bool> dead_{false};
+    mutable bool finished_ = false;  // Finish() was called
+    mutable std::string dead_why_;
+    ShmRegion shm_;
+    uint64_t window_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_remote_backend(const RemoteOptions &o) { return std::make_unique<RemoteBackend>(o); }
+
+}  // namespace gp

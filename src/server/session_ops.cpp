@@ -1,0 +1,542 @@
+#include "server/session_ops.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/checks.h"
+#include "core/merkle_ops.h"
+#include "core/merkle_tree.h"
+
+namespace gp {
+namespace server {
+
+namespace {
+
+constexpr uint32_t kMaxLog = 40;      // no dimension of a request exceeds 2^40
+constexpr uint64_t kMaxItems = 1u << 20;
+
+// ---- memory ----
+
+uint64_t round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+
+}  // namespace
+
+SessionMemory::~SessionMemory() { clear(); }
+
+uint64_t SessionMemory::add(void *real, uint64_t bytes) {
+    const uint64_t a = next_;
+    next_ += round_up(std::max<uint64_t>(bytes, 1), 1ull << 12) + (1ull << 12);  // a gap between allocations
+    allocs_[a] = Alloc{real, bytes};
+    bytes_ += bytes;
+    return a;
+}
+
+uint64_t SessionMemory::remove(uint64_t addr) {
+    auto it = allocs_.find(addr);
+    if (it == allocs_.end())
+        fail(GP_ERR_INVALID_ARGUMENT, "address 0x", std::hex, addr, std::dec, " is no allocation of this session");
+    const uint64_t n = it->second.bytes;
+    backend_.free_buffer(it->second.real);
+    bytes_ -= n;
+    allocs_.erase(it);
+    return n;
+}
+
+void *SessionMemory::resolve(uint64_t addr, uint64_t extent, const char *what) const {
+    auto it = allocs_.upper_bound(addr);
+    if (it != allocs_.begin()) {
+        --it;
+        const uint64_t off = addr - it->first;
+        if (off <= it->second.bytes && extent <= it->second.bytes - off)
+            return static_cast<char *>(it->second.real) + off;
+    }
+    fail(GP_ERR_INVALID_ARGUMENT, what, ": [0x", std::hex, addr, ", +0x", extent, std::dec,
+         ") is not memory of this session");
+}
+
+void SessionMemory::clear() {
+    for (auto &a : allocs_) backend_.free_buffer(a.second.real);
+    allocs_.clear();
+    bytes_ = 0;
+    unpin();
+    shm_.reset();
+    priv_.reset();
+    priv_bytes_ = 0;
+}
+
+void SessionMemory::unpin() {
+    if (shm_.size()) backend_.unpin_host(shm_.data());
+}
+
+void SessionMemory::attach_shared(int fd, uint64_t bytes) {
+    unpin();
+    priv_.reset();
+    priv_bytes_ = 0;
+    shm_.map(fd, bytes);
+    backend_.pin_host(shm_.data(), bytes);
+}
+
+void SessionMemory::attach_private(uint64_t bytes) {
+    unpin();
+    shm_.reset();
+    priv_.reset(new (std::nothrow) char[bytes]);
+    if (!priv_) fail(GP_ERR_HOST_OUT_OF_MEMORY, "the server cannot allocate a ", bytes, "-byte window");
+    priv_bytes_ = bytes;
+}
+
+char *SessionMemory::window(uint64_t offset, uint64_t size, const char *what) const {
+    const uint64_t have = shm_.size() ? shm_.size() : priv_bytes_;
+    char *base = shm_.size() ? shm_.data() : priv_.get();
+    if (offset > have || size > have - offset)
+        fail(GP_ERR_INVALID_ARGUMENT, what, ": bytes [", offset, ", ", offset + size, ") exceed the session's ",
+             have, "-byte window");
+    return base + offset;
+}
+
+namespace {
+
+// ---- checks of what a request names ----
+
+const FieldDesc &field_of(int v, const char *what) {
+    gp_field g;
+    std::memcpy(&g, &v, sizeof v);
+    return field_desc(g, what);
+}
+
+template <class E>
+E enum_of(int v) {
+    E e;
+    std::memcpy(&e, &v, sizeof v);
+    return e;
+}
+
+void check_log(uint32_t v, uint32_t max, const char *what) {
+    if (v > max) fail(GP_ERR_INVALID_ARGUMENT, what, " = ", v, " exceeds ", max);
+}
+
+// A buffer the request names, its memory resolved.
+Buffer buffer_of(const SessionMemory &mem, const v1::BufferRef &r, const char *what) {
+    Buffer b;
+    b.field = &field_of(r.field(), what);
+    check_ext_degree(*b.field, r.ext(), what);
+    b.ext = r.ext();
+    b.rows = r.rows();
+    b.cols = r.cols();
+    if (b.rows == 0 || b.cols == 0 || b.rows > (1ull << kMaxLog) || b.cols > (1ull << 32))
+        fail(GP_ERR_INVALID_ARGUMENT, what, ": ", b.rows, " x ", b.cols, " is no buffer shape");
+    b.bytes = checked_mul(checked_mul(b.rows, b.base_cols(), what), b.field->elem_size, what);
+    b.stride = r.stride();
+    uint64_t extent = b.bytes;
+    if (b.stride) {
+        if (b.stride < b.rows) fail(GP_ERR_INVALID_ARGUMENT, what, ": stride ", b.stride, " < rows ", b.rows);
+        extent = checked_mul(checked_mul(b.base_cols() - 1, b.stride, what) + b.rows, b.field->elem_size, what);
+    }
+    b.data = mem.resolve(r.addr(), extent, what);
+    return b;
+}
+
+// The buffers of a repeated field, kept at stable addresses.
+std::vector<Buffer> buffers_of(const SessionMemory &mem,
+                               const google::protobuf::RepeatedPtrField<v1::BufferRef> &refs, const char *what) {
+    if ((uint64_t)refs.size() > kMaxItems) fail(GP_ERR_INVALID_ARGUMENT, what, ": too many buffers");
+    std::vector<Buffer> out;
+    out.reserve(refs.size());
+    for (const auto &r : refs) out.push_back(buffer_of(mem, r, what));
+    return out;
+}
+
+std::vector<const Buffer *> pointers(const std::vector<Buffer> &v) {
+    std::vector<const Buffer *> p;
+    for (const Buffer &b : v) p.push_back(&b);
+    return p;
+}
+
+// A tree spec the library itself would build.
+TreeSpec spec_of(const v1::TreeSpec &r) {
+    const TreeSpec s = wire::get_spec(r);
+    gp_merkle_options o;
+    gp_merkle_options_init(&o);
+    std::memcpy(&o.kind, &s.kind, sizeof(int));
+    std::memcpy(&o.perm, &s.perm, sizeof(int));
+    std::memcpy(&o.compress_perm, &s.compress_perm, sizeof(int));
+    const FieldDesc *f = nullptr;
+    for (int id = 1; id <= 3 && !f; ++id) {
+        const FieldDesc &d = field_of(id, "field");
+        if (s.field == 0 || s.field == id) f = &d;
+    }
+    if (!f) fail(GP_ERR_INVALID_ARGUMENT, "tree: field ", s.field, " is no gp_field");
+    auto same = [&](const TreeSpec &v) {
+        return v.kind == s.kind && v.perm == s.perm && v.field == s.field && v.compress_perm == s.compress_perm &&
+               v.rate == s.rate && v.digest == s.digest && v.word_size == s.word_size;
+    };
+    TreeSpec v = tree_spec(o, *f, "tree");
+    if (same(v)) return s;
+    o.rate = s.rate;
+    o.digest = s.digest;
+    try {
+        v = tree_spec(o, *f, "tree");
+    } catch (const Error &) {
+    }
+    if (!same(v)) fail(GP_ERR_INVALID_ARGUMENT, "tree: the profile is not one the library builds");
+    return s;
+}
+
+uint64_t tree_nodes(uint32_t log_h) { return (2ull << log_h) - 1; }
+
+// A committed tree the request names: its nodes and matrices resolved.
+struct TreeView {
+    std::vector<Buffer> mats;
+    MerkleTree t;
+};
+
+void tree_of(const SessionMemory &mem, const v1::TreeRef &r, TreeView &v) {
+    v.t.spec = spec_of(r.spec());
+    v.t.cap_height = r.cap_height();
+    v.t.log_h = r.log_h();
+    check_log(v.t.log_h, kMaxLog, "tree log_h");
+    if (v.t.cap_height > v.t.log_h) fail(GP_ERR_INVALID_ARGUMENT, "tree: cap height exceeds log_h");
+    const uint64_t bytes = checked_mul(tree_nodes(v.t.log_h), v.t.digest_bytes(), "tree bytes");
+    v.t.nodes = mem.resolve(r.nodes(), bytes, "tree nodes");
+    v.mats = buffers_of(mem, r.committed(), "tree matrices");
+    if (v.mats.empty()) fail(GP_ERR_INVALID_ARGUMENT, "tree: no matrices");
+    for (const Buffer &b : v.mats) {
+        if (!is_pow2(b.rows) || b.rows > (1ull << v.t.log_h) || b.field != v.mats[0].field)
+            fail(GP_ERR_INVALID_ARGUMENT, "tree matrices: ", b.rows, " rows do not fit a tree of height 2^",
+                 v.t.log_h);
+        v.t.committed.push_back(&b);
+    }
+}
+
+uint64_t host_bytes(const FieldDesc &f, uint64_t rows, uint64_t base_cols) {
+    return checked_mul(checked_mul(rows, base_cols, "elements"), f.elem_size, "bytes");
+}
+
+void check_window_size(const v1::HostData &d, uint64_t need, const char *what) {
+    if (d.size() != need)
+        fail(GP_ERR_INVALID_ARGUMENT, what, ": ", d.size(), " bytes sent, ", need, " expected");
+}
+
+void fold_extent(const FieldDesc &f, uint32_t ext, uint32_t log_n, uint64_t &elems) {
+    elems = checked_mul(1ull << log_n, ext, "layer elements") * f.elem_size;
+}
+
+}  // namespace
+
+bool is_job(const v1::Request &q) {
+    switch (q.op_case()) {
+        case v1::Request::kHello:
+        case v1::Request::kFree:
+        case v1::Request::kAttachShm:
+        case v1::Request::kPut:
+        case v1::Request::kGet:
+        case v1::Request::kInfo:
+        case v1::Request::kTrim:
+        case v1::Request::kReadTree: return false;
+        default: return true;
+    }
+}
+
+void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &rep) {
+    switch (q.op_case()) {
+        case v1::Request::kFree: mem.remove(q.free().addr()); return;
+        case v1::Request::kPut: {
+            const auto &p = q.put();
+            std::memcpy(mem.window(p.offset(), p.data().size(), "put"), p.data().data(), p.data().size());
+            return;
+        }
+        case v1::Request::kGet: {
+            const auto &g = q.get();
+            if (g.size() > wire::kChunkBytes * 2) fail(GP_ERR_INVALID_ARGUMENT, "get: ", g.size(), " bytes at once");
+            rep.set_data(mem.window(g.offset(), g.size(), "get"), g.size());
+            return;
+        }
+        case v1::Request::kCheckValues: {
+            const Buffer b = buffer_of(mem, q.check_values().buf(), "buf");
+            be.check_buffer_values(b, q.check_values().arg().c_str());
+            return;
+        }
+        case v1::Request::kUpload: {
+            const auto &u = q.upload();
+            Buffer b = buffer_of(mem, u.dst(), "dst");
+            const gp_layout layout = enum_of<gp_layout>(u.layout());
+            check_layout(layout, "layout");
+            check_window_size(u.data(), b.bytes, "upload");
+            be.upload(b, mem.window(u.data().offset(), b.bytes, "upload"), layout, u.arg().c_str());
+            return;
+        }
+        case v1::Request::kDownload: {
+            const auto &d = q.download();
+            const Buffer b = buffer_of(mem, d.src(), "src");
+            const gp_layout layout = enum_of<gp_layout>(d.layout());
+            check_layout(layout, "layout");
+            check_window_size(d.data(), b.bytes, "download");
+            be.download(b, mem.window(d.data().offset(), b.bytes, "download"), layout);
+            return;
+        }
+        case v1::Request::kLde: {
+            const auto &l = q.lde();
+            LdeArgs a;
+            a.field = &field_of(l.field(), "field");
+            check_ext_degree(*a.field, l.ext());
+            a.ext = l.ext();
+            a.rows_in = l.rows_in();
+            a.cols = l.cols();
+            a.log_n = l.log_n();
+            a.log_blowup = l.log_blowup();
+            if (a.log_n + (uint64_t)a.log_blowup > a.field->two_adicity || a.rows_in == 0 ||
+                a.rows_in > (1ull << a.log_n) || a.cols == 0)
+                fail(GP_ERR_INVALID_ARGUMENT, "lde: inconsistent sizes");
+            check_shift(*a.field, l.shift(), "shift");
+            check_shift(*a.field, l.input_shift(), "input_shift");
+            a.shift = l.shift();
+            a.input_shift = l.input_shift();
+            a.order = enum_of<gp_order>(l.order());
+            check_order(a.order, "order");
+            a.in_layout = enum_of<gp_layout>(l.in_layout());
+            check_layout(a.in_layout, "in_layout");
+            Buffer out = buffer_of(mem, l.out(), "out");
+            if (out.field != a.field || out.ext != a.ext || out.cols != a.cols ||
+                out.rows != (1ull << (a.log_n + a.log_blowup)) || out.stride)
+                fail(GP_ERR_SHAPE_MISMATCH, "lde: out does not match the transform");
+            a.out = &out;
+            Buffer in;
+            if (l.has_in_buf()) {
+                in = buffer_of(mem, l.in_buf(), "in");
+                if (in.field != a.field || in.ext != a.ext || in.cols != a.cols || in.rows < a.rows_in || in.stride)
+                    fail(GP_ERR_SHAPE_MISMATCH, "lde: in does not match the transform");
+                a.in_buf = &in;
+            } else {
+                const uint64_t bytes = host_bytes(*a.field, a.rows_in, a.cols * a.ext);
+                check_window_size(l.in_host(), bytes, "lde input");
+                a.in_host = mem.window(l.in_host().offset(), bytes, "lde input");
+            }
+            be.lde(a);
+            return;
+        }
+        case v1::Request::kNtt: {
+            const auto &n = q.ntt();
+            Buffer b = buffer_of(mem, n.buf(), "buf");
+            if (b.stride) fail(GP_ERR_INVALID_ARGUMENT, "ntt: strided buffer");
+            check_log_size(*b.field, b.rows, "rows");
+            NttArgs a;
+            a.direction = enum_of<gp_ntt_direction>(n.direction());
+            if (n.direction() != GP_NTT_FORWARD && n.direction() != GP_NTT_INVERSE)
+                fail(GP_ERR_INVALID_ARGUMENT, "direction = ", n.direction());
+            check_shift(*b.field, n.shift(), "shift");
+            a.shift = n.shift();
+            a.input_order = enum_of<gp_order>(n.input_order());
+            a.output_order = enum_of<gp_order>(n.output_order());
+            check_order(a.input_order, "input_order");
+            check_order(a.output_order, "output_order");
+            be.ntt(b, a);
+            return;
+        }
+        case v1::Request::kPermute: {
+            const auto &p = q.permute();
+            const PermShape s = perm_shape(p.perm(), "perm");
+            if (p.count() > (1ull << kMaxLog)) fail(GP_ERR_INVALID_ARGUMENT, "permute: count");
+            const uint64_t bytes = checked_mul(checked_mul(p.count(), s.width, "count"), s.elem_size, "bytes");
+            check_window_size(p.states(), bytes, "permute");
+            be.permute(p.perm(), mem.window(p.states().offset(), bytes, "permute"), p.count());
+            return;
+        }
+        case v1::Request::kMerkleCommit: {
+            const auto &m = q.merkle_commit();
+            MerkleArgs a;
+            a.spec = spec_of(m.spec());
+            a.cap_height = m.cap_height();
+            a.log_h = m.log_h();
+            a.leaves_only = m.leaves_only();
+            check_log(a.log_h, kMaxLog, "log_h");
+            if (a.cap_height > a.log_h) fail(GP_ERR_INVALID_ARGUMENT, "cap_height exceeds log_h");
+            const std::vector<Buffer> mats = buffers_of(mem, m.mats(), "matrices");
+            if (mats.empty() || m.group_begin_size() != m.group_end_size() ||
+                (uint32_t)m.group_begin_size() > a.log_h + 1)
+                fail(GP_ERR_INVALID_ARGUMENT, "merkle_commit: malformed groups");
+            a.mats = pointers(mats);
+            // The groups cover the matrices in order; group k has height 2^(log_h - k).
+            uint32_t next = 0;
+            for (int k = 0; k < m.group_begin_size(); ++k) {
+                const uint32_t b = m.group_begin(k), e = m.group_end(k);
+                if (b != next || e < b || e > mats.size())
+                    fail(GP_ERR_INVALID_ARGUMENT, "merkle_commit: malformed groups");
+                for (uint32_t i = b; i < e; ++i)
+                    if (mats[i].rows != (1ull << (a.log_h - k)) || mats[i].field != mats[0].field)
+                        fail(GP_ERR_INVALID_ARGUMENT, "merkle_commit: matrix ", i, " is not of its group's height");
+                a.groups.push_back({b, e});
+                next = e;
+            }
+            if (next != mats.size() || mats[0].rows != (1ull << a.log_h))
+                fail(GP_ERR_INVALID_ARGUMENT, "merkle_commit: malformed groups");
+            if (a.spec.field && (int)mats[0].field->id != a.spec.field)
+                fail(GP_ERR_FIELD_MISMATCH, "merkle_commit: matrices of another field than the profile's");
+            MerkleTree t;
+            t.spec = a.spec;
+            t.cap_height = a.cap_height;
+            t.log_h = a.log_h;
+            for (const Buffer &b : mats) t.committed.push_back(&b);
+            const uint64_t nodes = a.leaves_only ? (1ull << a.log_h) : tree_nodes(a.log_h);
+            t.nodes = mem.resolve(m.nodes(), nodes * t.digest_bytes(), "tree nodes");
+            be.merkle_commit(a, t);
+            return;
+        }
+        case v1::Request::kReadTree: {
+            const auto &r = q.read_tree();
+            if (r.bytes() > wire::kChunkBytes * 2) fail(GP_ERR_INVALID_ARGUMENT, "read_tree: too many bytes at once");
+            TreeView v;
+            v.t.spec = spec_of(r.tree().spec());
+            v.t.log_h = r.tree().log_h();
+            v.t.cap_height = r.tree().cap_height();
+            if (r.offset() > (1ull << 50)) fail(GP_ERR_INVALID_ARGUMENT, "read_tree: offset");
+            v.t.nodes = mem.resolve(r.tree().nodes(), r.offset() + r.bytes(), "tree nodes");
+            std::string out(r.bytes(), '\0');
+            be.read_tree(v.t, r.offset(), &out[0], r.bytes());
+            rep.set_data(std::move(out));
+            return;
+        }
+        case v1::Request::kMerkleOpen: {
+            const auto &m = q.merkle_open();
+            TreeView v;
+            tree_of(mem, m.tree(), v);
+            if ((uint64_t)m.indices_size() > kMaxItems) fail(GP_ERR_INVALID_ARGUMENT, "merkle_open: too many indices");
+            for (uint64_t i : m.indices())
+                if (i >> v.t.log_h) fail(GP_ERR_INVALID_ARGUMENT, "merkle_open: index ", i, " out of range");
+            const uint64_t n = m.indices_size();
+            const uint64_t rb = m.rows() ? n * opened_row_bytes(v.t.committed) : 0;
+            const uint64_t pb = m.paths() ? n * v.t.path_len() * v.t.digest_bytes() : 0;
+            if (rb + pb > (uint64_t)wire::kMaxMessageBytes / 2)
+                fail(GP_ERR_INVALID_ARGUMENT, "merkle_open: the answer exceeds a message");
+            std::string out(rb + pb, '\0');
+            be.merkle_open(v.t, m.indices().data(), n, m.rows() ? &out[0] : nullptr,
+                           m.paths() ? &out[0] + rb : nullptr);
+            rep.set_data(std::move(out));
+            return;
+        }
+        case v1::Request::kFriFold: {
+            const auto &f = q.fri_fold();
+            FriFoldArgs a;
+            const FieldDesc &fd = field_of(f.field(), "field");
+            check_ext_degree(fd, f.ext());
+            a.field = fd.id;
+            a.ext = f.ext();
+            a.log_n = f.log_n();
+            a.log_a = f.log_a();
+            if (a.log_a < 1 || a.log_a > 4 || a.log_n > fd.two_adicity || a.log_n < a.log_a)
+                fail(GP_ERR_INVALID_ARGUMENT, "fri_fold: sizes");
+            a.bitrev = f.bitrev();
+            a.halve = f.halve();
+            a.final_out = f.final_out();
+            a.omega_inv = f.omega_inv();
+            a.shift_inv = f.shift_inv();
+            a.zeta_inv = f.zeta_inv();
+            if (f.beta_size() > 4) fail(GP_ERR_INVALID_ARGUMENT, "fri_fold: beta");
+            for (int i = 0; i < f.beta_size(); ++i) a.beta[i] = f.beta(i);
+            uint64_t in_bytes;
+            fold_extent(fd, a.ext, a.log_n, in_bytes);
+            a.in = mem.resolve(f.in(), in_bytes, "fri in");
+            a.out = mem.resolve(f.out(), in_bytes >> a.log_a, "fri out");
+            be.fri_fold(a);
+            return;
+        }
+        case v1::Request::kFriToMatrix: {
+            const auto &f = q.fri_to_matrix();
+            if ((f.elem_size() != 4 && f.elem_size() != 8) || f.ext() < 1 || f.ext() > 4 || f.log_n() > kMaxLog ||
+                f.log_a() < 1 || f.log_a() > 4 || f.log_a() > f.log_n())
+                fail(GP_ERR_INVALID_ARGUMENT, "fri_to_matrix: sizes");
+            const uint64_t bytes = ((uint64_t)f.ext() << f.log_n()) * f.elem_size();
+            be.fri_to_matrix(f.elem_size(), f.ext(), f.log_n(), f.log_a(), f.bitrev(),
+                             mem.resolve(f.in(), bytes, "fri in"), mem.resolve(f.out(), bytes, "fri out"));
+            return;
+        }
+        case v1::Request::kCopyRows: {
+            const auto &c = q.copy_rows();
+            const Buffer src = buffer_of(mem, c.src(), "src");
+            Buffer dst = buffer_of(mem, c.dst(), "dst");
+            if (src.field != dst.field || src.ext != dst.ext || c.src_col() >= src.cols || c.dst_col() >= dst.cols ||
+                c.count() > dst.rows || src.stride || dst.stride ||
+                (c.count() && (c.stride() == 0 || c.start() >= src.rows ||
+                               (c.count() - 1) > (src.rows - 1 - c.start()) / c.stride())))
+                fail(GP_ERR_INVALID_ARGUMENT, "copy_rows: out of range");
+            be.copy_rows(src, c.src_col(), c.start(), c.stride(), c.count(), dst, c.dst_col());
+            return;
+        }
+        case v1::Request::kOod: {
+            const auto &o = q.ood();
+            OodArgs a;
+            const FieldDesc &fd = field_of(o.field(), "field");
+            a.field = fd.id;
+            check_ext_degree(fd, o.e(), "E");
+            a.E = o.e();
+            a.log_m = o.log_m();
+            a.log_nb = o.log_nb();
+            if (a.log_m > fd.two_adicity || a.log_nb > a.log_m) fail(GP_ERR_INVALID_ARGUMENT, "ood: sizes");
+            a.bitrev = o.bitrev();
+            a.shift = o.shift();
+            a.omega_n = o.omega_n();
+            if ((uint32_t)o.z_size() != a.E) fail(GP_ERR_INVALID_ARGUMENT, "ood: z");
+            for (uint32_t e = 0; e < a.E; ++e) a.z[e] = o.z(e);
+            const std::vector<Buffer> bufs = buffers_of(mem, o.bufs(), "bufs");
+            uint64_t words = 0;
+            for (const Buffer &b : bufs) {
+                if (b.rows != (1ull << a.log_m) || b.field != &fd || b.stride)
+                    fail(GP_ERR_INVALID_ARGUMENT, "ood: a buffer of another shape");
+                words += b.base_cols() * a.E;
+            }
+            a.bufs = pointers(bufs);
+            std::vector<uint64_t> out(words);
+            be.ood_sums(a, out.data());
+            for (uint64_t w : out) rep.add_words(w);
+            return;
+        }
+        case v1::Request::kDeep: {
+            const auto &d = q.deep();
+            DeepArgs a;
+            const FieldDesc &fd = field_of(d.field(), "field");
+            a.field = fd.id;
+            check_ext_degree(fd, d.e(), "E");
+            a.E = d.e();
+            a.log_m = d.log_m();
+            a.npoints = d.npoints();
+            if (a.log_m > fd.two_adicity || a.npoints == 0 || a.npoints > 64) fail(GP_ERR_INVALID_ARGUMENT, "deep: sizes");
+            a.bitrev = d.bitrev();
+            a.shift = d.shift();
+            a.omega_m = d.omega_m();
+            a.ncols = d.ncols();
+            const std::vector<Buffer> bufs = buffers_of(mem, d.bufs(), "bufs");
+            uint64_t cols = 0;
+            for (const Buffer &b : bufs) {
+                if (b.rows != (1ull << a.log_m) || b.field != &fd || b.stride)
+                    fail(GP_ERR_INVALID_ARGUMENT, "deep: a buffer of another shape");
+                cols += b.cols;
+            }
+            if (cols != a.ncols || (uint64_t)d.z_size() != (uint64_t)a.npoints * a.E ||
+                (uint64_t)d.corr_size() != (uint64_t)a.npoints * a.E ||
+                (uint64_t)d.alpha_size() != (uint64_t)a.npoints * a.ncols * a.E)
+                fail(GP_ERR_INVALID_ARGUMENT, "deep: inconsistent sizes");
+            a.bufs = pointers(bufs);
+            a.z.assign(d.z().begin(), d.z().end());
+            a.alpha.assign(d.alpha().begin(), d.alpha().end());
+            a.corr.assign(d.corr().begin(), d.corr().end());
+            Buffer out = buffer_of(mem, d.out(), "out");
+            if (out.field != &fd || out.ext != a.E || out.cols != 1 || out.rows != (1ull << a.log_m) || out.stride)
+                fail(GP_ERR_SHAPE_MISMATCH, "deep: out");
+            a.out = &out;
+            be.deep(a);
+            return;
+        }
+        case v1::Request::kAddInto: {
+            const auto &a = q.add_into();
+            const FieldDesc &fd = field_of(a.field(), "field");
+            if (a.count() > (1ull << kMaxLog)) fail(GP_ERR_INVALID_ARGUMENT, "add_into: count");
+            const uint64_t bytes = a.count() * fd.elem_size;
+            be.add_into(fd, mem.resolve(a.dst(), bytes, "dst"), mem.resolve(a.src(), bytes, "src"), a.count());
+            return;
+        }
+        case v1::Request::kTrim: be.trim(); return;
+        default: fail(GP_ERR_INVALID_ARGUMENT, "request ", (int)q.op_case(), " is no operation of protocol version ",
+                      wire::kVersion);
+    }
+}
+
+}  // namespace server
+}  // namespace gp

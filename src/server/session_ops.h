@@ -1,0 +1,68 @@
+// The operations of one gpuprover-server session: a request of the
+// protocol (proto/gpuprover.proto) checked against the session's memory
+// and run on its backend.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/core.h"
+#include "remote/shm.h"
+#include "remote/wire.h"
+
+namespace gp {
+namespace server {
+
+namespace v1 = ::gpuprover::v1;
+
+// A session's memory: allocations of its backend, each at a range of the
+// session's own address space (what its client sees), and its window.
+class SessionMemory {
+public:
+    explicit SessionMemory(Backend &b) : backend_(b) {}
+    ~SessionMemory();
+
+    // Registers backend memory; returns its session address.
+    uint64_t add(void *real, uint64_t bytes);
+    // Frees the allocation at exactly `addr`; returns its size.
+    uint64_t remove(uint64_t addr);
+    // The backend address of [addr, addr + extent), which must lie in one
+    // allocation (else GP_ERR_INVALID_ARGUMENT naming `what`).
+    void *resolve(uint64_t addr, uint64_t extent, const char *what) const;
+    // Frees everything.
+    void clear();
+    uint64_t bytes() const { return bytes_; }
+
+    // The window: shared memory mapped from a client's memfd, or private.
+    void attach_shared(int fd, uint64_t bytes);
+    void attach_private(uint64_t bytes);
+    char *window(uint64_t offset, uint64_t size, const char *what) const;
+    bool shared() const { return shm_.size() != 0; }
+
+private:
+    struct Alloc {
+        void *real;
+        uint64_t bytes;
+    };
+    Backend &backend_;
+    std::map<uint64_t, Alloc> allocs_;
+    uint64_t next_ = 1ull << 40;
+    uint64_t bytes_ = 0;
+    ShmRegion shm_;
+    std::unique_ptr<char[]> priv_;
+    uint64_t priv_bytes_ = 0;
+    void unpin();
+};
+
+// Runs one request other than Hello, AttachShm and Alloc (the session
+// handles those) into `rep`; throws gp::Error.
+void run_op(Backend &b, SessionMemory &mem, const v1::Request &q, v1::Reply &rep);
+
+// Whether the request is device work that waits in the job queue.
+bool is_job(const v1::Request &q);
+
+}  // namespace server
+}  // namespace gp
