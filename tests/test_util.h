@@ -545,11 +545,28 @@ inline void store_raw(E *dst, int v) {
     std::memcpy(dst, &v, sizeof v);
 }
 
+/* GP_TEST_REMOTE=ENDPOINT (tests/run_remote.sh sets it): the suites' CPU
+ * contexts are sessions on the gpuprover-server at ENDPOINT instead, so
+ * every CPU test also checks the remote backend against the same answers. */
+inline const char *test_remote_endpoint() {
+    const char *r = std::getenv("GP_TEST_REMOTE");
+    return r && *r ? r : nullptr;
+}
+
+/* The backend a context asked for as `b` runs on. */
+inline gp_backend expected_backend(gp_backend b) {
+    return b == GP_BACKEND_CPU && test_remote_endpoint() ? GP_BACKEND_REMOTE : b;
+}
+
 inline gp_status make_context(gp_backend backend, CtxPtr *out, uint32_t cpu_threads = 0) {
     gp_context_options o;
     gp_context_options_init(&o);
     o.backend = backend;
     o.cpu_threads = cpu_threads;
+    if (backend == GP_BACKEND_CPU && test_remote_endpoint()) {
+        o.backend = GP_BACKEND_REMOTE;
+        o.endpoint = test_remote_endpoint();
+    }
     gp_context *raw = nullptr;
     gp_status st = gp_context_create(&o, &raw);
     out->reset(st == GP_OK ? raw : nullptr);
@@ -810,7 +827,7 @@ class BackendTest : public ::testing::TestWithParam<gp_backend> {
     void SetUp() override {
         GP_CONTEXT_OR_SKIP(c, GetParam());
         ctx_ = std::move(c);
-        ASSERT_EQ(gp_context_backend(ctx_.get()), GetParam());
+        ASSERT_EQ(gp_context_backend(ctx_.get()), expected_backend(GetParam()));
     }
     gp_context *ctx() { return ctx_.get(); }
     CtxPtr ctx_;

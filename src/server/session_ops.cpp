@@ -473,8 +473,8 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             a.bitrev = o.bitrev();
             a.shift = o.shift();
             a.omega_n = o.omega_n();
-            if ((uint32_t)o.z_size() != a.E) fail(GP_ERR_INVALID_ARGUMENT, "ood: z");
-            for (uint32_t e = 0; e < a.E; ++e) a.z[e] = o.z(e);
+            if ((uint32_t)o.z_size() < a.E || o.z_size() > 4) fail(GP_ERR_INVALID_ARGUMENT, "ood: z");
+            for (int e = 0; e < o.z_size(); ++e) a.z[e] = o.z(e);
             const std::vector<Buffer> bufs = buffers_of(mem, o.bufs(), "bufs");
             uint64_t words = 0;
             for (const Buffer &b : bufs) {
