@@ -63,6 +63,8 @@ inline const char *gpt_status_str(int s) {
         "GP_ERR_CUDA",
         "GP_ERR_INTERNAL",
         "GP_ERR_VERIFY_FAILED",
+        "GP_ERR_CANCELLED",
+        "GP_ERR_REMOTE",
     };
     if (s >= 0 && s < (int)(sizeof(names) / sizeof(names[0]))) return names[s];
     return "GP_ERR_UNKNOWN";

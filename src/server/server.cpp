@@ -655,7 +655,14 @@ void Server::shutdown(int grace_ms) {
     // Running jobs may finish within the grace period; then they are cancelled
     // at their next batch boundary and every stream is closed.
     std::thread canceller([&m, grace_ms] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(grace_ms));
+        const auto end = Clock::now() + std::chrono::milliseconds(grace_ms);
+        while (Clock::now() < end) {
+            {
+                std::lock_guard<std::mutex> lock(m.mu);
+                if (m.sessions.empty()) return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
         std::lock_guard<std::mutex> lock(m.mu);
         for (auto &kv : m.sessions) kv.second->monitor.cancel();
     });

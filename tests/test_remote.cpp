@@ -1,0 +1,627 @@
+// gpuprover-server and the remote backend (GP_BACKEND_REMOTE), on the CPU
+// backend in CI: each test starts its own server process on a unix socket
+// and/or 127.0.0.1. The whole CPU suite also runs through a server
+// (tests/run_remote.sh); these tests cover what only a server has:
+// transports, scheduling, faults, security, load and monitoring. GPU
+// variants skip without a device.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "server/scheduler.h"
+#include "test_util.h"
+
+extern char **environ;
+
+using namespace gpt;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string unique_path(const char *tag) {
+    static std::atomic<int> n{0};
+    return "/tmp/gp-test-" + std::to_string(getpid()) + "-" + tag + "-" + std::to_string(n++);
+}
+
+// Spawns `argv` with stdout and stderr to `log`; returns the pid.
+pid_t spawn(const std::vector<std::string> &args, const std::string &log) {
+    std::vector<char *> argv;
+    for (const auto &a : args) argv.push_back(const_cast<char *>(a.c_str()));
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid = -1;
+    if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) != 0) pid = -1;
+    posix_spawn_file_actions_destroy(&fa);
+    return pid;
+}
+
+// Waits up to `ms` for `pid` to exit; returns its status or -1.
+int wait_exit(pid_t pid, int ms) {
+    const auto end = Clock::now() + std::chrono::milliseconds(ms);
+    int st = 0;
+    while (Clock::now() < end) {
+        const pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid) return st;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return -1;
+}
+
+struct Server {
+    pid_t pid = -1;
+    std::string sock, log;
+    int tcp_port = 0;
+
+    // Starts gpuprover-server with `extra` options (and --unix unless
+    // `unix` is false); waits until it listens.
+    bool start(std::vector<std::string> extra, bool unix_socket = true, const std::string &path = "") {
+        if (log.empty()) log = unique_path("log");
+        if (unix_socket) sock = path.empty() ? (sock.empty() ? unique_path("sock") : sock) : path;
+        std::vector<std::string> args = {GP_SERVER_BIN, "--num-gpus", "0"};
+        if (unix_socket) args.insert(args.end(), {"--unix", sock});
+        args.insert(args.end(), extra.begin(), extra.end());
+        const size_t before = read_text_file_or_empty(log).size();
+        pid = spawn(args, log);
+        if (pid < 0) return false;
+        const auto end = Clock::now() + std::chrono::seconds(20);
+        while (Clock::now() < end) {
+            const std::string t = read_text_file_or_empty(log).substr(before);
+            const size_t at = t.find("tcp_port=");
+            if (at != std::string::npos) {
+                tcp_port = std::atoi(t.c_str() + at + 9);
+                return true;
+            }
+            if (waitpid(pid, nullptr, WNOHANG) == pid) {
+                pid = -1;
+                return false;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        return false;
+    }
+    void kill_now(int sig) {
+        if (pid < 0) return;
+        kill(pid, sig);
+        if (wait_exit(pid, 20000) == -1) {
+            kill(pid, SIGKILL);
+            waitpid(pid, nullptr, 0);
+        }
+        pid = -1;
+    }
+    ~Server() {
+        kill_now(SIGTERM);
+        if (!sock.empty()) {
+            unlink(sock.c_str());
+            unlink((sock + ".fd").c_str());
+        }
+        if (!log.empty() && !::testing::Test::HasFailure()) unlink(log.c_str());
+    }
+    static std::string read_text_file_or_empty(const std::string &p) {
+        std::ifstream f(p, std::ios::binary);
+        std::stringstream ss;
+        ss << f.rdbuf();
+        return ss.str();
+    }
+    std::string tcp() const { return "127.0.0.1:" + std::to_string(tcp_port); }
+    // `gpuprover-server --status`.
+    std::string status(const std::string &ep = "") const {
+        const std::string cmd = std::string(GP_SERVER_BIN) + " --status " + (ep.empty() ? sock : ep) + " 2>&1";
+        std::string out;
+        if (FILE *p = popen(cmd.c_str(), "r")) {
+            char buf[4096];
+            size_t n;
+            while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+            pclose(p);
+        }
+        return out;
+    }
+    // Waits until every session opened has closed and no memory is held.
+    bool drained(int ms = 10000) const {
+        const auto end = Clock::now() + std::chrono::milliseconds(ms);
+        while (Clock::now() < end) {
+            const std::string s = status();
+            unsigned long long o = 0, c = 0;
+            const size_t at = s.find("sessions opened ");
+            if (at != std::string::npos && std::sscanf(s.c_str() + at, "sessions opened %llu, closed %llu", &o, &c) == 2 &&
+                o == c && s.find("0.0 MiB held") != std::string::npos)
+                return true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        return false;
+    }
+};
+
+gp_status remote_ctx(const std::string &ep, CtxPtr *out, gp_priority prio = GP_PRIORITY_NORMAL,
+                     const char *token_file = nullptr, bool force_cpu = false) {
+    gp_context_options o;
+    gp_context_options_init(&o);
+    o.backend = GP_BACKEND_REMOTE;
+    o.endpoint = ep.c_str();
+    o.priority = prio;
+    o.token_file = token_file;
+    o.force_cpu = force_cpu ? 1 : 0;
+    gp_context *raw = nullptr;
+    const gp_status st = gp_context_create(&o, &raw);
+    out->reset(st == GP_OK ? raw : nullptr);
+    return st;
+}
+
+// LDE from host in both layouts, a Merkle commitment, a cap and openings:
+// everything as bytes.
+Bytes workload(gp_context *ctx, gp_field field, uint64_t rows, uint64_t cols, uint64_t seed) {
+    const FieldRef &F = field_ref(field);
+    Rng rng(seed);
+    const HostMat in = random_mat(F, rows, cols, 1, rng);
+    Bytes out;
+    for (gp_layout layout : {GP_LAYOUT_COL_MAJOR, GP_LAYOUT_ROW_MAJOR}) {
+        gp_lde_options o = make_opts(0, 4, 0, 0, GP_ORDER_BIT_REVERSED, layout);
+        HostMat lde;
+        EXPECT_GP_OK(run_lde(ctx, F, in, o, LdePath::kHost, GP_LAYOUT_ROW_MAJOR, &lde));
+        for (uint64_t v : lde.v) out.push_back((uint8_t)v), out.push_back((uint8_t)(v >> 32));
+        BufPtr b;
+        EXPECT_GP_OK(upload(ctx, F, lde, GP_LAYOUT_COL_MAJOR, &b));
+        if (!b) return out;
+        gp_merkle_options m;
+        gp_merkle_options_init(&m);
+        m.perm = field == GP_FIELD_GOLDILOCKS ? GP_PERM_POSEIDON2_GOLDILOCKS_8
+                 : field == GP_FIELD_BABYBEAR ? GP_PERM_POSEIDON2_BABYBEAR_16
+                                              : GP_PERM_POSEIDON2_KOALABEAR_16;
+        m.cap_height = 2;
+        gp_merkle_tree *t = nullptr;
+        const gp_buffer *mats[1] = {b.get()};
+        EXPECT_GP_OK(gp_merkle_commit(ctx, mats, 1, &m, &t));
+        if (!t) return out;
+        const Bytes cap = merkle_cap_bytes(t);
+        out.insert(out.end(), cap.begin(), cap.end());
+        uint64_t rb = 0, pb = 0;
+        EXPECT_GP_OK(gp_merkle_opening_size(t, &rb, &pb));
+        const uint64_t idx[2] = {1, lde.rows - 2};
+        Bytes rws(2 * rb), paths(2 * pb);
+        EXPECT_GP_OK(gp_merkle_open(t, idx, 2, rws.data(), rws.size(), paths.data(), paths.size()));
+        out.insert(out.end(), rws.begin(), rws.end());
+        out.insert(out.end(), paths.begin(), paths.end());
+        gp_merkle_tree_destroy(t);
+    }
+    return out;
+}
+
+Bytes local_workload(gp_field field, uint64_t rows, uint64_t cols, uint64_t seed) {
+    gp_context_options o;
+    gp_context_options_init(&o);
+    o.backend = GP_BACKEND_CPU;
+    gp_context *raw = nullptr;
+    EXPECT_EQ(gp_context_create(&o, &raw), GP_OK);
+    CtxPtr c(raw);
+    return workload(c.get(), field, rows, cols, seed);
+}
+
+// A long job (about a second on one CPU thread): a Merkle commitment.
+gp_status long_job(gp_context *ctx, uint64_t rows = 1u << 15) {
+    gp_buffer *b = nullptr;
+    gp_status st = gp_buffer_create(ctx, GP_FIELD_GOLDILOCKS, 1, rows, 64, &b);
+    if (st != GP_OK) return st;
+    gp_merkle_options m;
+    gp_merkle_options_init(&m);
+    m.perm = GP_PERM_POSEIDON2_GOLDILOCKS_16;
+    gp_merkle_tree *t = nullptr;
+    const gp_buffer *mats[1] = {b};
+    st = gp_merkle_commit(ctx, mats, 1, &m, &t);
+    gp_merkle_tree_destroy(t);
+    gp_buffer_destroy(b);
+    return st;
+}
+
+}  // namespace
+
+TEST(Remote, SameBytesOverUnixSocketAndTcp) {
+    Server s;
+    ASSERT_TRUE(s.start({"--tcp", "127.0.0.1:0", "--cpu-jobs", "2"})) << s.log;
+    for (gp_field f : {GP_FIELD_GOLDILOCKS, GP_FIELD_BABYBEAR}) {
+        // 2^11 x 600 Goldilocks is 9.4 MiB: more than one 8 MiB chunk on TCP.
+        const uint64_t rows = f == GP_FIELD_GOLDILOCKS ? 1u << 11 : 1u << 9, cols = f == GP_FIELD_GOLDILOCKS ? 600 : 7;
+        const Bytes want = local_workload(f, rows, cols, 7);
+        for (const std::string &ep : {s.sock, "unix:" + s.sock, s.tcp()}) {
+            CtxPtr c;
+            ASSERT_GP_OK(remote_ctx(ep, &c));
+            EXPECT_EQ(gp_context_backend(c.get()), GP_BACKEND_REMOTE);
+            EXPECT_EQ(gp_context_remote_fallback(c.get()), nullptr);
+            char name[256];
+            ASSERT_GP_OK(gp_context_device_name(c.get(), name, sizeof name));
+            EXPECT_NE(std::string(name).find("gpuprover-server"), std::string::npos) << name;
+            EXPECT_TRUE(bytes_equal(workload(c.get(), f, rows, cols, 7), want)) << ep;
+        }
+    }
+    EXPECT_TRUE(s.drained()) << s.status();
+}
+
+TEST(Remote, AutoUsesTheServerOrFallsBackAndSaysWhy) {
+    Server s;
+    ASSERT_TRUE(s.start({}));
+    gp_context_options o;
+    gp_context_options_init(&o);
+    o.backend = GP_BACKEND_AUTO;
+    o.endpoint = s.sock.c_str();
+    gp_context *raw = nullptr;
+    ASSERT_EQ(gp_context_create(&o, &raw), GP_OK) << gp_last_error();
+    EXPECT_EQ(gp_context_backend(raw), GP_BACKEND_REMOTE);
+    EXPECT_EQ(gp_context_remote_fallback(raw), nullptr);
+    gp_context_destroy(raw);
+
+    const std::string gone = unique_path("nothing");
+    o.endpoint = gone.c_str();
+    ASSERT_EQ(gp_context_create(&o, &raw), GP_OK) << gp_last_error();
+    EXPECT_NE(gp_context_backend(raw), GP_BACKEND_REMOTE);
+    ASSERT_NE(gp_context_remote_fallback(raw), nullptr);
+    EXPECT_NE(std::string(gp_context_remote_fallback(raw)).find(gone), std::string::npos);
+    gp_context_destroy(raw);
+
+    o.backend = GP_BACKEND_REMOTE;
+    EXPECT_GP_ERR(gp_context_create(&o, &raw), GP_ERR_REMOTE);
+    o.endpoint = nullptr;
+    unsetenv("GPUPROVER_SERVER");
+    EXPECT_GP_ERR(gp_context_create(&o, &raw), GP_ERR_INVALID_ARGUMENT);
+    setenv("GPUPROVER_SERVER", s.sock.c_str(), 1);  // the variable provers already set
+    ASSERT_EQ(gp_context_create(&o, &raw), GP_OK) << gp_last_error();
+    EXPECT_EQ(gp_context_backend(raw), GP_BACKEND_REMOTE);
+    gp_context_destroy(raw);
+    unsetenv("GPUPROVER_SERVER");
+    o.endpoint = "host-without-port:";
+    EXPECT_GP_ERR(gp_context_create(&o, &raw), GP_ERR_INVALID_ARGUMENT);
+    store_raw(&o.priority, 9);
+    o.endpoint = s.sock.c_str();
+    EXPECT_GP_ERR(gp_context_create(&o, &raw), GP_ERR_INVALID_ARGUMENT);
+}
+
+TEST(Remote, RemoteBuffersHaveNoLocalAddress) {
+    Server s;
+    ASSERT_TRUE(s.start({}));
+    CtxPtr c;
+    ASSERT_GP_OK(remote_ctx(s.sock, &c));
+    BufPtr b;
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    ASSERT_GP_OK(create_buffer(c.get(), F, 1, 8, 2, &b));
+    void *p = nullptr;
+    EXPECT_GP_ERR(gp_buffer_data(b.get(), &p), GP_ERR_UNSUPPORTED);
+    std::vector<uint64_t> mem(16, 1);
+    gp_buffer *w = nullptr;
+    EXPECT_GP_ERR(gp_buffer_wrap(c.get(), GP_FIELD_GOLDILOCKS, 1, 8, 2, mem.data(), &w), GP_ERR_UNSUPPORTED);
+}
+
+// With one job at a time and no aging, a HIGH job queued behind LOW ones
+// runs next.
+TEST(Remote, HighPriorityOvertakesQueuedLowJobs) {
+    Server s;
+    ASSERT_TRUE(s.start({"--cpu-jobs", "1", "--cpu-threads", "1", "--aging-ms", "0"}));
+    std::atomic<int> ticket{0};
+    int blocker_done = -1, high_done = -1, low_done[3] = {-1, -1, -1};
+    std::thread blocker([&] {
+        CtxPtr c;
+        ASSERT_GP_OK(remote_ctx(s.sock, &c, GP_PRIORITY_LOW));
+        EXPECT_GP_OK(long_job(c.get(), 1u << 16));
+        blocker_done = ticket++;
+    });
+    // Contexts are made first, so the jobs queue in a known order.
+    CtxPtr low[3], high;
+    for (auto &l : low) ASSERT_GP_OK(remote_ctx(s.sock, &l, GP_PRIORITY_LOW));
+    ASSERT_GP_OK(remote_ctx(s.sock, &high, GP_PRIORITY_HIGH));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the blocker runs
+    std::vector<std::thread> ts;
+    for (int i = 0; i < 3; ++i) {
+        ts.emplace_back([&, i] {
+            EXPECT_GP_OK(long_job(low[i].get(), 1u << 12));
+            low_done[i] = ticket++;
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ts.emplace_back([&] {
+        EXPECT_GP_OK(long_job(high.get(), 1u << 12));
+        high_done = ticket++;
+    });
+    for (auto &t : ts) t.join();
+    blocker.join();
+    EXPECT_EQ(blocker_done, 0) << "the blocker must still have been running when the others queued";
+    EXPECT_EQ(high_done, 1);
+    for (int i = 0; i < 3; ++i) EXPECT_GT(low_done[i], high_done) << "low job " << i;
+    const std::string st = s.status();
+    EXPECT_NE(st.find("high   queued 0 running 0 done"), std::string::npos) << st;
+}
+
+// The queue's order, with arrival times set by the test: strict priority
+// without aging, and a LOW job that has waited long enough ranking above a
+// HIGH job that has just arrived with it.
+TEST(RemoteQueue, PriorityThenArrivalThenAging) {
+    using gp::server::DeviceQueue;
+    for (double aging : {0.0, 100.0}) {
+        DeviceQueue q("test", 1, aging);
+        const auto now = Clock::now();
+        auto never = [] { return false; };
+        ASSERT_TRUE(q.acquire(GP_PRIORITY_NORMAL, now, 0, never));  // holds the only slot
+        std::vector<int> order;
+        std::mutex mu;
+        // LOW arrived 500 ms ago, NORMAL 10 ms ago, HIGH now, then HIGH again.
+        struct J { int prio; int ago_ms; uint64_t seq; int id; };
+        const J jobs[] = {{GP_PRIORITY_LOW, 500, 1, 0}, {GP_PRIORITY_NORMAL, 10, 2, 1}, {GP_PRIORITY_HIGH, 0, 3, 2},
+                          {GP_PRIORITY_HIGH, 0, 4, 3}};
+        std::vector<std::thread> ts;
+        for (const J &j : jobs)
+            ts.emplace_back([&, j] {
+                ASSERT_TRUE(q.acquire(j.prio, now - std::chrono::milliseconds(j.ago_ms), j.seq, never));
+                {
+                    std::lock_guard<std::mutex> l(mu);
+                    order.push_back(j.id);
+                }
+                q.release(j.prio, true, 0, 0);
+            });
+        // All four are queued once the counters say so.
+        for (int i = 0; i < 500; ++i) {
+            uint64_t queued = 0;
+            q.read([&](gp::server::PriorityCounters *c, unsigned) { queued = c[0].queued + c[1].queued + c[2].queued; });
+            if (queued == 4) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+        q.release(GP_PRIORITY_NORMAL, true, 0, 0);
+        for (auto &t : ts) t.join();
+        if (aging == 0) EXPECT_EQ(order, (std::vector<int>{2, 3, 1, 0})) << "strict: HIGH, HIGH, NORMAL, LOW";
+        else EXPECT_EQ(order, (std::vector<int>{0, 2, 3, 1})) << "aged 500 ms at 100 ms per level, LOW ranks 5";
+        uint64_t done = 0;
+        q.read([&](gp::server::PriorityCounters *c, unsigned) { done = c[0].done + c[1].done + c[2].done; });
+        EXPECT_EQ(done, 5u);
+    }
+}
+
+// Under a stream of HIGH jobs, a LOW job finishes within a bounded wait.
+TEST(Remote, AgingLetsLowPriorityFinishUnderAStreamOfHighJobs) {
+    Server s;
+    ASSERT_TRUE(s.start({"--cpu-jobs", "1", "--cpu-threads", "1", "--aging-ms", "150"}));
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> stream;
+    for (int i = 0; i < 4; ++i)
+        stream.emplace_back([&] {
+            CtxPtr c;
+            ASSERT_GP_OK(remote_ctx(s.sock, &c, GP_PRIORITY_HIGH));
+            const auto end = Clock::now() + std::chrono::seconds(6);
+            while (!stop && Clock::now() < end) EXPECT_GP_OK(long_job(c.get(), 1u << 12));
+        });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CtxPtr low;
+    ASSERT_GP_OK(remote_ctx(s.sock, &low, GP_PRIORITY_LOW));
+    const auto t0 = Clock::now();
+    EXPECT_GP_OK(long_job(low.get(), 1u << 12));
+    const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
+    const bool stream_alive = !stop;
+    stop = true;
+    for (auto &t : stream) t.join();
+    EXPECT_TRUE(stream_alive);
+    EXPECT_LT(waited, 4.0) << "the low job waited for the stream to end";
+}
+
+TEST(Remote, ClientKilledMidJobReleasesEverything) {
+    Server s;
+    ASSERT_TRUE(s.start({"--cpu-jobs", "2"}));
+    const std::string out = unique_path("client");
+    const pid_t child = spawn({GP_REMOTE_CLIENT_BIN, "hold", s.sock}, out);
+    ASSERT_GT(child, 0);
+    const auto end = Clock::now() + std::chrono::seconds(20);
+    while (Clock::now() < end && Server::read_text_file_or_empty(out).find("running") == std::string::npos)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside a commitment
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    unlink(out.c_str());
+    EXPECT_TRUE(s.drained(30000)) << s.status();
+    CtxPtr c;
+    ASSERT_GP_OK(remote_ctx(s.sock, &c));
+    EXPECT_TRUE(bytes_equal(workload(c.get(), GP_FIELD_GOLDILOCKS, 64, 3, 1), local_workload(GP_FIELD_GOLDILOCKS, 64, 3, 1)));
+}
+
+TEST(Remote, ServerKilledMidJobGivesAClearErrorAndARestartServesAgain) {
+    Server s;
+    ASSERT_TRUE(s.start({"--cpu-threads", "1"}));
+    CtxPtr c;
+    ASSERT_GP_OK(remote_ctx(s.sock, &c));
+    gp_status st = GP_OK;
+    std::string msg;
+    std::thread t([&] {
+        st = long_job(c.get(), 1u << 17);
+        msg = gp_last_error();
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    s.kill_now(SIGKILL);
+    t.join();
+    EXPECT_EQ(st, GP_ERR_REMOTE) << msg;
+    EXPECT_NE(msg.find("lost"), std::string::npos) << msg;
+    BufPtr b;
+    EXPECT_GP_ERR(create_buffer(c.get(), field_ref(GP_FIELD_GOLDILOCKS), 1, 8, 1, &b), GP_ERR_REMOTE);
+    c.reset();  // destroying a context whose server is gone does not hang
+    ASSERT_TRUE(s.start({}, true, s.sock));
+    ASSERT_GP_OK(remote_ctx(s.sock, &c));
+    EXPECT_TRUE(bytes_equal(workload(c.get(), GP_FIELD_BABYBEAR, 32, 2, 3), local_workload(GP_FIELD_BABYBEAR, 32, 2, 3)));
+}
+
+TEST(Remote, MalformedAndOversizedFramesAreRefused) {
+    Server s;
+    ASSERT_TRUE(s.start({"--tcp", "127.0.0.1:0", "--max-message-mib", "1"}));
+    // Garbage on the gRPC socket and on the shared-memory side socket.
+    for (const std::string &path : {s.sock, s.sock + ".fd"}) {
+        for (int round = 0; round < 3; ++round) {
+            const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+            sockaddr_un a{};
+            a.sun_family = AF_UNIX;
+            std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+            ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a), 0) << path;
+            std::vector<char> junk(round == 0 ? 16 : 70000);
+            Rng rng(round);
+            for (auto &ch : junk) ch = (char)rng.next();
+            if (round == 2) std::memcpy(junk.data(), "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 24);  // a preface, then junk
+            (void)!write(fd, junk.data(), junk.size());
+            close(fd);
+        }
+    }
+    // A TCP client's 8 MiB chunks exceed the 1 MiB limit: refused, not fatal.
+    {
+        CtxPtr c;
+        ASSERT_GP_OK(remote_ctx(s.tcp(), &c));
+        const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+        Rng rng(5);
+        BufPtr b;
+        EXPECT_GP_ERR(upload(c.get(), F, random_mat(F, 1u << 18, 8, 1, rng), GP_LAYOUT_COL_MAJOR, &b), GP_ERR_REMOTE);
+    }
+    {
+        CtxPtr c;
+        ASSERT_GP_OK(remote_ctx(s.sock, &c));
+        EXPECT_TRUE(bytes_equal(workload(c.get(), GP_FIELD_GOLDILOCKS, 32, 3, 2), local_workload(GP_FIELD_GOLDILOCKS, 32, 3, 2)));
+    }
+    EXPECT_TRUE(s.drained()) << s.status();
+}
+
+TEST(Remote, TcpClientsNeedTheToken) {
+    const std::string tok = unique_path("token"), bad = unique_path("badtoken");
+    std::ofstream(tok) << "s3cret-token\n";
+    std::ofstream(bad) << "wrong\n";
+    chmod(tok.c_str(), 0600);
+    Server s;
+    ASSERT_TRUE(s.start({"--tcp", "127.0.0.1:0", "--token-file", tok}));
+    CtxPtr c;
+    EXPECT_GP_ERR(remote_ctx(s.tcp(), &c), GP_ERR_REMOTE);
+    EXPECT_NE(std::string(gp_last_error()).find("token"), std::string::npos) << gp_last_error();
+    EXPECT_GP_ERR(remote_ctx(s.tcp(), &c, GP_PRIORITY_NORMAL, bad.c_str()), GP_ERR_REMOTE);
+    EXPECT_GP_OK(remote_ctx(s.tcp(), &c, GP_PRIORITY_NORMAL, tok.c_str()));
+    c.reset();
+    EXPECT_GP_OK(remote_ctx(s.sock, &c));  // the unix socket's permissions guard it
+    c.reset();
+    // Listening beyond loopback without a token is refused at start.
+    Server open;
+    EXPECT_FALSE(open.start({"--tcp", "0.0.0.0:0"}, false));
+    struct stat st;
+    ASSERT_EQ(stat(s.sock.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0660u);
+    unlink(tok.c_str());
+    unlink(bad.c_str());
+}
+
+TEST(Remote, QuotaAndMemory) {
+    Server s;
+    ASSERT_TRUE(s.start({"--quota-mib", "1"}));
+    CtxPtr c;
+    ASSERT_GP_OK(remote_ctx(s.sock, &c));
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    BufPtr small, big;
+    ASSERT_GP_OK(create_buffer(c.get(), F, 1, 1u << 12, 16, &small));  // 512 KiB
+    EXPECT_GP_ERR(create_buffer(c.get(), F, 1, 1u << 12, 32, &big), GP_ERR_DEVICE_OUT_OF_MEMORY);
+    EXPECT_NE(std::string(gp_last_error()).find("quota"), std::string::npos) << gp_last_error();
+    gp_memory_stats ms = stats_of(c.get());
+    EXPECT_EQ(ms.buffer_bytes, 512u << 10);
+    small.reset();
+    ASSERT_GP_OK(create_buffer(c.get(), F, 1, 1u << 12, 32, &big));  // fits once freed
+    EXPECT_NE(s.status().find("1.0 MiB held"), std::string::npos) << s.status();
+}
+
+TEST(Remote, ForceCpuSessionsRunOnTheCpuPool) {
+    Server s;
+    ASSERT_TRUE(s.start({}));
+    CtxPtr c;
+    ASSERT_GP_OK(remote_ctx(s.sock, &c, GP_PRIORITY_HIGH, nullptr, true));
+    char name[256];
+    ASSERT_GP_OK(gp_context_device_name(c.get(), name, sizeof name));
+    EXPECT_NE(std::string(name).find(": cpu"), std::string::npos) << name;
+    EXPECT_TRUE(bytes_equal(workload(c.get(), GP_FIELD_KOALABEAR, 16, 5, 9), local_workload(GP_FIELD_KOALABEAR, 16, 5, 9)));
+}
+
+TEST(Remote, MetricsInPrometheusFormat) {
+    // A free port for the metrics endpoint.
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
+    socklen_t len = sizeof a;
+    getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
+    const int port = ntohs(a.sin_port);
+    close(fd);
+    Server s;
+    ASSERT_TRUE(s.start({"--metrics", "127.0.0.1:" + std::to_string(port)}));
+    {
+        CtxPtr c;
+        ASSERT_GP_OK(remote_ctx(s.sock, &c, GP_PRIORITY_LOW));
+        workload(c.get(), GP_FIELD_GOLDILOCKS, 16, 2, 1);
+    }
+    const int c = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_EQ(connect(c, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
+    const char req[] = "GET /metrics HTTP/1.0\r\n\r\n";
+    ASSERT_EQ(write(c, req, sizeof req - 1), (ssize_t)(sizeof req - 1));
+    std::string body;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(c, buf, sizeof buf)) > 0) body.append(buf, (size_t)n);
+    close(c);
+    EXPECT_NE(body.find("200 OK"), std::string::npos) << body;
+    EXPECT_NE(body.find("gpuprover_jobs{device=\"cpu\",priority=\"low\",state=\"done\"}"), std::string::npos) << body;
+    EXPECT_EQ(body.find("gpuprover_jobs{device=\"cpu\",priority=\"low\",state=\"done\"} 0\n"), std::string::npos) << body;
+    EXPECT_NE(body.find("gpuprover_job_ms{"), std::string::npos);
+    EXPECT_NE(body.find("gpuprover_sessions_total{event=\"closed\"} 1"), std::string::npos) << body;
+}
+
+// 16 client processes x 50 mixed jobs against one server: every result
+// equals the in-process one, and nothing is held afterwards.
+TEST(Remote, LoadSixteenClientsFiftyJobsEach) {
+    Server s;
+    ASSERT_TRUE(s.start({"--cpu-jobs", "2", "--cpu-threads", "1", "--tcp", "127.0.0.1:0"}));
+    const auto t0 = Clock::now();
+    std::vector<pid_t> kids;
+    std::vector<std::string> logs;
+    for (int i = 0; i < 16; ++i) {
+        logs.push_back(unique_path("load"));
+        const std::string ep = i % 4 == 3 ? s.tcp() : s.sock;  // a quarter over TCP
+        kids.push_back(spawn({GP_REMOTE_CLIENT_BIN, "load", ep, std::to_string(i + 1), "50", std::to_string(i % 3)},
+                             logs.back()));
+        ASSERT_GT(kids.back(), 0);
+    }
+    for (size_t i = 0; i < kids.size(); ++i) {
+        const int st = wait_exit(kids[i], 600000);
+        if (st == -1) kill(kids[i], SIGKILL);
+        EXPECT_TRUE(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+            << "client " << i << ": " << Server::read_text_file_or_empty(logs[i]);
+        unlink(logs[i].c_str());
+    }
+    const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    EXPECT_TRUE(s.drained()) << s.status();
+    const std::string st = s.status();
+    std::printf("load: 16 clients x 50 jobs in %.1f s\n%s", secs, st.c_str());
+    EXPECT_NE(st.find("sessions opened 16, closed 16"), std::string::npos) << st;
+}
+
+TEST(RemoteCuda, GpuServerGivesTheCpuBytes) {
+    if (!cuda_available()) GTEST_SKIP() << "no usable CUDA device";
+    Server s;
+    s.sock = unique_path("gpusock");
+    s.log = unique_path("gpulog");
+    std::vector<std::string> args = {GP_SERVER_BIN, "--num-gpus", "1", "--unix", s.sock};
+    s.pid = spawn(args, s.log);
+    ASSERT_GT(s.pid, 0);
+    const auto end = Clock::now() + std::chrono::seconds(30);
+    while (Clock::now() < end && access(s.sock.c_str(), F_OK) != 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    for (gp_field f : {GP_FIELD_GOLDILOCKS, GP_FIELD_BABYBEAR}) {
+        CtxPtr c;
+        ASSERT_GP_OK(remote_ctx(s.sock, &c));
+        char name[256];
+        ASSERT_GP_OK(gp_context_device_name(c.get(), name, sizeof name));
+        EXPECT_NE(std::string(name).find("cuda:0"), std::string::npos) << name;
+        EXPECT_TRUE(bytes_equal(workload(c.get(), f, 1u << 12, 33, 4), local_workload(f, 1u << 12, 33, 4)));
+    }
+}
