@@ -9,7 +9,9 @@
 //                       may repeat: shares of one GPU) or `all`
 //                       (GP_DEVICES_ALL). Quote it in a shell:
 //                       --devices='0;0,1;all'. Default '0;all' (cuda),
-//                       '0;0,0' (cpu).
+//                       '0;0,0' (cpu). `server:ENDPOINT` is a session on
+//                       the gpuprover-server at ENDPOINT (GP_BACKEND_REMOTE):
+//                       --devices='0;server:/tmp/gpu-prover.sock'.
 //   --backend=cuda|cpu  default cuda; cpu runs the same split and exchange
 //                       over emulated devices (one per list entry), for
 //                       smoke tests.
@@ -80,7 +82,8 @@ namespace {
 struct Config {
     std::string label;             // "devs:0,1", "devs:all"
     std::vector<int32_t> devices;  // {GP_DEVICES_ALL} for `all`
-    bool single() const { return devices.size() == 1 && devices[0] != GP_DEVICES_ALL; }
+    std::string endpoint;          // server:ENDPOINT (GP_BACKEND_REMOTE)
+    bool single() const { return endpoint.empty() && devices.size() == 1 && devices[0] != GP_DEVICES_ALL; }
     bool all() const { return devices.size() == 1 && devices[0] == GP_DEVICES_ALL; }
 };
 
@@ -116,7 +119,10 @@ bool parse_devices(const std::string &spec, std::vector<Config> &out, std::strin
         start = end + 1;
         if (item.empty()) continue;
         Config c;
-        if (item == "all") {
+        if (item.rfind("server:", 0) == 0) {  // a gpuprover-server session
+            c.endpoint = item.substr(7);
+            c.label = "server";
+        } else if (item == "all") {
             c.devices = {GP_DEVICES_ALL};
             c.label = "devs:all";
         } else {
@@ -385,6 +391,12 @@ gp_context *context_for(const Config &c, std::string &err) {
         o.backend = g_opt.backend;
         o.devices = c.devices.data();
         o.num_devices = (uint32_t)c.devices.size();
+        if (!c.endpoint.empty()) {
+            o.backend = GP_BACKEND_REMOTE;
+            o.endpoint = c.endpoint.c_str();
+            o.devices = nullptr;
+            o.num_devices = 0;
+        }
         const gp_status s = gp_context_create(&o, &e.ctx);
         if (s != GP_OK) {
             e.error = failure(("gp_context_create(" + c.label + ")").c_str(), s);

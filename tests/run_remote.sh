@@ -23,7 +23,9 @@ if [ "$transport" = tcp ]; then
   port="$(sed -n 's/.*tcp_port=\([0-9]*\).*/\1/p' "$dir/server.log" | head -n 1)"
   endpoint="127.0.0.1:$port"
 fi
-GP_TEST_REMOTE="$endpoint" "$tests" "$@"
+# Small chunks: host input of more than 4 KiB goes through the pipelined
+# (chunked, double-buffered) path of the shared window.
+GPUPROVER_REMOTE_CHUNK_BYTES=8192 GP_TEST_REMOTE="$endpoint" "$tests" "$@"
 # The server is still alive, and every session it opened is closed.
 kill -0 "$pid"
 "$server" --status "$sock" | tee "$dir/status.txt"

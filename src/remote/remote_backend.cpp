@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -151,6 +152,24 @@ public:
     }
 
     void upload(Buffer &dst, const void *host, gp_layout layout, const char *arg) override {
+        const uint64_t col_bytes = dst.rows * dst.ext * dst.field->elem_size;
+        if (layout == GP_LAYOUT_COL_MAJOR && !dst.stride) {
+            const auto chunks = column_chunks(dst.cols, col_bytes);
+            if (!chunks.empty()) {  // blocks of whole columns, each a view of dst
+                pipelined(static_cast<const char *>(host), chunks, *dst.field, arg,
+                          [&](v1::Request &q, size_t k, const v1::HostData &d) {
+                              auto *u = q.mutable_upload();
+                              Buffer part = dst;
+                              part.cols = chunks[k].second / col_bytes;
+                              part.data = static_cast<char *>(dst.data) + chunks[k].first;
+                              wire::put_buffer(part, u->mutable_dst());
+                              u->set_layout(layout);
+                              u->set_arg(arg);
+                              *u->mutable_data() = d;
+                          });
+                return;
+            }
+        }
         v1::Request q;
         auto *u = q.mutable_upload();
         wire::put_buffer(dst, u->mutable_dst());
@@ -187,7 +206,30 @@ public:
         l->set_in_layout(a.in_layout);
         wire::put_buffer(*a.out, l->mutable_out());
         if (a.in_buf) wire::put_buffer(*a.in_buf, l->mutable_in_buf());
-        else {
+        else if (a.in_layout == GP_LAYOUT_COL_MAJOR || a.cols == 1) {
+            // Blocks of whole columns: each an LDE of its own, into a view of out.
+            const uint64_t in_col = a.rows_in * a.ext * a.field->elem_size;
+            const uint64_t out_col = a.out->rows * a.ext * a.field->elem_size;
+            const auto chunks = column_chunks(a.cols, in_col);
+            if (!chunks.empty()) {
+                pipelined(static_cast<const char *>(a.in_host), chunks, *a.field, "data",
+                          [&](v1::Request &r, size_t k, const v1::HostData &d) {
+                              auto *p = r.mutable_lde();
+                              *p = *l;
+                              const uint64_t c0 = chunks[k].first / in_col, cn = chunks[k].second / in_col;
+                              p->set_cols(cn);
+                              Buffer part = *a.out;
+                              part.cols = cn;
+                              part.data = static_cast<char *>(a.out->data) + c0 * out_col;
+                              wire::put_buffer(part, p->mutable_out());
+                              *p->mutable_in_host() = d;
+                          });
+                return;
+            }
+            const uint64_t bytes = checked_mul(checked_mul(a.rows_in, a.cols * a.ext, "input elements"),
+                                               a.field->elem_size, "input bytes");
+            put_host(a.in_host, bytes, l->mutable_in_host());
+        } else {
             const uint64_t bytes = checked_mul(checked_mul(a.rows_in, a.cols * a.ext, "input elements"),
                                                a.field->elem_size, "input bytes");
             put_host(a.in_host, bytes, l->mutable_in_host());
@@ -413,30 +455,121 @@ private:
         if (nonce_.empty()) unix_path_.clear();  // no shared memory: Put and Get
     }
 
-    v1::Reply call(v1::Request &q) const {
+    // Sends a request without waiting for its reply; returns its id.
+    uint64_t send(v1::Request &q) const {
         std::lock_guard<std::mutex> lock(mu_);
         if (dead_) fail(GP_ERR_REMOTE, dead_why_);
         q.set_id(++next_id_);
+        if (!stream_->Write(q)) lost();
+        return q.id();
+    }
+
+    // The reply to request `id` (the next one on the stream); its status is
+    // not checked.
+    v1::Reply receive(uint64_t id) const {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (dead_) fail(GP_ERR_REMOTE, dead_why_);
         v1::Reply r;
-        if (!stream_->Write(q) || !stream_->Read(&r)) {
-            dead_ = true;
-            ctx_->TryCancel();
-            const grpc::Status st = stream_->Finish();
-            finished_ = true;
-            dead_why_ = "the connection to gpuprover-server at " + text_ + " was lost" +
-                        (st.error_message().empty() ? std::string() : ": " + st.error_message());
-            fail(GP_ERR_REMOTE, dead_why_);
-        }
-        if (r.id() != q.id()) {
+        if (!stream_->Read(&r)) lost();
+        if (r.id() != id) {
             dead_ = true;
             dead_why_ = "gpuprover-server at " + text_ + " answered out of order";
             fail(GP_ERR_REMOTE, dead_why_);
         }
+        return r;
+    }
+
+    [[noreturn]] void lost() const {
+        dead_ = true;
+        ctx_->TryCancel();
+        const grpc::Status st = stream_->Finish();
+        finished_ = true;
+        dead_why_ = "the connection to gpuprover-server at " + text_ + " was lost" +
+                    (st.error_message().empty() ? std::string() : ": " + st.error_message());
+        fail(GP_ERR_REMOTE, dead_why_);
+    }
+
+    static const v1::Reply &check(const v1::Reply &r) {
         if (r.status() != GP_OK) {
             const int s = r.status();
             throw Error(s > 0 && s <= GP_ERR_REMOTE ? (gp_status)s : GP_ERR_REMOTE, r.message());
         }
         return r;
+    }
+
+    v1::Reply call(v1::Request &q) const {
+        // gp_context_cancel and progress act at request boundaries here.
+        if (monitor && q.op_case() != v1::Request::kFree) monitor->check_cancelled();
+        v1::Reply r = receive(send(q));
+        check(r);
+        return r;
+    }
+
+    // Host data in chunks through the two halves of the shared window: the
+    // copy of chunk k + 1 overlaps the server's work on chunk k. `make`
+    // fills the request of chunk k, whose bytes are at `d`.
+    // A chunk refused as non-canonical is checked again here over the whole
+    // input, so that the message names the index in the caller's array.
+    void pipelined(const char *host, const std::vector<std::pair<uint64_t, uint64_t>> &chunks, const FieldDesc &f,
+                   const char *arg, const std::function<void(v1::Request &, size_t, const v1::HostData &)> &make) {
+        uint64_t slot = 0;
+        for (auto &c : chunks) slot = std::max(slot, c.second);
+        slot = (slot + 4095) & ~4095ull;
+        ensure_window(2 * slot);
+        bool pending = false, failed = false;
+        uint64_t pending_id = 0;
+        v1::Reply bad;
+        auto settle = [&] {
+            if (!pending) return;
+            v1::Reply r = receive(pending_id);
+            pending = false;
+            if (!failed && r.status() != GP_OK) {
+                failed = true;
+                bad = r;
+            }
+        };
+        for (size_t k = 0; k < chunks.size() && !failed; ++k) {
+            const uint64_t off = (k % 2) * slot;
+            parallel_copy(shm_.data() + off, host + chunks[k].first, chunks[k].second);
+            settle();
+            if (failed) break;
+            if (monitor) monitor->check_cancelled();
+            v1::Request q;
+            v1::HostData d;
+            d.set_offset(off);
+            d.set_size(chunks[k].second);
+            make(q, k, d);
+            pending_id = send(q);
+            pending = true;
+        }
+        settle();
+        if (failed && bad.status() == GP_ERR_NON_CANONICAL) {
+            const uint64_t end = chunks.back().first + chunks.back().second;
+            check_canonical(f, host, 0, end / f.elem_size, arg);
+        }
+        if (failed) check(bad);
+    }
+
+    // Column chunks of `cols` columns of `col_bytes` each, for pipelined():
+    // empty when the data is small or there is no shared memory.
+    std::vector<std::pair<uint64_t, uint64_t>> column_chunks(uint64_t cols, uint64_t col_bytes) const {
+        std::vector<std::pair<uint64_t, uint64_t>> out;
+        const uint64_t total = cols * col_bytes, target = chunk_target();
+        if (unix_path_.empty() || total < target / 2 || cols < 2) return out;
+        const uint64_t per = std::max<uint64_t>(1, std::min<uint64_t>(cols / 2, target / col_bytes));
+        for (uint64_t c = 0; c < cols; c += per) out.push_back({c * col_bytes, std::min(per, cols - c) * col_bytes});
+        return out;
+    }
+
+    // Bytes per chunk: 128 MiB, or GPUPROVER_REMOTE_CHUNK_BYTES (tests make
+    // it small to cut small inputs into many chunks).
+    static uint64_t chunk_target() {
+        static const uint64_t v = [] {
+            const char *e = std::getenv("GPUPROVER_REMOTE_CHUNK_BYTES");
+            const unsigned long long x = e ? std::strtoull(e, nullptr, 10) : 0;
+            return x >= 64 ? (uint64_t)x : (128ull << 20);
+        }();
+        return v;
     }
 
     v1::InfoReply info() const {
