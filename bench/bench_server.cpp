@@ -14,6 +14,7 @@
 //
 // Options (removed before Google Benchmark sees the command line):
 //   --server=ENDPOINT   the gpuprover-server (required for the server rows)
+//   --tcp=HOST:PORT     the same server's TCP address, for the transport rows
 //   --backend=cuda|cpu  in-process backend (default cuda)
 //   --scale=N           divides the trace rows by 2^N (quick runs)
 // Run: gpuprover-server --unix /tmp/gp.sock & ./gp_bench_server --server=/tmp/gp.sock
@@ -36,7 +37,7 @@
 
 namespace {
 
-std::string g_server;
+std::string g_server, g_tcp;
 gp_backend g_backend = GP_BACKEND_CUDA;
 uint32_t g_scale = 0;
 
@@ -157,6 +158,52 @@ void run(benchmark::State &st, const Workload &w, bool server) {
     gp_context_destroy(c.ctx);
 }
 
+// The transport alone: a request that does no work (gp_context_memory_stats:
+// one round trip), and a 256 MiB upload, in process, over the unix socket
+// (shared memory) and over TCP (8 MiB messages).
+void transport(benchmark::State &st, int mode, bool upload) {
+    const std::string &ep = mode == 1 ? g_server : g_tcp;
+    if (mode && ep.empty()) {
+        st.SkipWithError("no endpoint for this row");
+        return;
+    }
+    gp_context_options o;
+    gp_context_options_init(&o);
+    o.backend = mode ? GP_BACKEND_REMOTE : g_backend;
+    if (mode) o.endpoint = ep.c_str();
+    gp_context *ctx = nullptr;
+    if (gp_context_create(&o, &ctx) != GP_OK) {
+        st.SkipWithError(gp_last_error());
+        return;
+    }
+    const uint64_t n = 1ull << 15, cols = 1024;  // 256 MiB of Goldilocks
+    gp_buffer *b = nullptr;
+    if (upload && gp_buffer_create(ctx, GP_FIELD_GOLDILOCKS, 1, n, cols, &b) != GP_OK) {
+        st.SkipWithError(gp_last_error());
+        gp_context_destroy(ctx);
+        return;
+    }
+    std::vector<uint64_t> host(upload ? n * cols : 0, 7);
+    for (auto _ : st) {
+        if (upload) {
+            gp_buffer *t = nullptr;
+            if (gp_buffer_from_host(ctx, GP_FIELD_GOLDILOCKS, 1, n, cols, GP_LAYOUT_COL_MAJOR, host.data(), &t) != GP_OK) {
+                st.SkipWithError(gp_last_error());
+                break;
+            }
+            gp_buffer_destroy(t);
+        } else {
+            gp_memory_stats ms;
+            std::memset(&ms, 0, sizeof ms);
+            ms.struct_size = sizeof ms;
+            gp_context_memory_stats(ctx, &ms);
+        }
+    }
+    if (upload) st.SetBytesProcessed((int64_t)st.iterations() * (int64_t)(n * cols * 8));
+    gp_buffer_destroy(b);
+    gp_context_destroy(ctx);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -164,6 +211,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < argc; ++i) {
         const std::string a = argv[i];
         if (i > 0 && a.rfind("--server=", 0) == 0) g_server = a.substr(9);
+        else if (i > 0 && a.rfind("--tcp=", 0) == 0) g_tcp = a.substr(6);
         else if (i > 0 && a == "--backend=cpu") g_backend = GP_BACKEND_CPU;
         else if (i > 0 && a == "--backend=cuda") g_backend = GP_BACKEND_CUDA;
         else if (i > 0 && a.rfind("--scale=", 0) == 0) g_scale = (uint32_t)std::atoi(a.c_str() + 8);
@@ -180,6 +228,17 @@ int main(int argc, char **argv) {
                 ->Threads(1)
                 ->Threads(4)
                 ->MinTime(0.5);
+    const char *modes[3] = {"inproc", "server", "server_tcp"};
+    for (int m = 0; m < 3; ++m) {
+        benchmark::RegisterBenchmark((std::string("RoundTrip/") + modes[m]).c_str(),
+                                     [m](benchmark::State &st) { transport(st, m, false); })
+            ->Unit(benchmark::kMicrosecond)
+            ->UseRealTime();
+        benchmark::RegisterBenchmark((std::string("Upload256MiB/") + modes[m]).c_str(),
+                                     [m](benchmark::State &st) { transport(st, m, true); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+    }
     benchmark::Initialize(&n, rest.data());
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
