@@ -8,9 +8,14 @@
 //   W3_p2gl12   the same with Poseidon2 Goldilocks w12
 //   LDE_host    W2's gp_lde_batch_host alone
 //
-// Rows: <workload>/<inproc|server>/threads:K, real time per job (each of
-// the K clients runs jobs back to back); jobs_per_s is the throughput of
-// all K together. Every root is checked equal to the in-process one.
+// Rows: <workload>/<mode>/threads:K, real time per job (each of the K
+// clients runs jobs back to back); jobs_per_s is the throughput of all K
+// together. Every root is checked equal to the in-process one. Modes:
+//   inproc       in process, the trace in gp_host_alloc memory (page-locked)
+//   server       through the server, the trace in gp_host_alloc memory
+//                (shared with the server: handed over without a copy)
+//   server_copy  through the server, the trace in the process's own
+//                page-locked memory (copied into the session's window)
 //
 // Options (removed before Google Benchmark sees the command line):
 //   --server=ENDPOINT   the gpuprover-server (required for the server rows)
@@ -73,16 +78,22 @@ const uint64_t *trace() {
     return t;
 }
 
-// One context and output buffer per (thread, mode).
+// One context, output buffer and trace per (thread, mode).
 struct Client {
     gp_context *ctx = nullptr;
     gp_buffer *out = nullptr;
+    const uint64_t *trace = nullptr;
+    void *own = nullptr;  // gp_host_alloc
     std::string error;
 };
 std::mutex g_mu;
 std::map<std::string, std::vector<unsigned char>> g_roots;  // workload -> in-process root
 
-Client make_client(bool server) {
+enum Mode { kInproc = 0, kServer = 1, kServerCopy = 2 };
+const char *kModeNames[3] = {"inproc", "server", "server_copy"};
+
+Client make_client(int mode) {
+    const bool server = mode != kInproc;
     Client c;
     gp_context_options o;
     gp_context_options_init(&o);
@@ -94,15 +105,25 @@ Client make_client(bool server) {
     }
     if (gp_buffer_create(c.ctx, GP_FIELD_GOLDILOCKS, 1, rows() * kBlowup, kCols, &c.out) != GP_OK)
         c.error = std::string("gp_buffer_create: ") + gp_last_error();
+    c.trace = trace();
+    if (mode != kServerCopy) {
+        const uint64_t bytes = rows() * kCols * 8;
+        if (gp_host_alloc(c.ctx, bytes, &c.own) != GP_OK) {
+            c.error = std::string("gp_host_alloc: ") + gp_last_error();
+            return c;
+        }
+        std::memcpy(c.own, trace(), bytes);
+        c.trace = static_cast<const uint64_t *>(c.own);
+    }
     return c;
 }
 
-void run(benchmark::State &st, const Workload &w, bool server) {
-    if (server && g_server.empty()) {
+void run(benchmark::State &st, const Workload &w, int mode) {
+    if (mode != kInproc && g_server.empty()) {
         st.SkipWithError("no --server=ENDPOINT");
         return;
     }
-    Client c = make_client(server);
+    Client c = make_client(mode);
     if (!c.error.empty()) {
         st.SkipWithError(c.error.c_str());
         gp_buffer_destroy(c.out);
@@ -121,7 +142,7 @@ void run(benchmark::State &st, const Workload &w, bool server) {
     std::vector<unsigned char> root;
     std::string err;
     auto once = [&]() -> bool {
-        if (gp_lde_batch_host(c.ctx, GP_FIELD_GOLDILOCKS, 1, trace(), rows(), kCols, &lo, c.out) != GP_OK) {
+        if (gp_lde_batch_host(c.ctx, GP_FIELD_GOLDILOCKS, 1, c.trace, rows(), kCols, &lo, c.out) != GP_OK) {
             err = std::string("gp_lde_batch_host: ") + gp_last_error();
             return false;
         }
@@ -219,9 +240,9 @@ int main(int argc, char **argv) {
     }
     int n = (int)rest.size();
     for (const Workload &w : kWorkloads)
-        for (bool server : {false, true})
-            benchmark::RegisterBenchmark((std::string(w.name) + (server ? "/server" : "/inproc")).c_str(),
-                                         [&w, server](benchmark::State &st) { run(st, w, server); })
+        for (int mode : {kInproc, kServer, kServerCopy})
+            benchmark::RegisterBenchmark((std::string(w.name) + "/" + kModeNames[mode]).c_str(),
+                                         [&w, mode](benchmark::State &st) { run(st, w, mode); })
                 ->Unit(benchmark::kMillisecond)
                 ->UseRealTime()
                 ->MeasureProcessCPUTime()

@@ -435,6 +435,19 @@ GP_API gp_status gp_buffer_data(const gp_buffer *buf, void **data);
  *  the CPU backend for a non-NULL stream. */
 GP_API gp_status gp_context_set_stream(gp_context *ctx, void *stream);
 
+/** Allocates `bytes` bytes of host memory the context transfers fastest,
+ *  for traces and other host input and output of its calls: page-locked on
+ *  the CUDA backend (read and written by DMA, without staging), shared with
+ *  the server on a remote context over a unix socket (handed over without
+ *  a copy; the server reads it by DMA), ordinary memory otherwise. The
+ *  memory is aligned to 4096 bytes, not zeroed, and belongs to the context:
+ *  release it with gp_host_free, or it goes with gp_context_destroy. */
+GP_API gp_status gp_host_alloc(gp_context *ctx, size_t bytes, void **out);
+
+/** Releases memory from gp_host_alloc on the same context. NULL is a
+ *  no-op; any other pointer is GP_ERR_INVALID_ARGUMENT. */
+GP_API gp_status gp_host_free(gp_context *ctx, void *p);
+
 struct DLManagedTensor;
 
 /** Exports a buffer as a DLPack tensor (dlpack.h, version 0.6 or later),

@@ -8,7 +8,10 @@ server="$1" tests="$2" transport="$3"
 shift 3
 dir="$(mktemp -d /tmp/gp-remote-suite.XXXXXX)"
 sock="$dir/s.sock"
-args=(--num-gpus 0 --cpu-jobs 2 --unix "$sock")
+# GP_REMOTE_SERVER_ARGS replaces the server's device options (default: the
+# CPU pool, two jobs at a time); "--num-gpus 1" runs the suite on a GPU.
+read -r -a devargs <<< "${GP_REMOTE_SERVER_ARGS:---num-gpus 0 --cpu-jobs 2}"
+args=("${devargs[@]}" --unix "$sock")
 [ "$transport" = tcp ] && args+=(--tcp 127.0.0.1:0)
 "$server" "${args[@]}" 2> "$dir/server.log" &
 pid=$!

@@ -385,3 +385,40 @@ TEST(Counters, LogCallbackKeepsTheCallersMessage) {
 }
 
 }  // namespace
+
+/* gp_host_alloc: memory the context transfers fastest, used as host input and
+ * output like any other, released by gp_host_free or with the context. */
+TEST(Interop, HostAllocServesAsHostInputAndOutput) {
+    for (gp_backend b : {GP_BACKEND_CPU, GP_BACKEND_CUDA}) {
+        if (b == GP_BACKEND_CUDA && !cuda_available()) continue;
+        CtxPtr ctx;
+        ASSERT_GP_OK(make_context(b, &ctx));
+        const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+        Rng rng(3);
+        const HostMat in = random_mat(F, 64, 5, 1, rng);
+        void *mem = nullptr;
+        ASSERT_GP_OK(gp_host_alloc(ctx.get(), in.v.size() * 8, &mem));
+        ASSERT_NE(mem, nullptr);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(mem) % 4096, 0u);
+        std::memcpy(mem, in.v.data(), in.v.size() * 8);
+        gp_lde_options o = make_opts(0, 4, 0, 0, GP_ORDER_BIT_REVERSED);
+        BufPtr out;
+        ASSERT_GP_OK(create_buffer(ctx.get(), F, 1, 256, 5, &out));
+        ASSERT_GP_OK(gp_lde_batch_host(ctx.get(), F.field, 1, mem, 64, 5, &o, out.get()));
+        void *back = nullptr;
+        ASSERT_GP_OK(gp_host_alloc(ctx.get(), 256 * 5 * 8, &back));
+        ASSERT_GP_OK(gp_buffer_to_host(out.get(), GP_LAYOUT_COL_MAJOR, back, 256 * 5 * 8));
+        const HostMat want = naive_lde_for(F, in, o);
+        EXPECT_EQ(std::memcmp(back, want.v.data(), 256 * 5 * 8), 0) << backend_name(b);
+        ASSERT_GP_OK(gp_host_free(ctx.get(), mem));
+        EXPECT_GP_ERR(gp_host_free(ctx.get(), mem), GP_ERR_INVALID_ARGUMENT);  // twice
+        std::vector<uint64_t> other(4);
+        EXPECT_GP_ERR(gp_host_free(ctx.get(), other.data()), GP_ERR_INVALID_ARGUMENT);
+        EXPECT_GP_OK(gp_host_free(ctx.get(), nullptr));
+        EXPECT_GP_ERR(gp_host_alloc(ctx.get(), 0, &mem), GP_ERR_INVALID_ARGUMENT);
+        EXPECT_GP_ERR(gp_host_alloc(ctx.get(), 8, nullptr), GP_ERR_NULL_POINTER);
+        out.reset();
+        gp_context_destroy(ctx.release());  // `back` goes with the context
+        EXPECT_NE(std::string(gp_last_error()).find("released 1"), std::string::npos) << gp_last_error();
+    }
+}

@@ -30,6 +30,17 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// The binaries under test; GP_SERVER_BIN and GP_REMOTE_CLIENT_BIN in the
+// environment override the build tree's (a copied build).
+std::string server_bin() {
+    const char *e = std::getenv("GP_SERVER_BIN");
+    return e && *e ? e : GP_SERVER_BIN;
+}
+std::string client_bin() {
+    const char *e = std::getenv("GP_REMOTE_CLIENT_BIN");
+    return e && *e ? e : GP_REMOTE_CLIENT_BIN;
+}
+
 std::string unique_path(const char *tag) {
     static std::atomic<int> n{0};
     return "/tmp/gp-test-" + std::to_string(getpid()) + "-" + tag + "-" + std::to_string(n++);
@@ -72,7 +83,7 @@ struct Server {
     bool start(std::vector<std::string> extra, bool unix_socket = true, const std::string &path = "") {
         if (log.empty()) log = unique_path("log");
         if (unix_socket) sock = path.empty() ? (sock.empty() ? unique_path("sock") : sock) : path;
-        std::vector<std::string> args = {GP_SERVER_BIN, "--num-gpus", "0"};
+        std::vector<std::string> args = {server_bin(), "--num-gpus", "0"};
         if (unix_socket) args.insert(args.end(), {"--unix", sock});
         args.insert(args.end(), extra.begin(), extra.end());
         const size_t before = read_text_file_or_empty(log).size();
@@ -120,7 +131,7 @@ struct Server {
     std::string tcp() const { return "127.0.0.1:" + std::to_string(tcp_port); }
     // `gpuprover-server --status`.
     std::string status(const std::string &ep = "") const {
-        const std::string cmd = std::string(GP_SERVER_BIN) + " --status " + (ep.empty() ? sock : ep) + " 2>&1";
+        const std::string cmd = server_bin() + " --status " + (ep.empty() ? sock : ep) + " 2>&1";
         std::string out;
         if (FILE *p = popen(cmd.c_str(), "r")) {
             char buf[4096];
@@ -287,6 +298,48 @@ TEST(Remote, AutoUsesTheServerOrFallsBackAndSaysWhy) {
     EXPECT_GP_ERR(gp_context_create(&o, &raw), GP_ERR_INVALID_ARGUMENT);
 }
 
+// gp_host_alloc on a unix-socket session is shared with the server: LDE
+// input, downloads and permutation states are handed over in place. Over
+// TCP it is ordinary memory. The bytes are the in-process ones either way.
+TEST(Remote, HostAllocIsSharedWithTheServer) {
+    Server s;
+    ASSERT_TRUE(s.start({"--tcp", "127.0.0.1:0"}));
+    const FieldRef &F = field_ref(GP_FIELD_BABYBEAR);
+    Rng rng(11);
+    const HostMat in = random_mat(F, 128, 9, 1, rng);
+    gp_lde_options o = make_opts(0, 2, 0, 0, GP_ORDER_BIT_REVERSED);
+    const HostMat want = naive_lde_for(F, in, o);
+    for (const std::string &ep : {s.sock, s.tcp()}) {
+        CtxPtr c;
+        ASSERT_GP_OK(remote_ctx(ep, &c));
+        void *mem = nullptr, *back = nullptr, *states = nullptr;
+        ASSERT_GP_OK(gp_host_alloc(c.get(), in.v.size() * 4, &mem));
+        for (size_t i = 0; i < in.v.size(); ++i) static_cast<uint32_t *>(mem)[i] = (uint32_t)in.v[i];
+        BufPtr out;
+        ASSERT_GP_OK(create_buffer(c.get(), F, 1, 256, 9, &out));
+        ASSERT_GP_OK(gp_lde_batch_host(c.get(), F.field, 1, mem, 128, 9, &o, out.get()));
+        ASSERT_GP_OK(gp_host_alloc(c.get(), 256 * 9 * 4 + 100, &back));
+        ASSERT_GP_OK(gp_buffer_to_host(out.get(), GP_LAYOUT_COL_MAJOR, static_cast<char *>(back) + 100, 256 * 9 * 4));
+        for (size_t i = 0; i < want.v.size(); ++i)
+            ASSERT_EQ(static_cast<uint32_t *>(static_cast<void *>(static_cast<char *>(back) + 100))[i], (uint32_t)want.v[i])
+                << ep << " " << i;
+        // Permutation states in place, against an in-process context.
+        std::vector<uint32_t> st(16 * 24);
+        for (auto &v : st) v = (uint32_t)(rng.next() % F.p);
+        ASSERT_GP_OK(gp_host_alloc(c.get(), st.size() * 4, &states));
+        std::memcpy(states, st.data(), st.size() * 4);
+        ASSERT_GP_OK(gp_permute_batch(c.get(), GP_PERM_POSEIDON2_BABYBEAR_24, states, 16));
+        CtxPtr local;
+        ASSERT_GP_OK(make_context(GP_BACKEND_CPU, &local));
+        ASSERT_GP_OK(gp_permute_batch(local.get(), GP_PERM_POSEIDON2_BABYBEAR_24, st.data(), 16));
+        EXPECT_EQ(std::memcmp(states, st.data(), st.size() * 4), 0) << ep;
+        ASSERT_GP_OK(gp_host_free(c.get(), mem));
+        ASSERT_GP_OK(gp_host_free(c.get(), states));
+        // `back` goes with the context.
+    }
+    EXPECT_TRUE(s.drained()) << s.status();
+}
+
 TEST(Remote, RemoteBuffersHaveNoLocalAddress) {
     Server s;
     ASSERT_TRUE(s.start({}));
@@ -414,7 +467,7 @@ TEST(Remote, ClientKilledMidJobReleasesEverything) {
     Server s;
     ASSERT_TRUE(s.start({"--cpu-jobs", "2"}));
     const std::string out = unique_path("client");
-    const pid_t child = spawn({GP_REMOTE_CLIENT_BIN, "hold", s.sock}, out);
+    const pid_t child = spawn({client_bin(), "hold", s.sock}, out);
     ASSERT_GT(child, 0);
     const auto end = Clock::now() + std::chrono::seconds(20);
     while (Clock::now() < end && Server::read_text_file_or_empty(out).find("running") == std::string::npos)
@@ -587,7 +640,7 @@ TEST(Remote, LoadSixteenClientsFiftyJobsEach) {
     for (int i = 0; i < 16; ++i) {
         logs.push_back(unique_path("load"));
         const std::string ep = i % 4 == 3 ? s.tcp() : s.sock;  // a quarter over TCP
-        kids.push_back(spawn({GP_REMOTE_CLIENT_BIN, "load", ep, std::to_string(i + 1), "50", std::to_string(i % 3)},
+        kids.push_back(spawn({client_bin(), "load", ep, std::to_string(i + 1), "50", std::to_string(i % 3)},
                              logs.back()));
         ASSERT_GT(kids.back(), 0);
     }
@@ -610,7 +663,7 @@ TEST(RemoteCuda, GpuServerGivesTheCpuBytes) {
     Server s;
     s.sock = unique_path("gpusock");
     s.log = unique_path("gpulog");
-    std::vector<std::string> args = {GP_SERVER_BIN, "--num-gpus", "1", "--unix", s.sock};
+    std::vector<std::string> args = {server_bin(), "--num-gpus", "1", "--unix", s.sock};
     s.pid = spawn(args, s.log);
     ASSERT_GT(s.pid, 0);
     const auto end = Clock::now() + std::chrono::seconds(30);

@@ -44,6 +44,37 @@ GP_EXPORT gp_status gp_buffer_data(const gp_buffer *buf, void **data) {
     });
 }
 
+GP_EXPORT gp_status gp_host_alloc(gp_context *ctx, size_t bytes, void **out) {
+    return guard("gp_host_alloc", [&] {
+        ContextCall call(ctx, HandleKind::Context, "ctx");
+        GP_REQUIRE_PTR(out);
+        *out = nullptr;
+        if (bytes == 0) fail(GP_ERR_INVALID_ARGUMENT, "bytes = 0");
+        Context *c = call.ctx();
+        void *p = c->backend->transfer_alloc(bytes);
+        try {
+            c->host_allocs[p] = bytes;
+        } catch (...) {
+            c->backend->transfer_free(p);
+            throw;
+        }
+        *out = p;
+    });
+}
+
+GP_EXPORT gp_status gp_host_free(gp_context *ctx, void *p) {
+    return guard("gp_host_free", [&] {
+        ContextCall call(ctx, HandleKind::Context, "ctx");
+        if (!p) return;
+        Context *c = call.ctx();
+        auto it = c->host_allocs.find(p);
+        if (it == c->host_allocs.end())
+            fail(GP_ERR_INVALID_ARGUMENT, "p = ", p, " is not memory from gp_host_alloc on this context");
+        c->host_allocs.erase(it);
+        c->backend->transfer_free(p);
+    });
+}
+
 GP_EXPORT gp_status gp_context_set_stream(gp_context *ctx, void *stream) {
     return guard("gp_context_set_stream", [&] {
         ContextCall call(ctx, HandleKind::Context, "ctx");

@@ -1,4 +1,5 @@
 // Lifetimes of the objects a context owns: buffers and trees.
+#include <cstdlib>
 #include <memory>
 
 #include "core/core.h"
@@ -132,8 +133,20 @@ size_t release_all(Context &c) {
     }
     c.buffers.clear();
     c.buffer_bytes = 0;
+    for (auto &h : c.host_allocs) c.backend->transfer_free(h.first);
+    n += c.host_allocs.size();
+    c.host_allocs.clear();
     return n;
 }
+
+void *Backend::transfer_alloc(uint64_t bytes) {
+    const uint64_t n = (bytes + 4095) & ~4095ull;
+    void *p = n >= bytes ? std::aligned_alloc(4096, n) : nullptr;
+    if (!p) fail(GP_ERR_HOST_OUT_OF_MEMORY, "cannot allocate ", bytes, " bytes of host memory");
+    return p;
+}
+
+void Backend::transfer_free(void *p) { std::free(p); }
 
 void words_out(const FieldDesc &f, const std::vector<uint64_t> &w, void *out) {
     for (size_t i = 0; i < w.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -294,6 +295,10 @@ public:
         (void)bytes;
     }
     virtual void unpin_host(void *p) { (void)p; }
+    // gp_host_alloc: host memory this backend transfers fastest (4096-byte
+    // aligned; throws GP_ERR_HOST_OUT_OF_MEMORY), and its release.
+    virtual void *transfer_alloc(uint64_t bytes);
+    virtual void transfer_free(void *p);
     virtual uint64_t cache_bytes() const = 0;
     virtual uint64_t allocations() const = 0;
     // Cached tables evicted to keep the cache within its budget.
@@ -335,6 +340,8 @@ public:
     std::shared_ptr<CallMonitor> monitor = std::make_shared<CallMonitor>();
     // Why AUTO did not use the configured server (gp_context_remote_fallback).
     std::string remote_fallback;
+    // Live gp_host_alloc memory: address -> bytes.
+    std::map<void *, uint64_t> host_allocs;
 };
 
 // Object lifetimes (core/context.cpp).

@@ -104,6 +104,8 @@ public:
 
     void trim() override;
     void pin_host(void *p, uint64_t bytes) override;
+    void *transfer_alloc(uint64_t bytes) override;
+    void transfer_free(void *p) override;
     void unpin_host(void *p) override;
     uint64_t cache_bytes() const override;
     uint64_t allocations() const override;

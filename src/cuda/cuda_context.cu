@@ -269,6 +269,21 @@ void CudaBackend::pin_host(void *p, uint64_t bytes) {
     if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) != cudaSuccess) cudaGetLastError();  // staged instead
 }
 
+void *CudaBackend::transfer_alloc(uint64_t bytes) {
+    GP_CUDA(cudaSetDevice(device_));
+    void *p = nullptr;
+    // Portable: page-locked for every device of a several-device context.
+    if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
+        cudaGetLastError();
+        fail(GP_ERR_HOST_OUT_OF_MEMORY, "cannot allocate ", bytes, " bytes of page-locked host memory");
+    }
+    return p;
+}
+
+void CudaBackend::transfer_free(void *p) {
+    if (p && cudaFreeHost(p) != cudaSuccess) cudaGetLastError();
+}
+
 void CudaBackend::unpin_host(void *p) {
     GP_CUDA(cudaSetDevice(device_));
     if (cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();

@@ -143,6 +143,11 @@ public:
     void trim() override {
         each([&](uint32_t d) { parts_[d]->trim(); });
     }
+    // Host memory of the first device's kind (page-locked for every GPU).
+    void *transfer_alloc(uint64_t bytes) override { return parts_[0]->transfer_alloc(bytes); }
+    void transfer_free(void *p) override { parts_[0]->transfer_free(p); }
+    void pin_host(void *p, uint64_t bytes) override { parts_[0]->pin_host(p, bytes); }
+    void unpin_host(void *p) override { parts_[0]->unpin_host(p); }
     uint64_t cache_bytes() const override { return sum([](Backend &p) { return p.cache_bytes(); }); }
     uint64_t allocations() const override { return sum([](Backend &p) { return p.allocations(); }); }
     uint64_t evictions() const override { return sum([](Backend &p) { return p.evictions(); }); }

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -153,7 +154,8 @@ public:
 
     void upload(Buffer &dst, const void *host, gp_layout layout, const char *arg) override {
         const uint64_t col_bytes = dst.rows * dst.ext * dst.field->elem_size;
-        if (layout == GP_LAYOUT_COL_MAJOR && !dst.stride) {
+        v1::HostData whole;
+        if (layout == GP_LAYOUT_COL_MAJOR && !dst.stride && !in_region(host, dst.bytes, &whole)) {
             const auto chunks = column_chunks(dst.cols, col_bytes);
             if (!chunks.empty()) {  // blocks of whole columns, each a view of dst
                 pipelined(static_cast<const char *>(host), chunks, *dst.field, arg,
@@ -184,6 +186,10 @@ public:
         auto *d = q.mutable_download();
         wire::put_buffer(src, d->mutable_src());
         d->set_layout(layout);
+        if (in_region(host, src.bytes, d->mutable_data())) {  // written in place
+            call(q);
+            return;
+        }
         ensure_window(src.bytes);
         d->mutable_data()->set_offset(0);
         d->mutable_data()->set_size(src.bytes);
@@ -205,8 +211,14 @@ public:
         l->set_order(a.order);
         l->set_in_layout(a.in_layout);
         wire::put_buffer(*a.out, l->mutable_out());
-        if (a.in_buf) wire::put_buffer(*a.in_buf, l->mutable_in_buf());
-        else if (a.in_layout == GP_LAYOUT_COL_MAJOR || a.cols == 1) {
+        if (a.in_buf) {
+            wire::put_buffer(*a.in_buf, l->mutable_in_buf());
+            call(q);
+            return;
+        }
+        const uint64_t bytes = checked_mul(checked_mul(a.rows_in, a.cols * a.ext, "input elements"),
+                                           a.field->elem_size, "input bytes");
+        if ((a.in_layout == GP_LAYOUT_COL_MAJOR || a.cols == 1) && !in_region(a.in_host, bytes, l->mutable_in_host())) {
             // Blocks of whole columns: each an LDE of its own, into a view of out.
             const uint64_t in_col = a.rows_in * a.ext * a.field->elem_size;
             const uint64_t out_col = a.out->rows * a.ext * a.field->elem_size;
@@ -226,14 +238,8 @@ public:
                           });
                 return;
             }
-            const uint64_t bytes = checked_mul(checked_mul(a.rows_in, a.cols * a.ext, "input elements"),
-                                               a.field->elem_size, "input bytes");
-            put_host(a.in_host, bytes, l->mutable_in_host());
-        } else {
-            const uint64_t bytes = checked_mul(checked_mul(a.rows_in, a.cols * a.ext, "input elements"),
-                                               a.field->elem_size, "input bytes");
-            put_host(a.in_host, bytes, l->mutable_in_host());
         }
+        put_host(a.in_host, bytes, l->mutable_in_host());
         call(q);
     }
 
@@ -255,9 +261,9 @@ public:
         auto *m = q.mutable_permute();
         m->set_perm(perm);
         m->set_count(count);
-        put_host(states, bytes, m->mutable_states());
+        const bool shared = put_host(states, bytes, m->mutable_states());
         call(q);
-        get_host(states, bytes);
+        if (!shared) get_host(states, bytes);
     }
 
     void merkle_commit(const MerkleArgs &a, MerkleTree &t) override {
@@ -407,6 +413,39 @@ public:
         v1::Request q;
         q.mutable_trim();
         call(q);
+    }
+
+    // Shared with the server when the session has a side socket: requests
+    // then name ranges of it and nothing is copied.
+    void *transfer_alloc(uint64_t bytes) override {
+        if (unix_path_.empty()) return Backend::transfer_alloc(bytes);
+        const uint64_t n = (bytes + 4095) & ~4095ull;
+        auto r = std::make_unique<ShmRegion>();
+        r->create(n);
+        const uint64_t id = ++next_region_;
+        send_fd(fd_socket_path(unix_path_), nonce_, r->fd());
+        v1::Request q;
+        q.mutable_attach_region()->set_id(id);
+        q.mutable_attach_region()->set_bytes(n);
+        call(q);
+        char *p = r->data();
+        regions_[p] = Region{id, std::move(r)};
+        return p;
+    }
+
+    void transfer_free(void *p) override {
+        auto it = regions_.find(static_cast<char *>(p));
+        if (it == regions_.end()) return Backend::transfer_free(p);
+        if (!dead_) {
+            v1::Request q;
+            q.mutable_detach_region()->set_id(it->second.id);
+            try {
+                call(q);
+            } catch (const Error &) {
+                // the server went away: nothing of the session is left there
+            }
+        }
+        regions_.erase(it);
     }
 
     uint64_t cache_bytes() const override { return info().cache_bytes(); }
@@ -593,13 +632,30 @@ private:
         window_ = want;
     }
 
-    void put_host(const void *host, uint64_t bytes, v1::HostData *d) {
+    // Names [host, host + bytes) in `d` when it lies in one shared region.
+    bool in_region(const void *host, uint64_t bytes, v1::HostData *d) const {
+        const char *h = static_cast<const char *>(host);
+        auto it = regions_.upper_bound(const_cast<char *>(h));
+        if (it == regions_.begin()) return false;
+        --it;
+        const uint64_t off = (uint64_t)(h - it->first), size = it->second.shm->size();
+        if (off > size || bytes > size - off) return false;
+        d->set_region(it->second.id);
+        d->set_offset(off);
+        d->set_size(bytes);
+        return true;
+    }
+
+    // Puts host data where a request can name it: in place when it is in a
+    // shared region (returns true), else in the window.
+    bool put_host(const void *host, uint64_t bytes, v1::HostData *d) {
+        if (in_region(host, bytes, d)) return true;
         ensure_window(bytes);
         d->set_offset(0);
         d->set_size(bytes);
         if (!unix_path_.empty()) {
             parallel_copy(shm_.data(), host, bytes);
-            return;
+            return false;
         }
         for (uint64_t done = 0; done < bytes;) {
             const uint64_t n = std::min(bytes - done, wire::kChunkBytes);
@@ -609,6 +665,7 @@ private:
             call(q);
             done += n;
         }
+        return false;
     }
 
     void get_host(void *host, uint64_t bytes) {
@@ -640,6 +697,12 @@ private:
     mutable std::string dead_why_;
     ShmRegion shm_;
     uint64_t window_ = 0;
+    struct Region {
+        uint64_t id;
+        std::unique_ptr<ShmRegion> shm;
+    };
+    std::map<char *, Region> regions_;  // gp_host_alloc memory shared with the server
+    uint64_t next_region_ = 0;
 };
 
 }  // namespace

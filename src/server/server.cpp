@@ -293,6 +293,11 @@ struct Server::Impl final : public v1::Prover::Service {
             s.mem->attach_private(a.bytes());
             return;
         }
+        s.mem->attach_shared(take_fd(s), a.bytes());
+    }
+
+    // The descriptor the session's client passed over the side socket.
+    int take_fd(SessionState &s) {
         if (s.nonce.empty()) fail(GP_ERR_UNSUPPORTED, "shared memory needs a unix-socket session");
         int fd = -1;
         {
@@ -303,7 +308,7 @@ struct Server::Impl final : public v1::Prover::Service {
             fd = it->second;
             pending_fds.erase(it);
         }
-        s.mem->attach_shared(fd, a.bytes());
+        return fd;
     }
 
     void handle(SessionState &s, grpc::ServerContext *ctx, const v1::Request &q, v1::Reply &rep) {
@@ -313,6 +318,13 @@ struct Server::Impl final : public v1::Prover::Service {
             switch (q.op_case()) {
                 case v1::Request::kHello: fail(GP_ERR_INVALID_ARGUMENT, "Hello twice");
                 case v1::Request::kAttachShm: attach(s, q.attach_shm()); return;
+                case v1::Request::kAttachRegion: {
+                    const auto &r = q.attach_region();
+                    if (r.bytes() == 0 || r.bytes() > (1ull << 42))
+                        fail(GP_ERR_INVALID_ARGUMENT, "attach_region: ", r.bytes(), " bytes");
+                    s.mem->attach_region(r.id(), take_fd(s), r.bytes());
+                    return;
+                }
                 case v1::Request::kInfo: {
                     auto *i = rep.mutable_info();
                     i->set_cache_bytes(s.backend->cache_bytes());

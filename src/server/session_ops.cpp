@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unistd.h>
 
 #include "core/checks.h"
 #include "core/merkle_ops.h"
@@ -54,7 +55,39 @@ void *SessionMemory::resolve(uint64_t addr, uint64_t extent, const char *what) c
          ") is not memory of this session");
 }
 
+void SessionMemory::attach_region(uint64_t id, int fd, uint64_t bytes) {
+    if (id == 0 || regions_.count(id) || regions_.size() >= 4096) {
+        close(fd);
+        fail(GP_ERR_INVALID_ARGUMENT, "attach_region: region id ", id, " is taken or invalid");
+    }
+    auto r = std::make_unique<ShmRegion>();
+    r->map(fd, bytes);
+    backend_.pin_host(r->data(), bytes);
+    regions_[id] = std::move(r);
+}
+
+void SessionMemory::detach_region(uint64_t id) {
+    auto it = regions_.find(id);
+    if (it == regions_.end()) fail(GP_ERR_INVALID_ARGUMENT, "detach_region: no region ", id);
+    backend_.unpin_host(it->second->data());
+    regions_.erase(it);
+}
+
+char *SessionMemory::host(const v1::HostData &d, uint64_t size, const char *what) const {
+    if (d.size() != size) fail(GP_ERR_INVALID_ARGUMENT, what, ": ", d.size(), " bytes sent, ", size, " expected");
+    if (!d.region()) return window(d.offset(), size, what);
+    auto it = regions_.find(d.region());
+    if (it == regions_.end()) fail(GP_ERR_INVALID_ARGUMENT, what, ": no shared region ", d.region());
+    const uint64_t have = it->second->size();
+    if (d.offset() > have || size > have - d.offset())
+        fail(GP_ERR_INVALID_ARGUMENT, what, ": bytes [", d.offset(), ", ", d.offset() + size, ") exceed region ",
+             d.region(), " of ", have, " bytes");
+    return it->second->data() + d.offset();
+}
+
 void SessionMemory::clear() {
+    for (auto &r : regions_) backend_.unpin_host(r.second->data());
+    regions_.clear();
     for (auto &a : allocs_) backend_.free_buffer(a.second.real);
     allocs_.clear();
     bytes_ = 0;
@@ -211,10 +244,6 @@ uint64_t host_bytes(const FieldDesc &f, uint64_t rows, uint64_t base_cols) {
     return checked_mul(checked_mul(rows, base_cols, "elements"), f.elem_size, "bytes");
 }
 
-void check_window_size(const v1::HostData &d, uint64_t need, const char *what) {
-    if (d.size() != need)
-        fail(GP_ERR_INVALID_ARGUMENT, what, ": ", d.size(), " bytes sent, ", need, " expected");
-}
 
 void fold_extent(const FieldDesc &f, uint32_t ext, uint32_t log_n, uint64_t &elems) {
     elems = checked_mul(1ull << log_n, ext, "layer elements") * f.elem_size;
@@ -229,6 +258,8 @@ bool is_job(const v1::Request &q) {
         case v1::Request::kAttachShm:
         case v1::Request::kPut:
         case v1::Request::kGet:
+        case v1::Request::kAttachRegion:
+        case v1::Request::kDetachRegion:
         case v1::Request::kInfo:
         case v1::Request::kTrim:
         case v1::Request::kReadTree: return false;
@@ -239,6 +270,7 @@ bool is_job(const v1::Request &q) {
 void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &rep) {
     switch (q.op_case()) {
         case v1::Request::kFree: mem.remove(q.free().addr()); return;
+        case v1::Request::kDetachRegion: mem.detach_region(q.detach_region().id()); return;
         case v1::Request::kPut: {
             const auto &p = q.put();
             std::memcpy(mem.window(p.offset(), p.data().size(), "put"), p.data().data(), p.data().size());
@@ -260,8 +292,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             Buffer b = buffer_of(mem, u.dst(), "dst");
             const gp_layout layout = enum_of<gp_layout>(u.layout());
             check_layout(layout, "layout");
-            check_window_size(u.data(), b.bytes, "upload");
-            be.upload(b, mem.window(u.data().offset(), b.bytes, "upload"), layout, u.arg().c_str());
+            be.upload(b, mem.host(u.data(), b.bytes, "upload"), layout, u.arg().c_str());
             return;
         }
         case v1::Request::kDownload: {
@@ -269,8 +300,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             const Buffer b = buffer_of(mem, d.src(), "src");
             const gp_layout layout = enum_of<gp_layout>(d.layout());
             check_layout(layout, "layout");
-            check_window_size(d.data(), b.bytes, "download");
-            be.download(b, mem.window(d.data().offset(), b.bytes, "download"), layout);
+            be.download(b, mem.host(d.data(), b.bytes, "download"), layout);
             return;
         }
         case v1::Request::kLde: {
@@ -307,8 +337,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
                 a.in_buf = &in;
             } else {
                 const uint64_t bytes = host_bytes(*a.field, a.rows_in, a.cols * a.ext);
-                check_window_size(l.in_host(), bytes, "lde input");
-                a.in_host = mem.window(l.in_host().offset(), bytes, "lde input");
+                a.in_host = mem.host(l.in_host(), bytes, "lde input");
             }
             be.lde(a);
             return;
@@ -336,8 +365,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             const PermShape s = perm_shape(p.perm(), "perm");
             if (p.count() > (1ull << kMaxLog)) fail(GP_ERR_INVALID_ARGUMENT, "permute: count");
             const uint64_t bytes = checked_mul(checked_mul(p.count(), s.width, "count"), s.elem_size, "bytes");
-            check_window_size(p.states(), bytes, "permute");
-            be.permute(p.perm(), mem.window(p.states().offset(), bytes, "permute"), p.count());
+            be.permute(p.perm(), mem.host(p.states(), bytes, "permute"), p.count());
             return;
         }
         case v1::Request::kMerkleCommit: {

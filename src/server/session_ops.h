@@ -40,6 +40,11 @@ public:
     void attach_shared(int fd, uint64_t bytes);
     void attach_private(uint64_t bytes);
     char *window(uint64_t offset, uint64_t size, const char *what) const;
+    // A range of the window or of a region, checked to hold `size` bytes.
+    char *host(const v1::HostData &d, uint64_t size, const char *what) const;
+    // Shared regions of the client's own memory (gp_host_alloc).
+    void attach_region(uint64_t id, int fd, uint64_t bytes);
+    void detach_region(uint64_t id);
     bool shared() const { return shm_.size() != 0; }
 
 private:
@@ -52,6 +57,7 @@ private:
     uint64_t next_ = 1ull << 40;
     uint64_t bytes_ = 0;
     ShmRegion shm_;
+    std::map<uint64_t, std::unique_ptr<ShmRegion>> regions_;
     std::unique_ptr<char[]> priv_;
     uint64_t priv_bytes_ = 0;
     void unpin();
