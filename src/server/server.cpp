@@ -624,6 +624,10 @@ void Server::start() {
     grpc::ServerBuilder b;
     b.SetMaxReceiveMessageSize(m.cfg.max_message_bytes);
     b.SetMaxSendMessageSize(wire::kMaxMessageBytes);
+    // As the client's channel: windows and frames sized for 8 MiB messages.
+    b.AddChannelArgument(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 32 << 20);
+    b.AddChannelArgument(GRPC_ARG_HTTP2_MAX_FRAME_SIZE, (16 << 20) - 1);
+    b.AddChannelArgument(GRPC_ARG_HTTP2_BDP_PROBE, 0);
     if (!m.cfg.unix_path.empty()) {
         unlink(m.cfg.unix_path.c_str());
         b.AddListeningPort("unix:" + m.cfg.unix_path, grpc::InsecureServerCredentials());
