@@ -355,43 +355,64 @@ TEST(Remote, RemoteBuffersHaveNoLocalAddress) {
     EXPECT_GP_ERR(gp_buffer_wrap(c.get(), GP_FIELD_GOLDILOCKS, 1, 8, 2, mem.data(), &w), GP_ERR_UNSUPPORTED);
 }
 
+// A Merkle commitment of a buffer made beforehand: on a one-thread CPU
+// server, about a second for 2^16 rows.
+gp_status commit_job(gp_context *ctx, gp_buffer *b) {
+    gp_merkle_options m;
+    gp_merkle_options_init(&m);
+    m.perm = GP_PERM_POSEIDON2_GOLDILOCKS_16;
+    gp_merkle_tree *t = nullptr;
+    const gp_buffer *mats[1] = {b};
+    const gp_status st = gp_merkle_commit(ctx, mats, 1, &m, &t);
+    gp_merkle_tree_destroy(t);
+    return st;
+}
+
 // With one job at a time and no aging, a HIGH job queued behind LOW ones
-// runs next.
+// runs next. (A job is one request; each commitment here is two, a small
+// allocation and the commitment, so a LOW job may slip into the moment
+// between HIGH's two: at most one LOW finishes first.)
 TEST(Remote, HighPriorityOvertakesQueuedLowJobs) {
     Server s;
     ASSERT_TRUE(s.start({"--cpu-jobs", "1", "--cpu-threads", "1", "--aging-ms", "0"}));
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    CtxPtr blk, low[3], high;
+    BufPtr bb, lb[3], hb;
+    ASSERT_GP_OK(remote_ctx(s.sock, &blk, GP_PRIORITY_LOW));
+    ASSERT_GP_OK(create_buffer(blk.get(), F, 1, 1u << 16, 64, &bb));
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_GP_OK(remote_ctx(s.sock, &low[i], GP_PRIORITY_LOW));
+        ASSERT_GP_OK(create_buffer(low[i].get(), F, 1, 1u << 12, 64, &lb[i]));
+    }
+    ASSERT_GP_OK(remote_ctx(s.sock, &high, GP_PRIORITY_HIGH));
+    ASSERT_GP_OK(create_buffer(high.get(), F, 1, 1u << 12, 64, &hb));
     std::atomic<int> ticket{0};
     int blocker_done = -1, high_done = -1, low_done[3] = {-1, -1, -1};
     std::thread blocker([&] {
-        CtxPtr c;
-        ASSERT_GP_OK(remote_ctx(s.sock, &c, GP_PRIORITY_LOW));
-        EXPECT_GP_OK(long_job(c.get(), 1u << 16));
+        EXPECT_GP_OK(commit_job(blk.get(), bb.get()));
         blocker_done = ticket++;
     });
-    // Contexts are made first, so the jobs queue in a known order.
-    CtxPtr low[3], high;
-    for (auto &l : low) ASSERT_GP_OK(remote_ctx(s.sock, &l, GP_PRIORITY_LOW));
-    ASSERT_GP_OK(remote_ctx(s.sock, &high, GP_PRIORITY_HIGH));
     std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the blocker runs
     std::vector<std::thread> ts;
     for (int i = 0; i < 3; ++i) {
         ts.emplace_back([&, i] {
-            EXPECT_GP_OK(long_job(low[i].get(), 1u << 12));
+            EXPECT_GP_OK(commit_job(low[i].get(), lb[i].get()));
             low_done[i] = ticket++;
         });
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     ts.emplace_back([&] {
-        EXPECT_GP_OK(long_job(high.get(), 1u << 12));
+        EXPECT_GP_OK(commit_job(high.get(), hb.get()));
         high_done = ticket++;
     });
     for (auto &t : ts) t.join();
     blocker.join();
     EXPECT_EQ(blocker_done, 0) << "the blocker must still have been running when the others queued";
-    EXPECT_EQ(high_done, 1);
-    for (int i = 0; i < 3; ++i) EXPECT_GT(low_done[i], high_done) << "low job " << i;
+    int lows_first = 0;
+    for (int i = 0; i < 3; ++i) lows_first += low_done[i] < high_done;
+    EXPECT_LE(lows_first, 1) << "high finished " << high_done << "th";
     const std::string st = s.status();
-    EXPECT_NE(st.find("high   queued 0 running 0 done"), std::string::npos) << st;
+    EXPECT_NE(st.find("high   queued 0 running 0 done 3 failed 0"), std::string::npos) << st;  // two allocations, one commitment
 }
 
 // The queue's order, with arrival times set by the test: strict priority
