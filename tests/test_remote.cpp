@@ -340,6 +340,46 @@ TEST(Remote, HostAllocIsSharedWithTheServer) {
     EXPECT_TRUE(s.drained()) << s.status();
 }
 
+// Several endpoints: sessions are spread over them (unix sockets in turn,
+// TCP addresses by gRPC's round_robin policy), an unreachable one is
+// skipped, and a server that goes away stops getting sessions.
+TEST(Remote, SeveralEndpointsShareTheSessions) {
+    Server a, b;
+    ASSERT_TRUE(a.start({"--tcp", "127.0.0.1:0"}));
+    ASSERT_TRUE(b.start({"--tcp", "127.0.0.1:0"}));
+    const std::string dead = unique_path("dead");
+    {
+        std::vector<CtxPtr> cs(6);
+        for (auto &c : cs) ASSERT_GP_OK(remote_ctx(a.sock + "," + dead + "," + b.sock, &c));
+        const std::string sa = a.status(), sb = b.status();
+        unsigned na = 0, nb = 0;
+        ASSERT_EQ(std::sscanf(sa.c_str() + sa.find("sessions opened"), "sessions opened %u", &na), 1) << sa;
+        ASSERT_EQ(std::sscanf(sb.c_str() + sb.find("sessions opened"), "sessions opened %u", &nb), 1) << sb;
+        // In turn from a rotating start; the unreachable one's turns go to the next.
+        EXPECT_GE(na, 2u);
+        EXPECT_GE(nb, 2u);
+        EXPECT_EQ(na + nb, 6u);
+        for (auto &c : cs)
+            EXPECT_TRUE(bytes_equal(workload(c.get(), GP_FIELD_GOLDILOCKS, 16, 2, 5),
+                                    local_workload(GP_FIELD_GOLDILOCKS, 16, 2, 5)));
+    }
+    const std::string both = a.tcp() + "," + b.tcp();
+    {
+        std::vector<CtxPtr> cs(6);
+        for (auto &c : cs) ASSERT_GP_OK(remote_ctx(both, &c));
+    }
+    b.kill_now(SIGKILL);
+    {
+        std::vector<CtxPtr> cs(4);
+        for (auto &c : cs) {
+            ASSERT_GP_OK(remote_ctx(both, &c));
+            EXPECT_TRUE(bytes_equal(workload(c.get(), GP_FIELD_BABYBEAR, 16, 2, 6),
+                                    local_workload(GP_FIELD_BABYBEAR, 16, 2, 6)));
+        }
+    }
+    EXPECT_TRUE(a.drained()) << a.status();
+}
+
 TEST(Remote, RemoteBuffersHaveNoLocalAddress) {
     Server s;
     ASSERT_TRUE(s.start({}));
