@@ -645,6 +645,38 @@ TEST(Remote, QuotaAndMemory) {
     EXPECT_NE(s.status().find("1.0 MiB held"), std::string::npos) << s.status();
 }
 
+// A device's memory budget: a job that does not fit waits while another
+// job of the device runs and succeeds once memory is freed; one that can
+// never fit fails.
+TEST(Remote, JobsWaitForMemoryOthersWillFree) {
+    Server s;
+    ASSERT_TRUE(s.start({"--cpu-jobs", "2", "--cpu-threads", "1", "--device-memory-mib", "48"}));
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    CtxPtr a, b, c;
+    ASSERT_GP_OK(remote_ctx(s.sock, &a));
+    ASSERT_GP_OK(remote_ctx(s.sock, &b));
+    ASSERT_GP_OK(remote_ctx(s.sock, &c));
+    BufPtr big;
+    ASSERT_GP_OK(create_buffer(a.get(), F, 1, 1u << 16, 64, &big));  // 32 MiB
+    Clock::time_point a_done;
+    std::thread holder([&] {
+        EXPECT_GP_OK(commit_job(a.get(), big.get()));  // +4 MiB of tree for about a second
+        a_done = Clock::now();
+        big.reset();  // frees the 32 MiB
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    BufPtr mine;
+    const auto t0 = Clock::now();
+    ASSERT_GP_OK(create_buffer(b.get(), F, 1, 1u << 15, 64, &mine));  // 16 MiB: 52 > 48 until A frees
+    const auto t1 = Clock::now();
+    holder.join();
+    EXPECT_GE(t1, a_done) << "the allocation waited for the holder's commitment to end";
+    EXPECT_GT(std::chrono::duration<double>(t1 - t0).count(), 0.1);
+    BufPtr never;
+    EXPECT_GP_ERR(create_buffer(c.get(), F, 1, 1u << 17, 64, &never), GP_ERR_DEVICE_OUT_OF_MEMORY);  // 64 MiB
+    EXPECT_NE(std::string(gp_last_error()).find("budget"), std::string::npos) << gp_last_error();
+}
+
 TEST(Remote, ForceCpuSessionsRunOnTheCpuPool) {
     Server s;
     ASSERT_TRUE(s.start({}));

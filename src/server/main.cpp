@@ -44,6 +44,11 @@ Devices and jobs:
                            (default 2000; 0: strict priorities)      [GPUPROVER_SERVER_AGING_MS]
   --quota-mib MIB          device memory one session may hold (default: none)
                                                                    [GPUPROVER_SERVER_QUOTA_MIB]
+  --device-memory-mib MIB  buffer memory all sessions of one device may hold
+                           together (default: the device's own limit); a
+                           job beyond it waits while other jobs of the device
+                           run or memory is freed, and fails only when
+                           neither can make room   [GPUPROVER_SERVER_DEVICE_MEMORY_MIB]
   --max-message-mib MIB    largest request accepted (default 64)
 Monitoring and control:
   --metrics HOST:PORT      Prometheus text format at http://HOST:PORT/metrics
@@ -95,6 +100,7 @@ int main(int argc, char **argv) {
         if (!env("GPUPROVER_SERVER_MAX_JOBS").empty()) c.jobs_per_gpu = to_uint(env("GPUPROVER_SERVER_MAX_JOBS"), "GPUPROVER_SERVER_MAX_JOBS");
         if (!env("GPUPROVER_SERVER_CPU_JOBS").empty()) c.cpu_jobs = to_uint(env("GPUPROVER_SERVER_CPU_JOBS"), "GPUPROVER_SERVER_CPU_JOBS");
         if (!env("GPUPROVER_SERVER_AGING_MS").empty()) c.aging_ms = to_uint(env("GPUPROVER_SERVER_AGING_MS"), "GPUPROVER_SERVER_AGING_MS");
+        if (!env("GPUPROVER_SERVER_DEVICE_MEMORY_MIB").empty()) c.device_budget = (uint64_t)to_uint(env("GPUPROVER_SERVER_DEVICE_MEMORY_MIB"), "GPUPROVER_SERVER_DEVICE_MEMORY_MIB") << 20;
         if (!env("GPUPROVER_SERVER_QUOTA_MIB").empty()) c.quota_bytes = (uint64_t)to_uint(env("GPUPROVER_SERVER_QUOTA_MIB"), "GPUPROVER_SERVER_QUOTA_MIB") << 20;
         for (int i = 1; i < argc; ++i) {
             const std::string a = argv[i];
@@ -115,6 +121,7 @@ int main(int argc, char **argv) {
             else if (a == "--cpu-threads") c.cpu_threads = to_uint(next(), "--cpu-threads");
             else if (a == "--aging-ms") c.aging_ms = to_uint(next(), "--aging-ms");
             else if (a == "--quota-mib") c.quota_bytes = (uint64_t)to_uint(next(), "--quota-mib") << 20;
+            else if (a == "--device-memory-mib") c.device_budget = (uint64_t)to_uint(next(), "--device-memory-mib") << 20;
             else if (a == "--max-message-mib") c.max_message_bytes = (int)std::min(1024u, to_uint(next(), "--max-message-mib")) << 20;
             else if (a == "--metrics") c.metrics = next();
             else if (a == "--grace-ms") grace_ms = (int)to_uint(next(), "--grace-ms");

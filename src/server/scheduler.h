@@ -99,18 +99,30 @@ public:
     }
 
     // A running job that could not get memory gives its slot back and waits
-    // for another job of this device to finish. Returns false, keeping the
-    // slot, when no other job runs (then nothing will free memory).
-    bool yield_for_memory(int prio) {
+    // until another job of this device ends or memory is freed (note_freed).
+    // Returns false, holding its slot again, when no other job runs and
+    // nothing is freed within `grace_ms`: then nothing will free memory.
+    bool yield_for_memory(int prio, int grace_ms = 250) {
         std::unique_lock<std::mutex> lock(mu_);
-        if (running_ <= 1) return false;
+        const uint64_t seen_finished = finished_, seen_freed = freed_;
         --running_;
         --counters_[prio].running;
-        const uint64_t seen = finished_;
         grant_locked();
         cv_.notify_all();
-        cv_.wait(lock, [&] { return finished_ != seen || closed_; });
-        return true;
+        auto changed = [&] { return finished_ != seen_finished || freed_ != seen_freed || closed_; };
+        if (running_ > 0) cv_.wait(lock, changed);
+        else cv_.wait_for(lock, std::chrono::milliseconds(grace_ms), changed);
+        if (changed()) return true;
+        ++running_;  // the caller fails the job and releases this slot
+        ++counters_[prio].running;
+        return false;
+    }
+
+    // Memory of this device was freed: jobs waiting for memory try again.
+    void note_freed() {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++freed_;
+        cv_.notify_all();
     }
 
     void close() {
@@ -165,7 +177,7 @@ private:
     std::condition_variable cv_;
     std::list<Waiter *> waiters_;
     unsigned running_ = 0;
-    uint64_t finished_ = 0;
+    uint64_t finished_ = 0, freed_ = 0;
     bool closed_ = false;
     PriorityCounters counters_[3];
 };

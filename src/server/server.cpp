@@ -210,6 +210,7 @@ struct Server::Impl final : public v1::Prover::Service {
         const uint64_t held = s->mem->bytes();
         s->mem->clear();  // buffers, trees and the window
         s->dev->bytes -= held;
+        s->dev->queue.note_freed();
         s->dev->sessions--;
         {
             std::lock_guard<std::mutex> lock(mu);
@@ -345,16 +346,26 @@ struct Server::Impl final : public v1::Prover::Service {
                         fail(GP_ERR_DEVICE_OUT_OF_MEMORY, "the session's quota of ", cfg.quota_bytes,
                              " bytes on the server is spent (", s.mem->bytes(), " held, ", bytes, " asked)");
                     run_job(s, ctx, op, [&] {
-                        void *p = s.backend->alloc_buffer(bytes);
-                        rep.set_addr(s.mem->add(p, bytes));
+                        // Reserved first, so that concurrent jobs see it.
+                        const uint64_t before = s.dev->bytes.fetch_add(bytes);
+                        try {
+                            if (cfg.device_budget && before + bytes > cfg.device_budget)
+                                fail(GP_ERR_DEVICE_OUT_OF_MEMORY, "the server's budget of ", cfg.device_budget,
+                                     " bytes for ", s.dev->name, " is spent (", before, " held, ", bytes, " asked)");
+                            void *p = s.backend->alloc_buffer(bytes);
+                            rep.set_addr(s.mem->add(p, bytes));
+                        } catch (...) {
+                            s.dev->bytes -= bytes;
+                            throw;
+                        }
                     }, rep);
-                    s.dev->bytes += bytes;
                     return;
                 }
                 case v1::Request::kFree: {
                     const uint64_t before = s.mem->bytes();
                     run_op(*s.backend, *s.mem, q, rep);
                     s.dev->bytes -= before - s.mem->bytes();
+                    s.dev->queue.note_freed();
                     return;
                 }
                 default:

@@ -22,6 +22,7 @@ struct Config {
     unsigned staging_threads = 0;    // host threads per GPU session (0: default)
     double aging_ms = 2000;          // one priority level per this much waiting
     uint64_t quota_bytes = 0;        // per session; 0: none
+    uint64_t device_budget = 0;      // buffer bytes all sessions of one device may hold; 0: its memory
     std::string token;               // required of TCP clients when set
     int max_message_bytes = 64 << 20;
     std::string metrics;             // HOST:PORT of the Prometheus endpoint, "" for none
