@@ -20,6 +20,9 @@
 #include <fstream>
 #include <thread>
 
+#include <grpcpp/grpcpp.h>
+
+#include "gpuprover.grpc.pb.h"
 #include "server/scheduler.h"
 #include "test_util.h"
 
@@ -770,4 +773,115 @@ TEST(RemoteCuda, GpuServerGivesTheCpuBytes) {
         EXPECT_NE(std::string(name).find("cuda:0"), std::string::npos) << name;
         EXPECT_TRUE(bytes_equal(workload(c.get(), f, 1u << 12, 33, 4), local_workload(f, 1u << 12, 33, 4)));
     }
+}
+
+// The protocol itself, from a raw client: what the library never sends is
+// refused with a reply, and a session cannot touch another's memory.
+namespace {
+namespace v1 = ::gpuprover::v1;
+struct RawSession {
+    std::shared_ptr<grpc::Channel> ch;
+    std::unique_ptr<v1::Prover::Stub> stub;
+    grpc::ClientContext ctx;
+    std::unique_ptr<grpc::ClientReaderWriter<v1::Request, v1::Reply>> s;
+    uint64_t id = 0;
+    explicit RawSession(const std::string &sock) {
+        ch = grpc::CreateChannel("unix:" + sock, grpc::InsecureChannelCredentials());
+        stub = v1::Prover::NewStub(ch);
+        s = stub->Session(&ctx);
+    }
+    bool call(v1::Request q, v1::Reply &r) {
+        q.set_id(++id);
+        return s->Write(q) && s->Read(&r);
+    }
+    bool hello(uint32_t version, v1::Reply &r) {
+        v1::Request q;
+        q.mutable_hello()->set_version(version);
+        return call(q, r);
+    }
+};
+}  // namespace
+
+TEST(RemoteProtocol, RefusesWhatTheLibraryNeverSends) {
+    Server s;
+    ASSERT_TRUE(s.start({}));
+    v1::Reply r;
+    {
+        RawSession a(s.sock);
+        ASSERT_TRUE(a.hello(99, r));
+        EXPECT_EQ(r.status(), GP_ERR_REMOTE);
+        EXPECT_NE(r.message().find("version 99"), std::string::npos) << r.message();
+    }
+    {
+        RawSession a(s.sock);
+        v1::Request q;
+        q.mutable_alloc()->set_bytes(64);
+        ASSERT_TRUE(a.call(q, r));  // not Hello first
+        EXPECT_EQ(r.status(), GP_ERR_REMOTE);
+    }
+    RawSession a(s.sock), b(s.sock);
+    ASSERT_TRUE(a.hello(1, r));
+    ASSERT_EQ(r.status(), 0) << r.message();
+    ASSERT_TRUE(b.hello(1, r));
+    ASSERT_EQ(r.status(), 0) << r.message();
+    v1::Request q;
+    q.mutable_alloc()->set_bytes(4096);
+    ASSERT_TRUE(a.call(q, r));
+    ASSERT_EQ(r.status(), 0);
+    const uint64_t addr = r.addr();
+    // B names A's memory: refused, in every form.
+    v1::Request f;
+    f.mutable_free()->set_addr(addr);
+    ASSERT_TRUE(b.call(f, r));
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT);
+    v1::Request n;
+    auto *nb = n.mutable_ntt()->mutable_buf();
+    nb->set_field(GP_FIELD_GOLDILOCKS);
+    nb->set_ext(1);
+    nb->set_rows(512);
+    nb->set_cols(1);
+    nb->set_addr(addr);
+    ASSERT_TRUE(b.call(n, r));
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(r.message().find("not memory of this session"), std::string::npos) << r.message();
+    // A's own memory, but an extent past its end (8 x 512 bytes > 4096 - 8).
+    nb->set_addr(addr + 8);
+    ASSERT_TRUE(a.call(n, r));
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT);
+    // Shapes the backend would trust: refused before it sees them.
+    v1::Request l;
+    auto *lde = l.mutable_lde();
+    lde->set_field(GP_FIELD_GOLDILOCKS);
+    lde->set_ext(1);
+    lde->set_rows_in(8);
+    lde->set_cols(1);
+    lde->set_log_n(60);
+    lde->set_log_blowup(2);
+    ASSERT_TRUE(a.call(l, r));
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT);
+    v1::Request d;
+    auto *dl = d.mutable_download();
+    *dl->mutable_src() = *nb;
+    dl->mutable_src()->set_addr(addr);
+    dl->mutable_src()->set_rows(8);
+    dl->mutable_data()->set_offset(1ull << 40);
+    dl->mutable_data()->set_size(64);
+    ASSERT_TRUE(a.call(d, r));
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT);  // no window that large
+    v1::Request none;  // no operation at all
+    ASSERT_TRUE(a.call(none, r));
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT);
+    v1::Request fld;
+    auto *fb = fld.mutable_check_values()->mutable_buf();
+    *fb = *nb;
+    fb->set_field(77);
+    ASSERT_TRUE(a.call(fld, r));
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT);
+    // Both sessions still work, and A's memory is A's.
+    ASSERT_TRUE(a.call(f, r));
+    EXPECT_EQ(r.status(), 0) << r.message();
+    v1::Request i;
+    i.mutable_info();
+    ASSERT_TRUE(b.call(i, r));
+    EXPECT_EQ(r.status(), 0);
 }
