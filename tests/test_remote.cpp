@@ -570,6 +570,34 @@ TEST(Remote, ServerKilledMidJobGivesAClearErrorAndARestartServesAgain) {
     EXPECT_TRUE(bytes_equal(workload(c.get(), GP_FIELD_BABYBEAR, 32, 2, 3), local_workload(GP_FIELD_BABYBEAR, 32, 2, 3)));
 }
 
+// SIGTERM: the job running finishes within the grace period, the session
+// then ends (later calls fail clearly), and the server exits.
+TEST(Remote, ShutdownFinishesTheRunningJobAndRefusesMore) {
+    Server s;
+    ASSERT_TRUE(s.start({"--cpu-threads", "1", "--grace-ms", "20000"}));
+    CtxPtr c;
+    ASSERT_GP_OK(remote_ctx(s.sock, &c));
+    BufPtr b;
+    ASSERT_GP_OK(create_buffer(c.get(), field_ref(GP_FIELD_GOLDILOCKS), 1, 1u << 16, 64, &b));
+    gp_status st = GP_ERR_INTERNAL;
+    std::thread t([&] { st = commit_job(c.get(), b.get()); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const auto t0 = Clock::now();
+    kill(s.pid, SIGTERM);
+    t.join();
+    EXPECT_EQ(st, GP_OK) << "the running job finishes";
+    BufPtr more;
+    EXPECT_GP_ERR(create_buffer(c.get(), field_ref(GP_FIELD_GOLDILOCKS), 1, 8, 1, &more), GP_ERR_REMOTE);
+    b.reset();  // its session is gone; destroying it does not hang
+    const int code = wait_exit(s.pid, 30000);
+    s.pid = -1;
+    EXPECT_TRUE(code != -1 && WIFEXITED(code) && WEXITSTATUS(code) == 0) << code;
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 20.0);
+    EXPECT_NE(access(s.sock.c_str(), F_OK), 0) << "the socket is removed";
+    CtxPtr late;
+    EXPECT_GP_ERR(remote_ctx(s.sock, &late), GP_ERR_REMOTE);
+}
+
 TEST(Remote, MalformedAndOversizedFramesAreRefused) {
     Server s;
     ASSERT_TRUE(s.start({"--tcp", "127.0.0.1:0", "--max-message-mib", "1"}));
