@@ -758,6 +758,12 @@ TEST(Remote, MetricsInPrometheusFormat) {
 TEST(Remote, LoadSixteenClientsFiftyJobsEach) {
     Server s;
     ASSERT_TRUE(s.start({"--cpu-jobs", "2", "--cpu-threads", "1", "--tcp", "127.0.0.1:0"}));
+    auto rss_kib = [&] {
+        const std::string st = Server::read_text_file_or_empty("/proc/" + std::to_string(s.pid) + "/status");
+        const size_t at = st.find("VmRSS:");
+        return at == std::string::npos ? 0ul : std::strtoul(st.c_str() + at + 6, nullptr, 10);
+    };
+    const unsigned long rss_before = rss_kib();
     const auto t0 = Clock::now();
     std::vector<pid_t> kids;
     std::vector<std::string> logs;
@@ -778,7 +784,8 @@ TEST(Remote, LoadSixteenClientsFiftyJobsEach) {
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
     EXPECT_TRUE(s.drained()) << s.status();
     const std::string st = s.status();
-    std::printf("load: 16 clients x 50 jobs in %.1f s\n%s", secs, st.c_str());
+    std::printf("load: 16 clients x 50 jobs in %.1f s; server RSS %lu KiB before, %lu KiB after\n%s", secs,
+                rss_before, rss_kib(), st.c_str());
     EXPECT_NE(st.find("sessions opened 16, closed 16"), std::string::npos) << st;
 }
 
