@@ -51,6 +51,11 @@ inline TreeSpec get_spec(const v1::TreeSpec &r) {
     return s;
 }
 
+inline bool same_spec(const TreeSpec &a, const TreeSpec &b) {
+    return a.kind == b.kind && a.perm == b.perm && a.field == b.field && a.compress_perm == b.compress_perm &&
+           a.rate == b.rate && a.digest == b.digest && a.word_size == b.word_size;
+}
+
 inline void put_tree(const MerkleTree &t, v1::TreeRef *r) {
     put_spec(t.spec, r->mutable_spec());
     r->set_cap_height(t.cap_height);

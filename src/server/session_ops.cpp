@@ -198,10 +198,7 @@ TreeSpec spec_of(const v1::TreeSpec &r) {
         if (s.field == 0 || s.field == id) f = &d;
     }
     if (!f) fail(GP_ERR_INVALID_ARGUMENT, "tree: field ", s.field, " is no gp_field");
-    auto same = [&](const TreeSpec &v) {
-        return v.kind == s.kind && v.perm == s.perm && v.field == s.field && v.compress_perm == s.compress_perm &&
-               v.rate == s.rate && v.digest == s.digest && v.word_size == s.word_size;
-    };
+    auto same = [&](const TreeSpec &v) { return wire::same_spec(v, s); };
     TreeSpec v = tree_spec(o, *f, "tree");
     if (same(v)) return s;
     o.rate = s.rate;
@@ -212,6 +209,16 @@ TreeSpec spec_of(const v1::TreeSpec &r) {
     }
     if (!same(v)) fail(GP_ERR_INVALID_ARGUMENT, "tree: the profile is not one the library builds");
     return s;
+}
+
+// The column buffers of an OOD or DEEP request: 2^log_m rows of field f.
+std::vector<Buffer> columns_of(const SessionMemory &mem, const google::protobuf::RepeatedPtrField<v1::BufferRef> &refs,
+                               const FieldDesc &f, uint32_t log_m, const char *what) {
+    std::vector<Buffer> bufs = buffers_of(mem, refs, what);
+    for (const Buffer &b : bufs)
+        if (b.rows != (1ull << log_m) || b.field != &f || b.stride)
+            fail(GP_ERR_INVALID_ARGUMENT, what, ": a buffer of another shape");
+    return bufs;
 }
 
 uint64_t tree_nodes(uint32_t log_h) { return (2ull << log_h) - 1; }
@@ -503,13 +510,9 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             a.omega_n = o.omega_n();
             if ((uint32_t)o.z_size() < a.E || o.z_size() > 4) fail(GP_ERR_INVALID_ARGUMENT, "ood: z");
             for (int e = 0; e < o.z_size(); ++e) a.z[e] = o.z(e);
-            const std::vector<Buffer> bufs = buffers_of(mem, o.bufs(), "bufs");
+            const std::vector<Buffer> bufs = columns_of(mem, o.bufs(), fd, a.log_m, "ood bufs");
             uint64_t words = 0;
-            for (const Buffer &b : bufs) {
-                if (b.rows != (1ull << a.log_m) || b.field != &fd || b.stride)
-                    fail(GP_ERR_INVALID_ARGUMENT, "ood: a buffer of another shape");
-                words += b.base_cols() * a.E;
-            }
+            for (const Buffer &b : bufs) words += b.base_cols() * a.E;
             a.bufs = pointers(bufs);
             std::vector<uint64_t> out(words);
             be.ood_sums(a, out.data());
@@ -530,13 +533,9 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             a.shift = d.shift();
             a.omega_m = d.omega_m();
             a.ncols = d.ncols();
-            const std::vector<Buffer> bufs = buffers_of(mem, d.bufs(), "bufs");
+            const std::vector<Buffer> bufs = columns_of(mem, d.bufs(), fd, a.log_m, "deep bufs");
             uint64_t cols = 0;
-            for (const Buffer &b : bufs) {
-                if (b.rows != (1ull << a.log_m) || b.field != &fd || b.stride)
-                    fail(GP_ERR_INVALID_ARGUMENT, "deep: a buffer of another shape");
-                cols += b.cols;
-            }
+            for (const Buffer &b : bufs) cols += b.cols;
             if (cols != a.ncols || (uint64_t)d.z_size() != (uint64_t)a.npoints * a.E ||
                 (uint64_t)d.corr_size() != (uint64_t)a.npoints * a.E ||
                 (uint64_t)d.alpha_size() != (uint64_t)a.npoints * a.ncols * a.E)
