@@ -501,30 +501,43 @@ TEST(RemoteQueue, PriorityThenArrivalThenAging) {
     }
 }
 
-// Under a stream of HIGH jobs, a LOW job finishes within a bounded wait.
+// Under a stream of HIGH jobs (always three queued: each client's calls
+// are single jobs, NTTs of a buffer made beforehand), a LOW job runs only
+// once the stream ends without aging, and while it goes on with aging.
 TEST(Remote, AgingLetsLowPriorityFinishUnderAStreamOfHighJobs) {
-    Server s;
-    ASSERT_TRUE(s.start({"--cpu-jobs", "1", "--cpu-threads", "1", "--aging-ms", "150"}));
-    std::atomic<bool> stop{false};
-    std::vector<std::thread> stream;
-    for (int i = 0; i < 4; ++i)
-        stream.emplace_back([&] {
-            CtxPtr c;
-            ASSERT_GP_OK(remote_ctx(s.sock, &c, GP_PRIORITY_HIGH));
-            const auto end = Clock::now() + std::chrono::seconds(6);
-            while (!stop && Clock::now() < end) EXPECT_GP_OK(long_job(c.get(), 1u << 12));
-        });
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    CtxPtr low;
-    ASSERT_GP_OK(remote_ctx(s.sock, &low, GP_PRIORITY_LOW));
-    const auto t0 = Clock::now();
-    EXPECT_GP_OK(long_job(low.get(), 1u << 12));
-    const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
-    const bool stream_alive = !stop;
-    stop = true;
-    for (auto &t : stream) t.join();
-    EXPECT_TRUE(stream_alive);
-    EXPECT_LT(waited, 4.0) << "the low job waited for the stream to end";
+    for (int aging : {0, 150}) {
+        Server s;
+        ASSERT_TRUE(s.start({"--cpu-jobs", "1", "--cpu-threads", "1", "--aging-ms", std::to_string(aging)}));
+        const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+        std::atomic<bool> stop{false};
+        std::atomic<int> ready{0}, streaming{0};
+        std::vector<std::thread> stream;
+        for (int i = 0; i < 4; ++i)
+            stream.emplace_back([&] {
+                CtxPtr c;
+                BufPtr b;
+                ASSERT_GP_OK(remote_ctx(s.sock, &c, GP_PRIORITY_HIGH));
+                ASSERT_GP_OK(create_buffer(c.get(), F, 1, 1u << 15, 16, &b));
+                ++streaming;
+                ++ready;
+                while (ready < 4) std::this_thread::yield();
+                const auto end = Clock::now() + std::chrono::seconds(aging ? 30 : 3);
+                while (!stop && Clock::now() < end) EXPECT_GP_OK(gp_ntt_batch(c.get(), b.get(), nullptr));
+                --streaming;
+            });
+        CtxPtr low;
+        BufPtr lb;
+        ASSERT_GP_OK(remote_ctx(s.sock, &low, GP_PRIORITY_LOW));
+        ASSERT_GP_OK(create_buffer(low.get(), F, 1, 1u << 15, 16, &lb));
+        while (ready < 4) std::this_thread::yield();
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        EXPECT_GP_OK(gp_ntt_batch(low.get(), lb.get(), nullptr));
+        const int still = streaming;
+        stop = true;
+        for (auto &t : stream) t.join();
+        if (aging) EXPECT_EQ(still, 4) << "the low job waited for the stream to end";
+        else EXPECT_EQ(still, 0) << "without aging the low job overtook queued high jobs";
+    }
 }
 
 TEST(Remote, ClientKilledMidJobReleasesEverything) {

@@ -441,9 +441,13 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             const uint64_t pb = m.paths() ? n * v.t.path_len() * v.t.digest_bytes() : 0;
             if (rb + pb > (uint64_t)wire::kMaxMessageBytes / 2)
                 fail(GP_ERR_INVALID_ARGUMENT, "merkle_open: the answer exceeds a message");
+            // Rows and paths in buffers of their own, aligned for their words.
+            std::vector<uint64_t> rows((rb + 7) / 8), paths((pb + 7) / 8);
+            be.merkle_open(v.t, m.indices().data(), n, m.rows() ? rows.data() : nullptr,
+                           m.paths() ? paths.data() : nullptr);
             std::string out(rb + pb, '\0');
-            be.merkle_open(v.t, m.indices().data(), n, m.rows() ? &out[0] : nullptr,
-                           m.paths() ? &out[0] + rb : nullptr);
+            std::memcpy(&out[0], rows.data(), rb);
+            std::memcpy(&out[0] + rb, paths.data(), pb);
             rep.set_data(std::move(out));
             return;
         }
