@@ -51,6 +51,24 @@
 // Fold, FRICommit (with a typed challenge func), Betas, Remainder,
 // OpeningRows, EvaluateOOD and DeepComposition.
 //
+// # Remote backend
+//
+// A context can run its work on a gpuprover-server process: BackendRemote
+// with ContextOptions.Endpoint (a unix socket path, "unix:/path",
+// "HOST:PORT", or several separated by commas), or BackendAuto with the
+// GPUPROVER_SERVER environment variable (or Endpoint) set, which falls back
+// in process when the server cannot be reached; Context.RemoteFallback then
+// says why. ContextOptions.Priority, ForceCPU and TokenFile set the jobs'
+// priority in the server's queue, ask for its CPU workers, and name the
+// token file for TCP. A remote context that cannot reach its server fails
+// with ErrRemote.
+//
+//	ctx, err := gpuprover.NewContext(&gpuprover.ContextOptions{
+//		Backend:  gpuprover.BackendRemote,
+//		Endpoint: "/tmp/gpu-prover.sock",
+//		Priority: gpuprover.PriorityHigh,
+//	})
+//
 // # Cancellation, progress, counters
 //
 // The long calls (LDE, LDEHost, NTT, MerkleCommit, MerkleHashRows, FRIBegin,

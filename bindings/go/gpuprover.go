@@ -14,6 +14,7 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/cgo"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -58,6 +59,11 @@ const (
 	ErrVerifyFailed Status = C.GP_ERR_VERIFY_FAILED
 	// ErrCancelled: the call was cancelled (Context.Cancel).
 	ErrCancelled Status = C.GP_ERR_CANCELLED
+	// ErrRemote: the server of a remote context (BackendRemote) cannot be
+	// reached, refused the session (version, token, quota) or went away;
+	// the message says which. A context whose server went away fails every
+	// later call with it.
+	ErrRemote Status = C.GP_ERR_REMOTE
 )
 
 // String returns the status' symbolic name, e.g. "GP_ERR_SHAPE_MISMATCH".
@@ -213,10 +219,22 @@ func (f Field) TwoAdicGenerator(logN uint32) (uint64, error) {
 type Backend int
 
 const (
-	// BackendAuto uses CUDA if a usable GPU exists, else the CPU.
+	// BackendAuto uses the server named by ContextOptions.Endpoint or the
+	// GPUPROVER_SERVER environment variable when one is configured and
+	// reachable; otherwise CUDA if a usable GPU exists, else the CPU.
+	// Context.RemoteFallback says why a configured server was not used.
 	BackendAuto Backend = C.GP_BACKEND_AUTO
 	BackendCPU  Backend = C.GP_BACKEND_CPU
 	BackendCUDA Backend = C.GP_BACKEND_CUDA
+	// BackendRemote runs the context's work on a gpuprover-server process,
+	// reached at ContextOptions.Endpoint or, when that is empty, at the
+	// GPUPROVER_SERVER environment variable: a unix socket path
+	// ("/tmp/gpu-prover.sock", or "unix:/path"), "HOST:PORT", or several of
+	// those separated by commas (sessions are spread over them). Every
+	// method works unchanged and gives the same bytes as in process;
+	// buffers and trees live on the server's device. NewContext fails with
+	// ErrRemote when no server answers.
+	BackendRemote Backend = C.GP_BACKEND_REMOTE
 )
 
 func (b Backend) String() string {
@@ -227,8 +245,35 @@ func (b Backend) String() string {
 		return "cpu"
 	case BackendCUDA:
 		return "cuda"
+	case BackendRemote:
+		return "remote"
 	}
 	return fmt.Sprintf("Backend(%d)", int(b))
+}
+
+// Priority is the priority of a remote context's jobs in the server's
+// queue (gp_priority): higher runs first; within a priority, first come
+// first served. A waiting job gains one priority level per --aging-ms of
+// waiting (default 2000 ms), so low-priority work is never starved for
+// long. It is ignored in process.
+type Priority int
+
+const (
+	PriorityNormal Priority = C.GP_PRIORITY_NORMAL
+	PriorityLow    Priority = C.GP_PRIORITY_LOW
+	PriorityHigh   Priority = C.GP_PRIORITY_HIGH
+)
+
+func (p Priority) String() string {
+	switch p {
+	case PriorityNormal:
+		return "normal"
+	case PriorityLow:
+		return "low"
+	case PriorityHigh:
+		return "high"
+	}
+	return fmt.Sprintf("Priority(%d)", int(p))
 }
 
 // Layout is the layout of a host matrix.
@@ -375,7 +420,8 @@ func checkLen(op string, n int, rows, cols uint64, ext uint32) error {
 const DevicesAll int32 = C.GP_DEVICES_ALL
 
 // ContextOptions are the options of NewContext. The zero value means the
-// defaults: automatic backend, device 0, one CPU worker per hardware thread.
+// defaults: automatic backend, device 0, one CPU worker per hardware thread,
+// the server (if any) named by GPUPROVER_SERVER at normal priority.
 type ContextOptions struct {
 	Backend Backend
 	// The devices the context owns: CUDA device ordinals; empty means
@@ -392,6 +438,32 @@ type ContextOptions struct {
 	// Worker threads of the CPU backend (and of host staging on the CUDA
 	// backend); 0 means one per hardware thread.
 	CPUThreads uint32
+	// BackendRemote (and BackendAuto): the server's address, as
+	// GPUPROVER_SERVER takes it (see BackendRemote); "" means that
+	// variable. The library copies it.
+	Endpoint string
+	// Priority of the context's jobs on the server; the zero value is
+	// PriorityNormal. Ignored in process.
+	Priority Priority
+	// ForceCPU: the server runs the context's jobs on its CPU worker pool
+	// (bit-identical; for work that is faster there). Ignored in process.
+	ForceCPU bool
+	// A file holding the shared token the server requires of TCP clients
+	// not on loopback; "" means the GPUPROVER_SERVER_TOKEN_FILE environment
+	// variable, if set. The token is never passed inline.
+	TokenFile string
+}
+
+// cString returns a C copy of s (nil for ""), which the caller frees with
+// C.free; a NUL byte in s is an ErrInvalidArgument naming the option.
+func cString(op, what, s string) (*C.char, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return nil, argError(op, ErrInvalidArgument, "%s holds a NUL byte at index %d", what, i)
+	}
+	return C.CString(s), nil
 }
 
 // Context is a library context (gp_context): a backend and its caches.
@@ -412,7 +484,8 @@ type Context struct {
 
 // NewContext creates a context. opts may be nil for the defaults.
 // With BackendCUDA it fails with ErrNoDevice when no usable GPU exists;
-// BackendAuto falls back to the CPU.
+// with BackendRemote it fails with ErrRemote when no server answers;
+// BackendAuto falls back in process (to the CPU without a GPU).
 func NewContext(opts *ContextOptions) (*Context, error) {
 	var o C.gp_context_options
 	C.gp_context_options_init(&o)
@@ -430,6 +503,24 @@ func NewContext(opts *ContextOptions) (*Context, error) {
 			copy(unsafe.Slice((*int32)(unsafe.Pointer(devs)), n), opts.Devices)
 			o.devices = devs
 			o.num_devices = C.uint32_t(n)
+		}
+		// The strings are C memory, freed after gp_context_create (which
+		// copies them).
+		endpoint, err := cString("gp_context_create", "options.Endpoint", opts.Endpoint)
+		if err != nil {
+			return nil, err
+		}
+		defer C.free(unsafe.Pointer(endpoint))
+		tokenFile, err := cString("gp_context_create", "options.TokenFile", opts.TokenFile)
+		if err != nil {
+			return nil, err
+		}
+		defer C.free(unsafe.Pointer(tokenFile))
+		o.endpoint = endpoint
+		o.token_file = tokenFile
+		o.priority = C.gp_priority(opts.Priority)
+		if opts.ForceCPU {
+			o.force_cpu = 1
 		}
 	}
 	var h *C.gp_context
@@ -490,14 +581,31 @@ func (c *Context) call(op string, f func() C.gp_status) error {
 	return err
 }
 
-// Backend returns the backend the context runs on (BackendCPU or
-// BackendCUDA), or BackendAuto if the context is closed.
+// Backend returns the backend the context runs on (BackendCPU,
+// BackendCUDA or BackendRemote), or BackendAuto if the context is closed.
 func (c *Context) Backend() Backend {
 	if c.lock("Context.Backend") != nil {
 		return BackendAuto
 	}
 	defer c.unlock()
 	return Backend(C.gp_context_backend(c.h))
+}
+
+// RemoteFallback says why a BackendAuto context with a server configured
+// (ContextOptions.Endpoint or GPUPROVER_SERVER) runs in process instead:
+// the connection error (gp_context_remote_fallback). It returns "" when the
+// context runs on the server, when no server was configured, or when the
+// context is closed.
+func (c *Context) RemoteFallback() string {
+	if c.lock("Context.RemoteFallback") != nil {
+		return ""
+	}
+	defer c.unlock()
+	p := C.gp_context_remote_fallback(c.h)
+	if p == nil {
+		return ""
+	}
+	return C.GoString(p)
 }
 
 // DeviceName describes the device the context runs on, e.g.

@@ -83,6 +83,7 @@ __all__ = [
     "OodOptions",
     "Order",
     "Permutation",
+    "Priority",
     "Status",
     "VerifyError",
     "field_info",
@@ -119,6 +120,9 @@ class Status(enum.IntEnum):
     INTERNAL = 14
     VERIFY_FAILED = 15
     CANCELLED = 16
+    # The server of a remote context cannot be reached, refused the session
+    # (version, token, quota) or went away; the message says which.
+    REMOTE = 17
 
 
 class Field(enum.IntEnum):
@@ -130,9 +134,27 @@ class Field(enum.IntEnum):
 
 
 class Backend(enum.IntEnum):
-    AUTO = 0  # CUDA if a usable GPU exists, else the CPU
+    # The server named by `endpoint` or GPUPROVER_SERVER when one is
+    # configured and reachable; otherwise CUDA if a usable GPU exists, else
+    # the CPU (Context.remote_fallback says why a server was not used).
+    AUTO = 0
     CPU = 1
     CUDA = 2
+    # A gpuprover-server process, at `endpoint` or GPUPROVER_SERVER: a unix
+    # socket path ("/tmp/gpu-prover.sock", "unix:/path"), "HOST:PORT", or
+    # several separated by commas. Same bytes as in process.
+    REMOTE = 3
+
+
+class Priority(enum.IntEnum):
+    """Priority of a remote context's jobs in the server's queue
+    (gp_priority): higher runs first; within a priority, first come first
+    served. A waiting job gains one level per ``--aging-ms`` of waiting
+    (default 2000 ms). Ignored in process."""
+
+    NORMAL = 0
+    LOW = 1
+    HIGH = 2
 
 
 class Layout(enum.IntEnum):
@@ -333,6 +355,11 @@ class _ContextOptions(ctypes.Structure):
         ("devices", ctypes.POINTER(ctypes.c_int32)),
         ("num_devices", _u32),
         ("cpu_threads", _u32),
+        # Appended in 0.1.0 (the remote backend).
+        ("endpoint", ctypes.c_char_p),
+        ("priority", _c_enum),
+        ("force_cpu", _u32),
+        ("token_file", ctypes.c_char_p),
     ]
 
 
@@ -501,6 +528,7 @@ _proto("gp_context_options_init", None, ctypes.POINTER(_ContextOptions))
 _proto("gp_context_create", _c_status, ctypes.POINTER(_ContextOptions), _pvp)
 _proto("gp_context_destroy", None, _vp)
 _proto("gp_context_backend", _c_enum, _vp)
+_proto("gp_context_remote_fallback", ctypes.c_char_p, _vp)
 _proto("gp_context_device_name", _c_status, _vp, ctypes.c_char_p, ctypes.c_size_t)
 _proto("gp_context_memory_stats", _c_status, _vp, ctypes.POINTER(_MemoryStats))
 _proto("gp_context_device_count", _u32, _vp)
@@ -720,6 +748,20 @@ def _enum(cls, name, value):
     if v < -(1 << 31) or v >= (1 << 31):
         raise OverflowError("%s%s = %d is out of range" % (_prefix(), name, v))
     return v
+
+
+def _c_string(name, value):
+    """`value` (None, a str, bytes or an os.PathLike) as the bytes of a C
+    string option (os.fsencode); None stays NULL."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes, bytearray, os.PathLike)):
+        b = bytes(value) if isinstance(value, bytearray) else os.fsencode(value)
+    else:
+        raise TypeError("%s%s must be a str, bytes or a path, not %s" % (_prefix(), name, type(value).__name__))
+    if b"\0" in b:
+        raise ValueError("%s%s holds a NUL byte at index %d" % (_prefix(), name, b.index(b"\0")))
+    return b
 
 
 def _embed_merkle(outer, merkle, field):
@@ -1204,11 +1246,22 @@ class _CallLock:
 
 
 class Context:
-    """A gpuprover context: a backend (CUDA GPU or CPU) and its caches.
+    """A gpuprover context: a backend (CUDA GPU, CPU or a gpuprover-server)
+    and its caches.
 
-    ``Context(backend=Backend.AUTO, devices=None, cpu_threads=0)``; AUTO
-    falls back to the CPU without a usable GPU, CUDA raises GpuproverError
-    (Status.NO_DEVICE). ``devices`` lists the CUDA device ordinals the
+    ``Context(backend=Backend.AUTO, devices=None, cpu_threads=0,
+    endpoint=None, priority=Priority.NORMAL, force_cpu=False,
+    token_file=None)``; AUTO uses the server named by ``endpoint`` or the
+    GPUPROVER_SERVER environment variable when it is set and reachable
+    (``remote_fallback`` says why not otherwise), else CUDA, and falls back
+    to the CPU without a usable GPU; CUDA raises GpuproverError
+    (Status.NO_DEVICE); REMOTE raises GpuproverError (Status.REMOTE) when no
+    server answers. ``endpoint`` is the server's address as GPUPROVER_SERVER
+    takes it (None: that variable); ``priority`` (a Priority) orders the
+    context's jobs in the server's queue; ``force_cpu`` asks the server to
+    run them on its CPU workers; ``token_file`` names the file holding the
+    token the server requires of TCP clients not on loopback (None:
+    GPUPROVER_SERVER_TOKEN_FILE). The last four are ignored in process. ``devices`` lists the CUDA device ordinals the
     context owns (None: device 0); with several, every buffer is spread
     over them by blocks of whole columns and every call runs on all of
     them, with the results of one device. An ordinal may be listed more
@@ -1225,7 +1278,8 @@ class Context:
     """
 
     @_api("Context")
-    def __init__(self, backend=Backend.AUTO, devices=None, cpu_threads=0):
+    def __init__(self, backend=Backend.AUTO, devices=None, cpu_threads=0, endpoint=None,
+                 priority=Priority.NORMAL, force_cpu=False, token_file=None):
         self._lib = _lib
         self._handle = None
         self._lock = _CallLock(self)
@@ -1244,6 +1298,12 @@ class Context:
             arr = (ctypes.c_int32 * len(devs))(*devs)
             opts.devices = ctypes.cast(arr, ctypes.POINTER(ctypes.c_int32))
             opts.num_devices = len(devs)
+        # ctypes keeps the bytes alive with `opts`, past gp_context_create
+        # (which copies them).
+        opts.endpoint = _c_string("endpoint", endpoint)
+        opts.priority = _enum(Priority, "priority", priority)
+        opts.force_cpu = 1 if force_cpu else 0
+        opts.token_file = _c_string("token_file", token_file)
         h = ctypes.c_void_p()
         _check("gp_context_create", _lib.gp_context_create(ctypes.byref(opts), ctypes.byref(h)))
         self._handle = h.value
@@ -1418,9 +1478,20 @@ class Context:
     @property
     @_api("Context.backend")
     def backend(self):
-        """Backend.CPU or Backend.CUDA."""
+        """Backend.CPU, Backend.CUDA or Backend.REMOTE (never AUTO)."""
         with self._lock:
             return Backend(self._lib.gp_context_backend(self._h()))
+
+    @property
+    @_api("Context.remote_fallback")
+    def remote_fallback(self):
+        """Why an AUTO context with a server configured (``endpoint`` or
+        GPUPROVER_SERVER) runs in process instead: the connection error
+        (gp_context_remote_fallback). None when the context runs on the
+        server or no server was configured."""
+        with self._lock:
+            why = self._lib.gp_context_remote_fallback(self._h())
+            return None if why is None else why.decode("utf-8", "replace")
 
     @property
     @_api("Context.device_name")

@@ -37,6 +37,26 @@ fn options_structs_have_the_c_size() {
         gp_context_options_init(&mut o);
         assert_eq!(o.struct_size as usize, size_of::<gp_context_options>());
         assert_eq!(o.backend, gp_backend::GP_BACKEND_AUTO);
+        // The remote fields, appended after cpu_threads.
+        assert!(o.endpoint.is_null() && o.token_file.is_null());
+        assert_eq!(o.priority, gp_priority::GP_PRIORITY_NORMAL);
+        assert_eq!(o.force_cpu, 0);
+        // uint32_t struct_size, enum backend, pointer devices, two uint32_t,
+        // pointer endpoint, enum priority, uint32_t force_cpu, pointer
+        // token_file: on LP64, 4 + 4 + 8 + 4 + 4 + 8 + 4 + 4 + 8.
+        if size_of::<*const u8>() == 8 {
+            assert_eq!(size_of::<gp_context_options>(), 48);
+        }
+        assert_eq!(gp_backend::GP_BACKEND_REMOTE.0, 3);
+        assert_eq!(
+            (
+                gp_priority::GP_PRIORITY_NORMAL.0,
+                gp_priority::GP_PRIORITY_LOW.0,
+                gp_priority::GP_PRIORITY_HIGH.0
+            ),
+            (0, 1, 2)
+        );
+        assert_eq!(gp_status::GP_ERR_REMOTE.0, 17);
 
         let mut o: gp_merkle_options = std::mem::zeroed();
         gp_merkle_options_init(&mut o);
@@ -133,5 +153,52 @@ fn cpu_context_round_trip() {
         assert_eq!(back, [1, 3, 5, 7, 2, 4, 6, 8]);
         gp_buffer_destroy(buf);
         gp_context_destroy(ctx);
+    }
+}
+
+#[test]
+fn remote_options_through_the_ffi() {
+    unsafe {
+        let endpoint = b"/nonexistent/dir/gp.sock\0";
+        let mut o: gp_context_options = std::mem::zeroed();
+        gp_context_options_init(&mut o);
+        o.backend = gp_backend::GP_BACKEND_REMOTE;
+        o.endpoint = endpoint.as_ptr().cast();
+        let mut ctx: *mut gp_context = ptr::null_mut();
+        assert_eq!(gp_context_create(&o, &mut ctx), gp_status::GP_ERR_REMOTE);
+        assert!(ctx.is_null());
+        assert!(!CStr::from_ptr(gp_last_error()).to_bytes().is_empty());
+        let name = CStr::from_ptr(gp_status_name(gp_status::GP_ERR_REMOTE));
+        assert_eq!(name.to_str().unwrap(), "GP_ERR_REMOTE");
+
+        // A priority that is not a gp_priority.
+        let mut o: gp_context_options = std::mem::zeroed();
+        gp_context_options_init(&mut o);
+        o.backend = gp_backend::GP_BACKEND_CPU;
+        o.priority = gp_priority(9);
+        assert_eq!(
+            gp_context_create(&o, &mut ctx),
+            gp_status::GP_ERR_INVALID_ARGUMENT
+        );
+        assert!(ctx.is_null());
+        assert!(!CStr::from_ptr(gp_last_error()).to_bytes().is_empty());
+
+        // AUTO with the unreachable endpoint runs in process and says why.
+        o.backend = gp_backend::GP_BACKEND_AUTO;
+        o.priority = gp_priority::GP_PRIORITY_HIGH;
+        o.force_cpu = 1;
+        o.endpoint = endpoint.as_ptr().cast();
+        assert_eq!(gp_context_create(&o, &mut ctx), gp_status::GP_OK);
+        let backend = gp_context_backend(ctx);
+        assert!(
+            backend == gp_backend::GP_BACKEND_CPU || backend == gp_backend::GP_BACKEND_CUDA,
+            "{:?}",
+            backend
+        );
+        let why = gp_context_remote_fallback(ctx);
+        assert!(!why.is_null());
+        assert!(!CStr::from_ptr(why).to_bytes().is_empty());
+        gp_context_destroy(ctx);
+        assert!(gp_context_remote_fallback(ptr::null()).is_null());
     }
 }

@@ -74,10 +74,11 @@
 //! shared_between_threads::<gpuprover::Fri>();
 //! ```
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::fmt;
 use std::mem::size_of;
 use std::os::raw::{c_char, c_void};
+use std::path::{Path, PathBuf};
 use std::ptr::{self, NonNull};
 use std::sync::{Arc, Mutex};
 
@@ -148,6 +149,11 @@ pub enum Status {
     VerifyFailed,
     /// The call was cancelled (`gp_context_cancel`).
     Cancelled,
+    /// The server of a remote context ([`Backend::Remote`]) cannot be
+    /// reached, refused the session (version, token, quota) or went away;
+    /// the message says which. A context whose server went away fails every
+    /// later call with it.
+    Remote,
     /// A status this version of the bindings does not know.
     Unknown(u32),
 }
@@ -174,6 +180,7 @@ impl Status {
             S::GP_ERR_INTERNAL => Status::Internal,
             S::GP_ERR_VERIFY_FAILED => Status::VerifyFailed,
             S::GP_ERR_CANCELLED => Status::Cancelled,
+            S::GP_ERR_REMOTE => Status::Remote,
             // `as`: the C enum's integer type is platform-dependent.
             #[allow(clippy::unnecessary_cast)]
             other => Status::Unknown(other.0 as u32),
@@ -200,6 +207,7 @@ impl Status {
             Status::Internal => S::GP_ERR_INTERNAL,
             Status::VerifyFailed => S::GP_ERR_VERIFY_FAILED,
             Status::Cancelled => S::GP_ERR_CANCELLED,
+            Status::Remote => S::GP_ERR_REMOTE,
             Status::Unknown(raw) => sys::gp_status(raw as _),
         }
     }
@@ -224,6 +232,7 @@ impl Status {
             Status::Internal => "GP_ERR_INTERNAL",
             Status::VerifyFailed => "GP_ERR_VERIFY_FAILED",
             Status::Cancelled => "GP_ERR_CANCELLED",
+            Status::Remote => "GP_ERR_REMOTE",
             Status::Unknown(_) => "GP_ERR_UNKNOWN",
         }
     }
@@ -298,6 +307,37 @@ unsafe fn cstr_to_string(p: *const c_char) -> String {
     } else {
         CStr::from_ptr(p).to_string_lossy().into_owned()
     }
+}
+
+/// A NUL-terminated copy of `bytes` for the C API; an interior NUL is an
+/// [`Status::InvalidArgument`] error naming `what`.
+fn c_string(what: &str, bytes: &[u8]) -> Result<CString> {
+    CString::new(bytes).map_err(|e| {
+        Error::new(
+            Status::InvalidArgument,
+            format!("{} holds a NUL byte at index {}", what, e.nul_position()),
+        )
+    })
+}
+
+/// The bytes of a path as the C API takes it.
+#[cfg(unix)]
+fn path_bytes(path: &Path) -> Result<std::borrow::Cow<'_, [u8]>> {
+    use std::os::unix::ffi::OsStrExt;
+    Ok(std::borrow::Cow::Borrowed(path.as_os_str().as_bytes()))
+}
+
+/// The bytes of a path as the C API takes it (UTF-8 off unix).
+#[cfg(not(unix))]
+fn path_bytes(path: &Path) -> Result<std::borrow::Cow<'_, [u8]>> {
+    path.to_str()
+        .map(|s| std::borrow::Cow::Borrowed(s.as_bytes()))
+        .ok_or_else(|| {
+            Error::new(
+                Status::InvalidArgument,
+                format!("path {} is not valid UTF-8", path.display()),
+            )
+        })
 }
 
 fn to_u64(n: usize) -> u64 {
@@ -412,13 +452,26 @@ impl Field {
 /// Which backend a [`Context`] runs on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Backend {
-    /// CUDA if a usable GPU exists, else the CPU (only as a request).
+    /// The server named by the `GPUPROVER_SERVER` environment variable (or
+    /// [`ContextOptions::endpoint`]) when one is configured and reachable;
+    /// otherwise CUDA if a usable GPU exists, else the CPU (only as a
+    /// request). [`Context::remote_fallback`] says why a configured server
+    /// was not used.
     #[default]
     Auto,
     /// The CPU backend.
     Cpu,
     /// The CUDA backend.
     Cuda,
+    /// A `gpuprover-server` process, reached at [`ContextOptions::endpoint`]
+    /// or, when that is `None`, at the `GPUPROVER_SERVER` environment
+    /// variable: a unix socket path (`"/tmp/gpu-prover.sock"`, or
+    /// `"unix:/path"`), `"HOST:PORT"`, or several of those separated by
+    /// commas (sessions are spread over them). Every call works unchanged and
+    /// gives the same bytes as in process; buffers and trees live on the
+    /// server's device. Creating the context fails with [`Status::Remote`]
+    /// when no server answers.
+    Remote,
 }
 
 impl Backend {
@@ -428,6 +481,7 @@ impl Backend {
             Backend::Auto => sys::gp_backend::GP_BACKEND_AUTO,
             Backend::Cpu => sys::gp_backend::GP_BACKEND_CPU,
             Backend::Cuda => sys::gp_backend::GP_BACKEND_CUDA,
+            Backend::Remote => sys::gp_backend::GP_BACKEND_REMOTE,
         }
     }
 
@@ -435,7 +489,35 @@ impl Backend {
         match backend {
             sys::gp_backend::GP_BACKEND_CPU => Backend::Cpu,
             sys::gp_backend::GP_BACKEND_CUDA => Backend::Cuda,
+            sys::gp_backend::GP_BACKEND_REMOTE => Backend::Remote,
             _ => Backend::Auto,
+        }
+    }
+}
+
+/// Priority of a remote context's jobs in the server's queue
+/// ([`ContextOptions::priority`]): higher runs first; within a priority,
+/// first come first served. A waiting job gains one priority level per
+/// `--aging-ms` of waiting (default 2000 ms), so low-priority work is never
+/// starved for long. Ignored in process.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Priority {
+    /// The default.
+    #[default]
+    Normal,
+    /// Runs after waiting normal- and high-priority jobs.
+    Low,
+    /// Runs before waiting normal- and low-priority jobs.
+    High,
+}
+
+impl Priority {
+    /// The raw `gp_priority` value.
+    pub fn to_raw(self) -> sys::gp_priority {
+        match self {
+            Priority::Normal => sys::gp_priority::GP_PRIORITY_NORMAL,
+            Priority::Low => sys::gp_priority::GP_PRIORITY_LOW,
+            Priority::High => sys::gp_priority::GP_PRIORITY_HIGH,
         }
     }
 }
@@ -729,6 +811,21 @@ pub struct ContextOptions {
     /// Worker threads of the CPU backend (and of host-side staging on CUDA);
     /// 0 (default) means one per hardware thread.
     pub cpu_threads: u32,
+    /// [`Backend::Remote`] (and [`Backend::Auto`]): the server's address, as
+    /// `GPUPROVER_SERVER` takes it (see [`Backend::Remote`]); `None`
+    /// (default) means that variable. The library copies it.
+    pub endpoint: Option<String>,
+    /// Priority of this context's jobs on the server. Default
+    /// [`Priority::Normal`]. Ignored in process.
+    pub priority: Priority,
+    /// `true`: the server runs this context's jobs on its CPU worker pool
+    /// (bit-identical; for work that is faster there). Ignored in process.
+    pub force_cpu: bool,
+    /// A file holding the shared token the server requires of TCP clients
+    /// not on loopback; `None` (default) means the
+    /// `GPUPROVER_SERVER_TOKEN_FILE` environment variable, if set. The token
+    /// is never passed inline.
+    pub token_file: Option<PathBuf>,
 }
 
 /// Memory use of a context (`gp_context_memory_stats`).
@@ -850,8 +947,10 @@ impl fmt::Debug for Context {
 }
 
 impl Context {
-    /// A context on the best backend present: CUDA if a usable GPU exists,
-    /// else the CPU.
+    /// A context on the best backend present: the server named by the
+    /// `GPUPROVER_SERVER` environment variable when it is set and reachable
+    /// ([`Backend::Auto`]), otherwise CUDA if a usable GPU exists, else the
+    /// CPU.
     pub fn new() -> Result<Context> {
         Context::with_options(&ContextOptions::default())
     }
@@ -878,9 +977,25 @@ impl Context {
             raw_options.num_devices = u32::try_from(options.devices.len())
                 .map_err(|_| Error::new(Status::InvalidArgument, "too many device ordinals"))?;
         }
+        // The C strings live until the end of this function, past
+        // gp_context_create (which copies them).
+        let endpoint = options
+            .endpoint
+            .as_deref()
+            .map(|e| c_string("options.endpoint", e.as_bytes()))
+            .transpose()?;
+        let token_file = options
+            .token_file
+            .as_deref()
+            .map(|p| c_string("options.token_file", path_bytes(p)?.as_ref()))
+            .transpose()?;
+        raw_options.endpoint = endpoint.as_ref().map_or(ptr::null(), |s| s.as_ptr());
+        raw_options.token_file = token_file.as_ref().map_or(ptr::null(), |s| s.as_ptr());
+        raw_options.priority = options.priority.to_raw();
+        raw_options.force_cpu = u32::from(options.force_cpu);
         let mut raw = ptr::null_mut();
-        // SAFETY: the options (and the device array, which the library
-        // copies) outlive the call; `raw` is valid for writes.
+        // SAFETY: the options (and the device array and strings, which the
+        // library copies) outlive the call; `raw` is valid for writes.
         check(unsafe { sys::gp_context_create(&raw_options, &mut raw) })?;
         let raw = NonNull::new(raw).ok_or_else(|| {
             Error::new(
@@ -908,11 +1023,26 @@ impl Context {
         &self.inner
     }
 
-    /// The backend the context runs on: [`Backend::Cpu`] or
-    /// [`Backend::Cuda`], never `Auto`.
+    /// The backend the context runs on: [`Backend::Cpu`],
+    /// [`Backend::Cuda`] or [`Backend::Remote`], never `Auto`.
     pub fn backend(&self) -> Backend {
         // SAFETY: the handle is valid.
         Backend::from_raw(unsafe { sys::gp_context_backend(self.as_raw()) })
+    }
+
+    /// Why a [`Backend::Auto`] context with a server configured
+    /// (`GPUPROVER_SERVER` or [`ContextOptions::endpoint`]) runs in process
+    /// instead: the connection error (`gp_context_remote_fallback`). `None`
+    /// when the context runs on the server or no server was configured.
+    pub fn remote_fallback(&self) -> Option<String> {
+        // SAFETY: the handle is valid; the string is owned by the context
+        // and copied here at once.
+        let p = unsafe { sys::gp_context_remote_fallback(self.as_raw()) };
+        if p.is_null() {
+            None
+        } else {
+            Some(unsafe { cstr_to_string(p) })
+        }
     }
 
     /// A description of the device ("NVIDIA H100 80GB HBM3",

@@ -4,10 +4,7 @@
 mod common;
 
 use common::*;
-use gpuprover::{
-    Backend, Buffer, Context, ContextOptions, DeviceInfo, Field, Layout, LdeOptions, MerkleOptions,
-    Order, Status, DEVICES_ALL,
-};
+use gpuprover::{Backend, Buffer, Context, ContextOptions, DeviceInfo, Field, Status, DEVICES_ALL};
 
 /// A CPU context with `n` emulated devices (none listed: the plain CPU
 /// backend).
@@ -16,6 +13,7 @@ fn cpu_devices(n: usize) -> Context {
         backend: Backend::Cpu,
         devices: vec![0; n],
         cpu_threads: 3,
+        ..ContextOptions::default()
     })
     .expect("CPU context")
 }
@@ -99,34 +97,6 @@ fn device_info_sees_a_buffer() {
         .sum();
     assert!(after > before, "{} then {}", before, after);
     drop(buf);
-}
-
-/// LDE (bit-reversed, blowup 4) and its Merkle root, a few openings, on a
-/// context.
-fn lde_and_commit(
-    ctx: &Context,
-    trace: &[u64],
-    rows: usize,
-    cols: usize,
-) -> (Vec<u64>, Vec<u8>, Vec<gpuprover::MerkleOpening<u64>>) {
-    let options = LdeOptions {
-        blowup: 4,
-        output_order: Order::BitReversed,
-        ..LdeOptions::default()
-    };
-    let mut lde = Buffer::new(ctx, Field::Goldilocks, 1, rows * 4, cols).unwrap();
-    ctx.lde_host(Field::Goldilocks, 1, trace, rows, cols, &options, &mut lde)
-        .unwrap();
-    let values = lde.to_vec::<u64>(Layout::ColMajor).unwrap();
-    let tree = ctx
-        .merkle_commit(&[&lde], &MerkleOptions::default())
-        .unwrap();
-    let root = tree.root().unwrap();
-    let openings = tree.open::<u64>(&[0, 5, rows * 4 - 1]).unwrap();
-    for opening in &openings {
-        tree.verify(opening).unwrap();
-    }
-    (values, root, openings)
 }
 
 #[test]

@@ -200,6 +200,8 @@ fn status_round_trips() {
         Status::Cuda,
         Status::Internal,
         Status::VerifyFailed,
+        Status::Cancelled,
+        Status::Remote,
         Status::Unknown(99),
     ] {
         assert_eq!(Status::from_raw(status.to_raw()), Some(status));

@@ -189,3 +189,33 @@ pub fn cpu() -> gpuprover::Context {
     })
     .expect("CPU context")
 }
+
+/// LDE (bit-reversed, blowup 4) and its Merkle root, a few openings, on a
+/// context: for comparing contexts (several devices, a remote server) with
+/// one in-process device.
+pub fn lde_and_commit(
+    ctx: &gpuprover::Context,
+    trace: &[u64],
+    rows: usize,
+    cols: usize,
+) -> (Vec<u64>, Vec<u8>, Vec<gpuprover::MerkleOpening<u64>>) {
+    use gpuprover::{Buffer, Field, Layout, LdeOptions, MerkleOptions, Order};
+    let options = LdeOptions {
+        blowup: 4,
+        output_order: Order::BitReversed,
+        ..LdeOptions::default()
+    };
+    let mut lde = Buffer::new(ctx, Field::Goldilocks, 1, rows * 4, cols).unwrap();
+    ctx.lde_host(Field::Goldilocks, 1, trace, rows, cols, &options, &mut lde)
+        .unwrap();
+    let values = lde.to_vec::<u64>(Layout::ColMajor).unwrap();
+    let tree = ctx
+        .merkle_commit(&[&lde], &MerkleOptions::default())
+        .unwrap();
+    let root = tree.root().unwrap();
+    let openings = tree.open::<u64>(&[0, 5, rows * 4 - 1]).unwrap();
+    for opening in &openings {
+        tree.verify(opening).unwrap();
+    }
+    (values, root, openings)
+}
