@@ -121,6 +121,7 @@ bool recv_fd(int conn, std::string &nonce, int &fd, size_t max_nonce) {
 void parallel_copy(void *dst, const void *src, uint64_t bytes) {
     constexpr uint64_t kMin = 16ull << 20;
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    if (bytes == 0) return;
     const uint64_t parts = std::min<uint64_t>(std::min(hw, 16u), bytes / kMin);
     if (parts <= 1) {
         std::memcpy(dst, src, bytes);

@@ -280,7 +280,8 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
         case v1::Request::kDetachRegion: mem.detach_region(q.detach_region().id()); return;
         case v1::Request::kPut: {
             const auto &p = q.put();
-            std::memcpy(mem.window(p.offset(), p.data().size(), "put"), p.data().data(), p.data().size());
+            char *dst = mem.window(p.offset(), p.data().size(), "put");
+            if (!p.data().empty()) std::memcpy(dst, p.data().data(), p.data().size());
             return;
         }
         case v1::Request::kGet: {
@@ -446,8 +447,8 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             be.merkle_open(v.t, m.indices().data(), n, m.rows() ? rows.data() : nullptr,
                            m.paths() ? paths.data() : nullptr);
             std::string out(rb + pb, '\0');
-            std::memcpy(&out[0], rows.data(), rb);
-            std::memcpy(&out[0] + rb, paths.data(), pb);
+            if (rb) std::memcpy(&out[0], rows.data(), rb);
+            if (pb) std::memcpy(&out[0] + rb, paths.data(), pb);
             rep.set_data(std::move(out));
             return;
         }
