@@ -865,6 +865,101 @@ GP_API gp_status gp_merkle_verify(const gp_merkle_options *options, gp_field fie
 GP_API void gp_merkle_tree_destroy(gp_merkle_tree *tree);
 
 /* ------------------------------------------------------------------------ */
+/* One-call commitment of host traces, streamed                             */
+/* ------------------------------------------------------------------------ */
+
+/** Where gp_commit_host leaves the LDE it committed. */
+typedef enum gp_keep {
+    /** On the device (default): one new buffer per matrix, returned through
+     *  `lde_out`, which the caller destroys; the tree refers to them as a
+     *  gp_merkle_commit tree does. The whole LDE must fit in device memory
+     *  beside the call's working set. Openings read the buffers. */
+    GP_KEEP_DEVICE = 0,
+    /** In the caller's host memory: matrix i's LDE is written to
+     *  matrices[i].lde_host column-major, as gp_buffer_to_host writes a
+     *  buffer in GP_LAYOUT_COL_MAJOR (coordinate k of element (row r,
+     *  column c) at (c x rows x blowup + r) x ext_degree + k), one batch of
+     *  columns after another. Openings read their rows there: the memory
+     *  must stay unchanged while the tree is opened. */
+    GP_KEEP_HOST = 1,
+    /** Nowhere: only the tree is kept. Openings recompute their rows by
+     *  running the LDE again over the trace (matrices[i].data, which must stay
+     *  unchanged while the tree is opened), one column batch at a time within
+     *  the same budget, without hashing: each gp_merkle_open call costs one
+     *  upload and LDE of every committed column (about the commitment's time
+     *  less its hashing), however few the indices. */
+    GP_KEEP_NONE = 2
+} gp_keep;
+
+/** One trace matrix of gp_commit_host. (Fixed layout: arrays of it are
+ *  passed; later versions add a new struct rather than grow this one.) */
+typedef struct gp_commit_matrix {
+    /** rows x cols elements of degree ext_degree, in host memory, in the
+     *  options' lde->input_layout; pinned (gp_host_alloc) or pageable. */
+    const void *data;
+    /** Trace rows: a power of two. The LDE has rows x blowup rows; matrices
+     *  of different heights are committed as gp_merkle_commit commits them. */
+    uint64_t rows;
+    uint64_t cols;
+    uint32_t ext_degree;
+    /** GP_KEEP_HOST: where this matrix's LDE goes, lde_host_bytes long (at
+     *  least rows x blowup x cols x ext_degree x element size). Otherwise
+     *  NULL and 0. */
+    void *lde_host;
+    uint64_t lde_host_bytes;
+} gp_commit_matrix;
+
+typedef struct gp_commit_options {
+    uint32_t struct_size;
+    /** The LDE of every matrix (blowup, shift, input_shift, output_order,
+     *  input_layout), as gp_lde_batch_host takes it; n must be 0 (each
+     *  matrix's own rows). NULL: gp_lde_options_init's defaults. */
+    const gp_lde_options *lde;
+    /** The Merkle profile, as gp_merkle_commit takes it. NULL:
+     *  gp_merkle_options_init's defaults. */
+    const gp_merkle_options *merkle;
+    /** Default GP_KEEP_DEVICE. */
+    gp_keep keep;
+    /** Device memory the call may use, in bytes: the tree, the row sponge
+     *  states, the batches in flight and, with GP_KEEP_DEVICE, the kept LDE.
+     *  0 (default) means what the device has free. The columns are streamed
+     *  in batches as large as the budget allows; a budget below the least
+     *  working set (the tree, one row group's sponge states and one batch of
+     *  a sponge block of columns) is GP_ERR_INVALID_ARGUMENT naming that
+     *  minimum. On the CPU backend the same plan is followed, with 0 meaning
+     *  no limit. */
+    uint64_t device_budget;
+} gp_commit_options;
+
+GP_API void gp_commit_options_init(gp_commit_options *options);
+
+/** Commits host trace matrices in one call: the coset LDE of every matrix
+ *  (options->lde), then one Merkle tree over all of them (options->merkle),
+ *  with the same bytes as gp_lde_batch_host into buffers followed by
+ *  gp_merkle_commit over those buffers, for every profile and shape.
+ *
+ *  The LDE is never whole on the device unless kept there: column batches
+ *  are uploaded, extended, and absorbed into one sponge state per row (the
+ *  profile's own sponge, continued from batch to batch), while the next
+ *  batch uploads; after the last column the row digests become the tree.
+ *  A trace whose LDE exceeds device memory is committed with GP_KEEP_HOST
+ *  or GP_KEEP_NONE. On a context of several devices or a gpuprover-server
+ *  session the call composes the two calls instead (same result; the LDE
+ *  is then whole on the device for the duration of the call).
+ *
+ *  Progress goes to the context's progress callback as stage "commit"
+ *  (base columns done of all) and "commit bytes" (trace bytes uploaded);
+ *  gp_context_cancel, also from that callback, stops the call with
+ *  GP_ERR_CANCELLED, everything it allocated released.
+ *
+ *  `lde_out` (GP_KEEP_DEVICE only; NULL otherwise) receives `count` new
+ *  buffers, matrix i's LDE at index i. `tree` receives the tree; destroy it
+ *  before the memory its openings read (see gp_keep). */
+GP_API gp_status gp_commit_host(gp_context *ctx, gp_field field, const gp_commit_matrix *matrices,
+                                uint32_t count, const gp_commit_options *options,
+                                gp_buffer **lde_out, gp_merkle_tree **tree);
+
+/* ------------------------------------------------------------------------ */
 /* FRI commitment                                                           */
 /* ------------------------------------------------------------------------ */
 

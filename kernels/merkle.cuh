@@ -21,10 +21,22 @@ __global__ void k_merkle_leaves(H h, const MatView<typename H::T> *mats, uint32_
 
 template <class H>
 __global__ void k_merkle_layer(H h, const typename H::W *children, uint64_t count,
-                               const MatView<typename H::T> *mats, uint32_t m0, uint32_t m1, typename H::W *out) {
+                               const MatView<typename H::T> *mats, uint32_t m0, uint32_t m1,
+                               const typename H::W *inject, typename H::W *out) {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < count;
          i += (uint64_t)gridDim.x * blockDim.x)
-        merkle_node(h, children, i, mats, m0, m1, out + i * h.digest);
+        merkle_node(h, children, i, mats, m0, m1, inject, out + i * h.digest);
+}
+
+// One column batch of a streamed leaf hash (AbsorbArgs): one thread per row;
+// state words are `rows` apart, so neighbouring threads touch neighbouring
+// words.
+template <class H>
+__global__ void k_merkle_absorb(H h, const MatView<typename H::T> *mats, typename H::S *states, uint64_t rows,
+                                uint64_t n, uint64_t left, uint64_t count, bool first, typename H::W *digests) {
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < rows;
+         i += (uint64_t)gridDim.x * blockDim.x)
+        merkle_absorb_row(h, mats, states, rows, i, n, left, count, first, digests);
 }
 
 // Opening q: rows of every matrix (rows != null) and the path (paths != null).

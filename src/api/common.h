@@ -107,4 +107,8 @@ void check_buffer(const gp_context *ctx, const gp_buffer *b, const char *arg);
 std::vector<const Buffer *> checked_matrices(gp_context *ctx, const gp_buffer *const *matrices, uint32_t count,
                                              const char *arg = "matrices");
 
+// Checks LDE options for a rows x cols input of degree `ext` over `f`
+// (api/lde.cpp); fills everything but the input and output.
+LdeArgs lde_args(const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols, const gp_lde_options &o);
+
 }  // namespace gp

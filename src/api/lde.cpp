@@ -39,10 +39,8 @@ GP_EXPORT void gp_lde_options_init(gp_lde_options *o) {
     o->input_layout = GP_LAYOUT_COL_MAJOR;
 }
 
-// Shared validation of both LDE entry points; fills everything but the input.
-static LdeArgs prepare_lde(gp_context *ctx, const FieldDesc &f, uint32_t ext, uint64_t rows,
-                           uint64_t cols, const gp_lde_options *options, gp_buffer *output) {
-    gp_lde_options o = read_options(options, gp_lde_options_init, "gp_lde_options");
+namespace gp {
+LdeArgs lde_args(const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols, const gp_lde_options &o) {
     if (rows == 0) fail(GP_ERR_INVALID_ARGUMENT, "the input has 0 rows");
     if (cols == 0) fail(GP_ERR_INVALID_ARGUMENT, "the input has 0 columns");
     uint64_t n = o.n ? o.n : rows;
@@ -60,16 +58,6 @@ static LdeArgs prepare_lde(gp_context *ctx, const FieldDesc &f, uint32_t ext, ui
     check_shift(f, o.input_shift, "options->input_shift");
     check_order(o.output_order, "options->output_order");
     check_layout(o.input_layout, "options->input_layout");
-    GP_REQUIRE_PTR(output);
-    check_buffer(ctx, output, "output");
-    auto *out = reinterpret_cast<Buffer *>(output);
-    if (out->field != &f || out->ext != ext)
-        fail(GP_ERR_FIELD_MISMATCH, "output is ", out->field->name, "^", out->ext,
-             " but the input is ", f.name, "^", ext);
-    uint64_t out_rows = checked_mul(n, o.blowup, "n * blowup");
-    if (out->rows != out_rows || out->cols != cols)
-        fail(GP_ERR_SHAPE_MISMATCH, "output is ", out->rows, " x ", out->cols, ", expected ",
-             out_rows, " x ", cols, " (n * blowup rows, input columns)");
     LdeArgs a{};
     a.field = &f;
     a.ext = ext;
@@ -81,6 +69,25 @@ static LdeArgs prepare_lde(gp_context *ctx, const FieldDesc &f, uint32_t ext, ui
     a.input_shift = o.input_shift ? o.input_shift : 1;
     a.order = o.output_order;
     a.in_layout = o.input_layout;
+    return a;
+}
+}  // namespace gp
+
+// Shared validation of both LDE entry points; fills everything but the input.
+static LdeArgs prepare_lde(gp_context *ctx, const FieldDesc &f, uint32_t ext, uint64_t rows,
+                           uint64_t cols, const gp_lde_options *options, gp_buffer *output) {
+    gp_lde_options o = read_options(options, gp_lde_options_init, "gp_lde_options");
+    LdeArgs a = lde_args(f, ext, rows, cols, o);
+    GP_REQUIRE_PTR(output);
+    check_buffer(ctx, output, "output");
+    auto *out = reinterpret_cast<Buffer *>(output);
+    if (out->field != &f || out->ext != ext)
+        fail(GP_ERR_FIELD_MISMATCH, "output is ", out->field->name, "^", out->ext,
+             " but the input is ", f.name, "^", ext);
+    uint64_t out_rows = checked_mul(1ull << a.log_n, 1ull << a.log_blowup, "n * blowup");
+    if (out->rows != out_rows || out->cols != cols)
+        fail(GP_ERR_SHAPE_MISMATCH, "output is ", out->rows, " x ", out->cols, ", expected ",
+             out_rows, " x ", cols, " (n * blowup rows, input columns)");
     a.out = out;
     return a;
 }

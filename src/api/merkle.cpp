@@ -1,5 +1,6 @@
 // C entry points: Merkle commitments, digests, openings and verification.
 #include "api/common.h"
+#include "core/commit_stream.h"
 #include "core/merkle_tree.h"
 
 using namespace gp;
@@ -96,7 +97,18 @@ GP_EXPORT gp_status gp_merkle_open(const gp_merkle_tree *tree, const uint64_t *i
                 fail(GP_ERR_INVALID_ARGUMENT, "indices[", i, "] = ", indices[i], " is past the end of the tree (",
                      H, " leaves)");
         if (!rows && !paths) return;
-        t->ctx->backend->merkle_open(*t, indices, count, rows, paths);
+        if (!t->source) {
+            t->ctx->backend->merkle_open(*t, indices, count, rows, paths);
+            return;
+        }
+        // A streamed tree without its LDE on the device: paths from the
+        // nodes, rows from where the source keeps them.
+        if (paths) {
+            MerkleTree nodes_only = *t;
+            nodes_only.committed.clear();
+            t->ctx->backend->merkle_open(nodes_only, indices, count, nullptr, paths);
+        }
+        if (rows) stream_open_rows(*t, indices, count, rows);
     });
 }
 

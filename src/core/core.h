@@ -137,6 +137,27 @@ struct MerkleArgs {
     bool leaves_only = false;
     std::vector<const Buffer *> mats;
     std::vector<std::pair<uint32_t, uint32_t>> groups;  // per layer k: [m0, m1)
+    // A streamed commitment (core/commit_stream.cpp) hashed the rows
+    // already: the leaf layer is in the tree's nodes, and inject[k] (backend
+    // memory, one digest per row of group k, or null) replaces the hashing
+    // of group k's matrices at layer k. Empty otherwise.
+    std::vector<const void *> inject;
+};
+
+// One column batch of a streamed leaf hash (core/commit_stream.cpp): the
+// sponge of every row r < rows absorbs the next `count` elements of the
+// row, read from `mats` (views of base columns, in order); `left` elements
+// of the row are still to come, this batch's included, of `n` in all.
+// State word k of row r is states[k * rows + r] (the hasher's S words).
+// `first`: the states are initialised before; count == left: the sponges
+// finish and row r's digest goes to digests + r * digest words.
+struct AbsorbArgs {
+    TreeSpec spec;
+    uint64_t rows = 0, n = 0, left = 0, count = 0;
+    bool first = false;
+    std::vector<const Buffer *> mats;
+    void *states = nullptr;
+    void *digests = nullptr;
 };
 
 // A committed tree: all layers up to the root, leaves first
@@ -149,6 +170,9 @@ struct MerkleTree {
     uint32_t cap_height = 0, log_h = 0;
     void *nodes = nullptr;
     std::vector<const Buffer *> committed;
+    // A streamed commitment that did not keep its LDE on the device: where
+    // gp_merkle_open finds the rows (core/commit_stream.h). Null otherwise.
+    std::shared_ptr<const struct StreamSource> source;
     uint64_t digest_bytes() const { return (uint64_t)spec.digest * spec.word_size; }
     uint32_t path_len() const { return log_h - cap_height; }
     // The cap is layer log_h - cap_height: 2^cap_height digests.
@@ -268,6 +292,13 @@ public:
     virtual void permute(int perm, void *states, uint64_t count) = 0;
     // Builds every layer of the tree into storage from alloc_buffer().
     virtual void merkle_commit(const MerkleArgs &a, MerkleTree &t) = 0;
+    // Whether absorb_rows and MerkleArgs::inject are implemented (else the
+    // streamed commitment composes lde and merkle_commit).
+    virtual bool streams() const { return false; }
+    virtual void absorb_rows(const AbsorbArgs &a) {
+        (void)a;
+        fail(GP_ERR_UNSUPPORTED, "the ", device_name(), " backend does not stream commitments");
+    }
     // Copies `bytes` bytes of tree storage at byte offset `offset` to host.
     virtual void read_tree(const MerkleTree &t, uint64_t offset, void *out, uint64_t bytes) = 0;
     // Writes the openings of `count` validated leaf indices (host memory):

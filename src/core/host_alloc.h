@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <vector>
 
@@ -44,5 +45,20 @@ struct HostAllocator {
 
 template <class T>
 using hvector = std::vector<T, HostAllocator<T>>;
+
+// `height` runs of `width` bytes between host arrays.
+inline void strided_copy(const char *src, uint64_t spitch, char *dst, uint64_t dpitch, uint64_t width,
+                         uint64_t height) {
+    for (uint64_t k = 0; k < height; ++k) std::memcpy(dst + k * dpitch, src + k * spitch, width);
+}
+
+// Bytes [offset, offset + width) of each of `rows` rows `pitch` bytes
+// apart in a row-major host array (some of its columns), packed.
+inline hvector<char> pack_columns(const void *host, uint64_t rows, uint64_t pitch, uint64_t offset,
+                                  uint64_t width) {
+    hvector<char> packed(rows * width);
+    strided_copy(static_cast<const char *>(host) + offset, pitch, packed.data(), width, width, rows);
+    return packed;
+}
 
 }  // namespace gp

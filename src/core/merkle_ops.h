@@ -99,20 +99,47 @@ GP_HD void merkle_leaf(const H &h, const MatView<typename H::T> *mats, uint32_t 
 
 // Node i of a layer above the leaves: compress its two children, then, when
 // matrices [m0, m1) have this layer's height, compress with their row hash
-// (as Plonky3's MerkleTreeMmcs injects shorter matrices).
+// (as Plonky3's MerkleTreeMmcs injects shorter matrices), or with
+// inject[i] when their rows were hashed already (a streamed commitment).
 template <class H>
 GP_HD void merkle_node(const H &h, const typename H::W *children, uint64_t i, const MatView<typename H::T> *mats,
-                       uint32_t m0, uint32_t m1, typename H::W *out) {
+                       uint32_t m0, uint32_t m1, const typename H::W *inject, typename H::W *out) {
     using W = typename H::W;
     const uint32_t d = h.digest;
     W node[H::kMaxDigest];
     h.compress(children + (2 * i) * d, children + (2 * i + 1) * d, node);
-    if (m0 < m1) {
+    if (inject) {
+        h.compress(node, inject + i * d, node);
+    } else if (m0 < m1) {
         W rows[H::kMaxDigest];
         h.hash_row(mats, m0, m1, i, rows);
         h.compress(node, rows, node);
     }
     for (uint32_t k = 0; k < d; ++k) out[k] = node[k];
+}
+
+// Row i of a streamed leaf hash (AbsorbArgs): the sponge's state is loaded
+// (or initialised for a row of n elements), absorbs `count` elements of
+// row i of `mats`, then is stored, or squeezed into
+// digests[i] when the row is finished (count == left).
+template <class H>
+GP_HD void merkle_absorb_row(const H &h, const MatView<typename H::T> *mats, typename H::S *states, uint64_t rows, uint64_t i, uint64_t n, uint64_t left,
+                             uint64_t count, bool first, typename H::W *digests) {
+    typename H::S s[H::kState];
+    if (first) {
+        h.init(s, n);
+    } else {
+        GP_UNROLL
+        for (int k = 0; k < H::kState; ++k) s[k] = states[k * rows + i];
+    }
+    RowCursor<typename H::T> c(mats, 0, i);
+    h.absorb(s, c, left, count);
+    if (count == left) {
+        h.squeeze(s, digests + i * h.digest);
+    } else {
+        GP_UNROLL
+        for (int k = 0; k < H::kState; ++k) states[k * rows + i] = s[k];
+    }
 }
 
 // Digest offset (in digests) of layer k of a tree with 2^log_h leaves:

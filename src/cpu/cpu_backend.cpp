@@ -113,11 +113,13 @@ public:
             std::atomic<uint64_t> done{0};
             // Leaves in parts of at most 4096 (a cancellation point each).
             const uint64_t parts = std::min<uint64_t>(H_, std::max<uint64_t>((uint64_t)pool_.size() * 4, H_ >> 12));
-            pool_.parallel_for(parts, [&](uint64_t p) {
-                step("merkle", done, parts + a.log_h);
-                for (uint64_t i = H_ * p / parts; i < H_ * (p + 1) / parts; ++i)
-                    merkle_leaf(h, views.data(), a.groups[0].first, a.groups[0].second, i, nodes + i * d);
-            });
+            if (a.inject.empty()) {
+                pool_.parallel_for(parts, [&](uint64_t p) {
+                    step("merkle", done, parts + a.log_h);
+                    for (uint64_t i = H_ * p / parts; i < H_ * (p + 1) / parts; ++i)
+                        merkle_leaf(h, views.data(), a.groups[0].first, a.groups[0].second, i, nodes + i * d);
+                });
+            }
             stepped("merkle", done, parts + a.log_h);
             if (a.leaves_only) return;
             for (uint32_t k = 1; k <= a.log_h; ++k) {
@@ -126,9 +128,26 @@ public:
                 W *cur = nodes + merkle_layer_offset(a.log_h, k) * d;
                 pool_.parallel_ranges(H_ >> k, [&](uint64_t b, uint64_t e) {
                     for (uint64_t i = b; i < e; ++i)
-                        merkle_node(h, prev, i, views.data(), a.groups[k].first, a.groups[k].second, cur + i * d);
+                        merkle_node(h, prev, i, views.data(), a.groups[k].first, a.groups[k].second,
+                                    a.inject.empty() ? nullptr : static_cast<const W *>(a.inject[k]), cur + i * d);
                 });
             }
+        });
+    }
+    bool streams() const override { return true; }
+    void absorb_rows(const AbsorbArgs &a) override {
+        tree_dispatch(a.spec, [&](auto h) {
+            using H = decltype(h);
+            using S = typename H::S;
+            std::vector<MatView<typename H::T>> views = make_mat_views<typename H::T>(a.mats);
+            std::atomic<uint64_t> done{0};
+            const uint64_t parts = std::min<uint64_t>(a.rows, std::max<uint64_t>((uint64_t)pool_.size() * 4, a.rows >> 12));
+            pool_.parallel_for(parts, [&](uint64_t p) {
+                step("absorb", done, parts);
+                for (uint64_t i = a.rows * p / parts; i < a.rows * (p + 1) / parts; ++i)
+                    merkle_absorb_row(h, views.data(), static_cast<S *>(a.states), a.rows, i, a.n, a.left, a.count,
+                                      a.first, static_cast<typename H::W *>(a.digests));
+            });
         });
     }
     void read_tree(const MerkleTree &t, uint64_t offset, void *out, uint64_t bytes) override {

@@ -77,6 +77,8 @@ public:
     const MatView<T> *device_views(const std::vector<const Buffer *> &mats);
 
     void merkle_commit(const MerkleArgs &a, MerkleTree &t) override;
+    bool streams() const override { return true; }
+    void absorb_rows(const AbsorbArgs &a) override;
     void merkle_open(const MerkleTree &t, const uint64_t *indices, uint64_t count, void *rows,
                      void *paths) override;
     void fri_fold(const FriFoldArgs &a) override;

@@ -50,21 +50,38 @@ void CudaBackend::merkle_commit(const MerkleArgs &a, MerkleTree &t) {
     tree_dispatch(a.spec, [&](auto h) {
         using H = decltype(h);
         using W = typename H::W;
-        const MatView<typename H::T> *dv = device_views<typename H::T>(a.mats);
+        const bool streamed = !a.inject.empty();  // leaves and injected rows hashed already
+        const MatView<typename H::T> *dv = streamed ? nullptr : device_views<typename H::T>(a.mats);
         W *nodes = static_cast<W *>(t.nodes);
         const uint32_t d = h.digest;
         const uint64_t n = 1ull << a.log_h;
-        kern::k_merkle_leaves<H><<<grid_for((n + 127) / 128, (uint32_t)sms_ * 32), 128, 0, compute_>>>(
-            h, dv, a.groups[0].first, a.groups[0].second, n, nodes);
-        check_launch();
+        if (!streamed) {
+            kern::k_merkle_leaves<H><<<grid_for((n + 127) / 128, (uint32_t)sms_ * 32), 128, 0, compute_>>>(
+                h, dv, a.groups[0].first, a.groups[0].second, n, nodes);
+            check_launch();
+        }
         for (uint32_t k = 1; k <= (a.leaves_only ? 0 : a.log_h); ++k) {
             poll("merkle", k, a.log_h);
             const uint64_t m = n >> k;
             kern::k_merkle_layer<H><<<grid_for((m + 127) / 128, (uint32_t)sms_ * 32), 128, 0, compute_>>>(
-                h, nodes + merkle_layer_offset(a.log_h, k - 1) * d, m, dv, a.groups[k].first,
-                a.groups[k].second, nodes + merkle_layer_offset(a.log_h, k) * d);
+                h, nodes + merkle_layer_offset(a.log_h, k - 1) * d, m, dv, a.groups[k].first, a.groups[k].second,
+                streamed ? static_cast<const W *>(a.inject[k]) : nullptr, nodes + merkle_layer_offset(a.log_h, k) * d);
             check_launch();
         }
+        GP_CUDA(cudaStreamSynchronize(compute_));
+    });
+}
+
+void CudaBackend::absorb_rows(const AbsorbArgs &a) {
+    TraceRange trace("cuda: absorb rows");
+    GP_CUDA(cudaSetDevice(device_));
+    tree_dispatch(a.spec, [&](auto h) {
+        using H = decltype(h);
+        const MatView<typename H::T> *dv = device_views<typename H::T>(a.mats);
+        kern::k_merkle_absorb<H><<<grid_for((a.rows + 127) / 128, (uint32_t)sms_ * 32), 128, 0, compute_>>>(
+            h, dv, static_cast<typename H::S *>(a.states), a.rows, a.n, a.left, a.count, a.first,
+            static_cast<typename H::W *>(a.digests));
+        check_launch();
         GP_CUDA(cudaStreamSynchronize(compute_));
     });
 }

@@ -118,23 +118,21 @@ GP_HD void tip5_hash_pair(const uint64_t left[5], const uint64_t right[5], uint6
     for (int i = 0; i < 5; ++i) out[i] = s[i];
 }
 
-// Tip5::hash_varlen: zero state (Domain::VariableLength); absorb (overwrite
-// state[0..10], permute) every full 10-chunk, then the remainder || 1 ||
-// zeros (always at least one padding element); digest = state[0..5].
-// `in.next()` gives the n elements in order.
+// The sponge of hash_varlen in pieces (the streamed commitment keeps the
+// state between column batches): `left` elements of the input are not yet
+// absorbed; absorbs the next `count` of them (a multiple of 10 unless
+// count == left, which also absorbs the padded last chunk).
 template <class Source>
-GP_HD void tip5_hash_varlen_from(Source &in, uint64_t n, uint64_t out[5]) {
-    uint64_t s[16];
-    for (int i = 0; i < 16; ++i) s[i] = 0;
-    uint64_t pos = 0;
-    for (; n - pos >= 10; pos += 10) {
+GP_HD void tip5_varlen_absorb(uint64_t s[16], Source &in, uint64_t left, uint64_t count) {
+    const uint64_t end = left - count;
+    for (; left > end && left >= 10; left -= 10) {
         for (int i = 0; i < 10; ++i) s[i] = in.next();
         tip5_permute(s);
     }
-    const int rem = (int)(n - pos);
+    if (end != 0) return;
+    const int rem = (int)left;
     for (int i = 0; i < 10; ++i) s[i] = i < rem ? in.next() : (i == rem ? 1 : 0);
     tip5_permute(s);
-    for (int i = 0; i < 5; ++i) out[i] = s[i];
 }
 
 struct Tip5ArraySource {
@@ -142,9 +140,15 @@ struct Tip5ArraySource {
     GP_HD uint64_t next() { return *p++; }
 };
 
+// Tip5::hash_varlen: zero state (Domain::VariableLength); absorb (overwrite
+// state[0..10], permute) every full 10-chunk, then the remainder || 1 ||
+// zeros (always at least one padding element); digest = state[0..5].
 GP_HD void tip5_hash_varlen(const uint64_t *input, size_t n, uint64_t out[5]) {
     Tip5ArraySource in{input};
-    tip5_hash_varlen_from(in, n, out);
+    uint64_t s[16];
+    for (int i = 0; i < 16; ++i) s[i] = 0;
+    tip5_varlen_absorb(s, in, n, n);
+    for (int i = 0; i < 5; ++i) out[i] = s[i];
 }
 
 }  // namespace gp

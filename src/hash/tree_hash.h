@@ -8,6 +8,17 @@
 //   hash_row(mats, m0, m1, row, out)   leaf hash of row `row` of matrices
 //                      [m0, m1), their base columns concatenated in order
 //   compress(l, r, out)                node hash of two digests
+// and, for the streamed commitment (core/commit_stream.cpp), the leaf
+// sponge in pieces over a state kept between column batches:
+//   S, kState          state word and words of state
+//   block()            elements absorbed per permutation
+//   init(s, n)         the state before a row of n elements
+//   absorb(s, c, left, count)   with `left` elements of the row still to
+//                      come, absorbs the next `count` from cursor c; count
+//                      is a multiple of block() unless count == left, which
+//                      also finishes the sponge (padding, last permutation)
+//   squeeze(s, out)    the digest of a finished sponge
+// hash_row is init, one absorb of the whole row, squeeze.
 // Rows are read through a cursor, one element at a time, and every state
 // index is a compile-time constant, so sponge states stay in registers on
 // the device whatever the row length, rate or digest.
@@ -60,6 +71,19 @@ struct RowCursor {
     }
 };
 
+// A hasher's leaf hash from its sponge pieces: init, absorb the whole row,
+// squeeze.
+template <class H, class T>
+GP_HD void sponge_hash_row(const H &h, const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row,
+                           typename H::W *out) {
+    typename H::S s[H::kState];
+    const uint64_t n = row_length(mats, m0, m1);
+    h.init(s, n);
+    RowCursor<T> c(mats, m0, row);
+    h.absorb(s, c, n, n);
+    h.squeeze(s, out);
+}
+
 // ---- Plonky3 PaddingFreeSponge (overwrite mode) + TruncatedPermutation ----
 
 // P: the sponge's permutation; C: the compression's (Plonky3 may pair a
@@ -73,23 +97,33 @@ struct FieldSpongeHasher {
     static constexpr uint32_t kMaxDigest = (P::WIDTH < C::WIDTH ? P::WIDTH : C::WIDTH) / 2;
     uint32_t rate, digest;
 
-    // Blocks of `rate` elements overwrite state[0, rate); a short last block
-    // overwrites only its own elements; out = state[0, digest).
-    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
-        T s[kWidth];
+    using S = T;
+    static constexpr int kState = kWidth;
+    GP_HD uint64_t block() const { return rate; }
+    GP_HD void init(S *s, uint64_t) const {
         GP_UNROLL
         for (int k = 0; k < kWidth; ++k) s[k] = 0;
-        RowCursor<T> c(mats, m0, row);
-        for (uint64_t left = row_length(mats, m0, m1); left > 0;) {
+    }
+    // Blocks of `rate` elements overwrite state[0, rate); a short last block
+    // overwrites only its own elements.
+    template <class Cursor>
+    GP_HD void absorb(S *s, Cursor &c, uint64_t left, uint64_t count) const {
+        for (const uint64_t end = left - count; left > end;) {
             GP_UNROLL
             for (int k = 0; k < kWidth - 1; ++k)
                 if ((uint32_t)k < rate && (uint64_t)k < left) s[k] = c.next();
             left -= left < rate ? left : rate;
             P::apply(s);
         }
+    }
+    // out = state[0, digest).
+    GP_HD void squeeze(const S *s, W *out) const {
         GP_UNROLL
         for (uint32_t k = 0; k < kMaxDigest; ++k)
             if (k < digest) out[k] = s[k];
+    }
+    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
+        sponge_hash_row(*this, mats, m0, m1, row, out);
     }
 
     // Permute (left || right || 0...), keep the first `digest` elements.
@@ -140,24 +174,32 @@ struct MidenHasher {
     static constexpr int kRate = 8;
     uint32_t digest = 4;
 
-    // hash_elements(row); an empty row gives the zero digest.
-    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
-        T s[12];
+    using S = uint64_t;
+    static constexpr int kState = 12;
+    GP_HD uint64_t block() const { return kRate; }
+    GP_HD void init(S *s, uint64_t n) const {
         GP_UNROLL
         for (int k = 0; k < 12; ++k) s[k] = 0;
-        const uint64_t n = row_length(mats, m0, m1);
         const uint64_t tail = n % kRate;
         s[L::kCapacity] = L::kPadOne ? (tail != 0) : tail;
-        RowCursor<T> c(mats, m0, row);
-        for (uint64_t left = n; left > 0;) {
+    }
+    template <class Cursor>
+    GP_HD void absorb(S *s, Cursor &c, uint64_t left, uint64_t count) const {
+        for (const uint64_t end = left - count; left > end;) {
             GP_UNROLL
             for (int k = 0; k < kRate; ++k)
                 s[L::kRate + k] = (uint64_t)k < left ? c.next() : (L::kPadOne && (uint64_t)k == left) ? 1 : 0;
             left -= left < kRate ? left : kRate;
             P::apply(s);
         }
+    }
+    GP_HD void squeeze(const S *s, W *out) const {
         GP_UNROLL
         for (int k = 0; k < 4; ++k) out[k] = s[L::kDigest + k];
+    }
+    // hash_elements(row); an empty row gives the zero digest.
+    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
+        sponge_hash_row(*this, mats, m0, m1, row, out);
     }
 
     // merge(l, r) = hash of the 8 elements l || r (capacity zero).
@@ -248,17 +290,22 @@ struct KeccakHasher {
         return x;
     }
 
-    // keccak256 of the row's bytes: 136-byte blocks, then the padding block
-    // (0x01 after the message, 0x80 in the block's last byte).
-    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
-        uint64_t s[25];
+    using S = uint64_t;
+    static constexpr int kState = 25;
+    static constexpr uint64_t kBlock = kLanes * kPerLane;  // elements per block
+    GP_HD uint64_t block() const { return kBlock; }
+    GP_HD void init(S *s, uint64_t) const {
         GP_UNROLL
         for (int k = 0; k < 25; ++k) s[k] = 0;
-        RowCursor<T> c(mats, m0, row);
-        constexpr uint64_t kBlock = kLanes * kPerLane;  // elements per block
-        uint64_t left = row_length(mats, m0, m1);
+    }
+    // keccak256 of the row's bytes: 136-byte blocks, then the padding block
+    // (0x01 after the message, 0x80 in the block's last byte).
+    template <class Cursor>
+    GP_HD void absorb(S *s, Cursor &c, uint64_t left, uint64_t count) const {
+        const uint64_t end = left - count;
         for (;; left -= kBlock) {
-            const bool last = left < kBlock;
+            if (end != 0 && left == end) break;
+            const bool last = left < kBlock;  // only when end == 0
             GP_UNROLL
             for (int k = 0; k < kLanes; ++k) {
                 uint64_t lane = 0;
@@ -274,8 +321,13 @@ struct KeccakHasher {
             keccak_f1600(s);
             if (last) break;
         }
+    }
+    GP_HD void squeeze(const S *s, W *out) const {
         GP_UNROLL
         for (int k = 0; k < 4; ++k) out[k] = s[k];
+    }
+    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
+        sponge_hash_row(*this, mats, m0, m1, row, out);
     }
 
     GP_HD void compress(const W *l, const W *r, W *out) const { keccak256_pair_lanes(l, r, out); }
@@ -304,12 +356,16 @@ struct KeccakLaneHasher {
         return (uint64_t)x;
     }
 
-    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
-        uint64_t s[25];
+    using S = uint64_t;
+    static constexpr int kState = 25;
+    GP_HD uint64_t block() const { return (uint64_t)kRate * kPerLane; }
+    GP_HD void init(S *s, uint64_t) const {
         GP_UNROLL
         for (int k = 0; k < 25; ++k) s[k] = 0;
-        RowCursor<T> c(mats, m0, row);
-        for (uint64_t left = row_length(mats, m0, m1); left > 0;) {
+    }
+    template <class Cursor>
+    GP_HD void absorb(S *s, Cursor &c, uint64_t left, uint64_t count) const {
+        for (const uint64_t end = left - count; left > end;) {
             GP_UNROLL
             for (int k = 0; k < kRate; ++k) {
                 if (left == 0) break;
@@ -323,8 +379,13 @@ struct KeccakLaneHasher {
             }
             keccak_f1600(s);
         }
+    }
+    GP_HD void squeeze(const S *s, W *out) const {
         GP_UNROLL
         for (int k = 0; k < 4; ++k) out[k] = s[k];
+    }
+    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
+        sponge_hash_row(*this, mats, m0, m1, row, out);
     }
 
     GP_HD void compress(const W *l, const W *r, W *out) const {
@@ -348,9 +409,21 @@ struct TritonTip5Hasher {
     static constexpr uint32_t kMaxDigest = 5;
     uint32_t digest = 5;
 
+    using S = uint64_t;
+    static constexpr int kState = 16;
+    GP_HD uint64_t block() const { return 10; }
+    GP_HD void init(S *s, uint64_t) const {
+        for (int k = 0; k < 16; ++k) s[k] = 0;
+    }
+    template <class Cursor>
+    GP_HD void absorb(S *s, Cursor &c, uint64_t left, uint64_t count) const {
+        tip5_varlen_absorb(s, c, left, count);
+    }
+    GP_HD void squeeze(const S *s, W *out) const {
+        for (int k = 0; k < 5; ++k) out[k] = s[k];
+    }
     GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
-        RowCursor<T> c(mats, m0, row);
-        tip5_hash_varlen_from(c, row_length(mats, m0, m1), out);
+        sponge_hash_row(*this, mats, m0, m1, row, out);
     }
     GP_HD void compress(const W *l, const W *r, W *out) const { tip5_hash_pair(l, r, out); }
 };

@@ -426,20 +426,6 @@ private:
         for (auto &p : parts_) s += fn(*p);
         return s;
     }
-    // Bytes [offset, offset + width) of each of `rows` rows `pitch` bytes
-    // apart in a row-major host array: one device's columns, packed.
-    static hvector<char> pack_columns(const void *host, uint64_t rows, uint64_t pitch, uint64_t offset,
-                                      uint64_t width) {
-        hvector<char> packed(rows * width);
-        strided_copy(static_cast<const char *>(host) + offset, pitch, packed.data(), width, width, rows);
-        return packed;
-    }
-    // `height` runs of `width` bytes between host arrays.
-    static void strided_copy(const char *src, uint64_t spitch, char *dst, uint64_t dpitch, uint64_t width,
-                             uint64_t height) {
-        for (uint64_t k = 0; k < height; ++k) std::memcpy(dst + k * dpitch, src + k * spitch, width);
-    }
-
     std::vector<std::unique_ptr<Backend>> parts_;
     mutable std::mutex mu_;  // owner_ and held_
     std::map<void *, std::pair<uint32_t, uint64_t>> owner_;
@@ -589,7 +575,7 @@ void MultiBackend::merkle_commit(const MerkleArgs &a, MerkleTree &t) {
             const uint64_t m = H >> k;
             next.assign(m * d, W{});
             for (uint64_t i = 0; i < m; ++i)
-                merkle_node(h, layer.data(), i, views.data(), a.groups[k].first, a.groups[k].second,
+                merkle_node(h, layer.data(), i, views.data(), a.groups[k].first, a.groups[k].second, nullptr,
                             next.data() + i * d);
             parts_[0]->copy_peer(next.data(), 0, static_cast<char *>(t.nodes) + merkle_layer_offset(a.log_h, k) * db,
                                  0, m * db, 1);

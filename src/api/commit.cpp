@@ -1,0 +1,80 @@
+// C entry point: the one-call commitment of host traces.
+#include <string>
+
+#include "api/common.h"
+#include "core/commit_stream.h"
+
+using namespace gp;
+
+GP_EXPORT void gp_commit_options_init(gp_commit_options *o) {
+    if (!o) return;
+    std::memset(o, 0, sizeof(*o));
+    o->struct_size = sizeof(*o);
+    o->keep = GP_KEEP_DEVICE;
+}
+
+GP_EXPORT gp_status gp_commit_host(gp_context *ctx, gp_field field, const gp_commit_matrix *matrices,
+                                   uint32_t count, const gp_commit_options *options, gp_buffer **lde_out,
+                                   gp_merkle_tree **tree) {
+    return guard("gp_commit_host", [&] {
+        ContextCall call(ctx, HandleKind::Context, "ctx");
+        GP_REQUIRE_PTR(tree);
+        *tree = nullptr;
+        const gp_commit_options o = read_options(options, gp_commit_options_init, "gp_commit_options");
+        CommitRequest r;
+        r.keep = raw(o.keep);
+        if (r.keep != GP_KEEP_DEVICE && r.keep != GP_KEEP_HOST && r.keep != GP_KEEP_NONE)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->keep = ", r.keep, " is not a gp_keep");
+        if (r.keep == GP_KEEP_DEVICE) {
+            GP_REQUIRE_PTR(lde_out);
+            for (uint32_t i = 0; i < count; ++i) lde_out[i] = nullptr;
+        } else if (lde_out) {
+            fail(GP_ERR_INVALID_ARGUMENT, "lde_out must be NULL unless options->keep is GP_KEEP_DEVICE");
+        }
+        GP_REQUIRE_PTR(matrices);
+        if (count == 0) fail(GP_ERR_INVALID_ARGUMENT, "count = 0 (a tree needs at least one matrix)");
+        const gp_lde_options lo = read_options(o.lde, gp_lde_options_init, "gp_lde_options");
+        r.merkle = read_options(o.merkle, gp_merkle_options_init, "gp_merkle_options");
+        if (lo.n != 0)
+            fail(GP_ERR_UNSUPPORTED, "options->lde->n = ", lo.n,
+                 ": gp_commit_host extends each matrix over its own rows; leave it 0");
+        r.budget = o.device_budget;
+        const FieldDesc &f = field_desc(field);
+        for (uint32_t i = 0; i < count; ++i) {
+            const gp_commit_matrix &m = matrices[i];
+            const std::string at = "matrices[" + std::to_string(i) + "]";
+            try {
+                require_ptr(m.data != nullptr, (at + ".data").c_str());
+                check_ext_degree(f, m.ext_degree, (at + ".ext_degree").c_str());
+                LdeArgs a = lde_args(f, m.ext_degree, m.rows, m.cols, lo);
+                if (i == 0) r.lde = a;
+                const uint64_t lde_bytes = checked_mul(
+                    checked_mul(checked_mul(m.rows << a.log_blowup, m.cols, "LDE rows * cols"), m.ext_degree,
+                                "LDE elements"),
+                    f.elem_size, "LDE bytes");
+                checked_mul(checked_mul(m.rows, m.cols, "rows * cols"), (uint64_t)m.ext_degree * f.elem_size,
+                            "input bytes");
+                if (r.keep == GP_KEEP_HOST) {
+                    require_ptr(m.lde_host != nullptr, (at + ".lde_host").c_str());
+                    if (m.lde_host_bytes < lde_bytes)
+                        fail(GP_ERR_INVALID_ARGUMENT, ".lde_host_bytes = ", m.lde_host_bytes,
+                             " is smaller than the LDE (", lde_bytes, " bytes)");
+                } else if (m.lde_host || m.lde_host_bytes) {
+                    fail(GP_ERR_INVALID_ARGUMENT, ".lde_host must be NULL and .lde_host_bytes 0 unless "
+                                                  "options->keep is GP_KEEP_HOST");
+                }
+            } catch (const Error &e) {  // name the matrix
+                std::string msg = e.what();
+                for (size_t p = msg.find("options->"); p != std::string::npos; p = msg.find("options->", p + 14))
+                    if (msg.compare(p, 13, "options->keep") != 0) msg.replace(p, 9, "options->lde->");
+                if (msg.rfind("argument `", 0) == 0) throw Error(e.status, msg);
+                throw Error(e.status, at + (msg[0] == '.' ? "" : ": ") + msg);
+            }
+            r.mats.push_back({m.data, m.rows, m.cols, m.ext_degree, m.lde_host});
+        }
+        std::vector<Buffer *> kept;
+        MerkleTree *t = commit_host(ctx_of(ctx), r, kept);
+        for (size_t i = 0; i < kept.size(); ++i) lde_out[i] = reinterpret_cast<gp_buffer *>(kept[i]);
+        *tree = reinterpret_cast<gp_merkle_tree *>(t);
+    });
+}
