@@ -123,6 +123,23 @@ MerkleTree *compose(Context *c, const CommitRequest &r, std::vector<Buffer *> &k
     return t;
 }
 
+// The device bytes a call may use: the caller's budget, else `share` of
+// what the device has free (no limit on a backend without device memory).
+uint64_t budget_of(Backend &be, uint64_t requested, uint64_t share) {
+    if (requested) return requested;
+    uint64_t free_b = 0, total_b = 0;
+    be.mem_info(free_b, total_b);
+    return free_b ? free_b / share : ~0ull;
+}
+
+// Device bytes per base column of a batch of `rows` LDE rows: `buffers`
+// batch buffers, the transform's scratch in natural order, and the staged
+// input (two slots).
+uint64_t column_bytes(const CommitRequest &r, uint64_t rows, uint64_t buffers) {
+    const uint64_t es = r.lde.field->elem_size;
+    return rows * es * (buffers + (r.lde.order == GP_ORDER_NATURAL)) + 2 * (rows >> r.lde.log_blowup) * es;
+}
+
 // Base columns [j0, j1) of a list of base-column views, as views.
 std::vector<Buffer> slice(const std::vector<Buffer> &views, uint64_t j0, uint64_t j1) {
     std::vector<Buffer> out;
@@ -182,20 +199,12 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
                                       "LDE bytes");
     }
     const uint64_t states_bytes = checked_mul(H, sp.state_bytes, "sponge state bytes");
-    // Device bytes per base column of a batch of the tallest group: its two
-    // batch buffers (none when the LDE is kept), the transform's scratch in
-    // natural order, and the staged input.
-    const uint64_t per_col = H * es * ((r.keep == GP_KEEP_DEVICE ? 0 : 2) + (r.lde.order == GP_ORDER_NATURAL)) +
-                             2 * (H >> log_b) * es;
+    // A batch of the tallest group has two batch buffers, none when the LDE is kept.
+    const uint64_t per_col = column_bytes(r, H, r.keep == GP_KEEP_DEVICE ? 0 : 2);
     const uint64_t fixed = tree_bytes + inject_bytes + kept_bytes + states_bytes;
     const uint64_t min_cols = sp.block + max_ext - 1;
     const uint64_t minimum = fixed + min_cols * per_col;
-    uint64_t budget = r.budget;
-    if (!budget) {
-        uint64_t free_b = 0, total_b = 0;
-        be.mem_info(free_b, total_b);
-        budget = free_b ? free_b : ~0ull;
-    }
+    const uint64_t budget = budget_of(be, r.budget, 1);
     if (budget < minimum)
         fail(r.budget ? GP_ERR_INVALID_ARGUMENT : GP_ERR_DEVICE_OUT_OF_MEMORY,
              r.budget ? "options->device_budget = " : "the device's free memory, ", budget,
@@ -338,15 +347,10 @@ void stream_open_rows(const MerkleTree &t, const uint64_t *indices, uint64_t cou
     // GP_KEEP_NONE: the LDE again, one batch of columns at a time, and the
     // opened rows of each batch gathered by the backend.
     Backend &be = *t.ctx->backend;
-    uint64_t budget = r.budget;
-    if (!budget) {
-        uint64_t free_b = 0, total_b = 0;
-        be.mem_info(free_b, total_b);
-        budget = free_b ? free_b / 2 : ~0ull;
-    }
+    const uint64_t budget = budget_of(be, r.budget, 2);
     uint64_t most = 0;
     for (const CommitRequest::Mat &m : r.mats) most = std::max(most, m.rows_in << r.lde.log_blowup);
-    const uint64_t per_col = most * es * (2 + (r.lde.order == GP_ORDER_NATURAL)) + 2 * (most >> r.lde.log_blowup) * es;
+    const uint64_t per_col = column_bytes(r, most, 2);
     const uint64_t batch_cols = std::max<uint64_t>(1, std::min<uint64_t>(budget / per_col, 1024));
     DeviceBlock batch(be, checked_mul(batch_cols, most * es, "batch bytes"));
     hvector<char> got;

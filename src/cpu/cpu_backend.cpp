@@ -111,8 +111,7 @@ public:
             const uint32_t d = h.digest;
             const uint64_t H_ = 1ull << a.log_h;
             std::atomic<uint64_t> done{0};
-            // Leaves in parts of at most 4096 (a cancellation point each).
-            const uint64_t parts = std::min<uint64_t>(H_, std::max<uint64_t>((uint64_t)pool_.size() * 4, H_ >> 12));
+            const uint64_t parts = row_parts(H_);
             if (a.inject.empty()) {
                 pool_.parallel_for(parts, [&](uint64_t p) {
                     step("merkle", done, parts + a.log_h);
@@ -141,7 +140,7 @@ public:
             using S = typename H::S;
             std::vector<MatView<typename H::T>> views = make_mat_views<typename H::T>(a.mats);
             std::atomic<uint64_t> done{0};
-            const uint64_t parts = std::min<uint64_t>(a.rows, std::max<uint64_t>((uint64_t)pool_.size() * 4, a.rows >> 12));
+            const uint64_t parts = row_parts(a.rows);
             pool_.parallel_for(parts, [&](uint64_t p) {
                 step("absorb", done, parts);
                 for (uint64_t i = a.rows * p / parts; i < a.rows * (p + 1) / parts; ++i)
@@ -282,6 +281,11 @@ public:
 private:
     // A unit of a long step is starting, on any thread of the pool:
     // cancellation, and progress where the calling thread runs it.
+    // Rows in parts of at most 4096, at least four per thread (a
+    // cancellation point each).
+    uint64_t row_parts(uint64_t rows) const {
+        return std::min<uint64_t>(rows, std::max<uint64_t>((uint64_t)pool_.size() * 4, rows >> 12));
+    }
     void step(const char *stage, std::atomic<uint64_t> &done, uint64_t total) {
         const uint64_t d = done++;
         if (monitor) monitor->poll(stage, d, total);
