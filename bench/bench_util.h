@@ -99,10 +99,11 @@ inline double d2d_bandwidth() {
     return bw;
 }
 
-// Pinned host-to-device bandwidth.
-inline double h2d_bandwidth() {
-    static double bw = 0;
-    if (bw > 0) return bw;
+// Pinned host-device copy bandwidth, one direction (measured once each).
+inline double pinned_bandwidth(cudaMemcpyKind kind) {
+    static double bw[2] = {0, 0};
+    const int k = kind == cudaMemcpyHostToDevice ? 0 : 1;
+    if (bw[k] > 0) return bw[k];
     const size_t bytes = 1ull << 30;
     void *h = nullptr, *d = nullptr;
     if (cudaHostAlloc(&h, bytes, cudaHostAllocDefault) != cudaSuccess) return 0;
@@ -111,16 +112,22 @@ inline double h2d_bandwidth() {
     double best = 1e30;
     for (int i = 0; i < 5; ++i) {
         auto t0 = std::chrono::steady_clock::now();
-        cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+        if (k == 0)
+            cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+        else
+            cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost);
         double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (s < best) best = s;
     }
     cudaFree(d);
     cudaFreeHost(h);
-    bw = bytes / best;
-    std::fprintf(stderr, "measured pinned host-to-device copy: %.1f GB/s\n", bw / 1e9);
-    return bw;
+    bw[k] = bytes / best;
+    std::fprintf(stderr, "measured pinned %s copy: %.1f GB/s\n", k == 0 ? "host-to-device" : "device-to-host",
+                 bw[k] / 1e9);
+    return bw[k];
 }
+inline double h2d_bandwidth() { return pinned_bandwidth(cudaMemcpyHostToDevice); }
+inline double d2h_bandwidth() { return pinned_bandwidth(cudaMemcpyDeviceToHost); }
 #endif
 
 #ifdef GP_HAVE_CUDA

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -131,16 +133,36 @@ Commitment two_calls(gp_context *ctx, const FieldRef &F, const std::vector<HostM
     return out;
 }
 
+// Page-locked host memory of a context (gp_host_alloc), freed on scope exit.
+struct PinnedCopy {
+    gp_context *ctx;
+    void *p = nullptr;
+    PinnedCopy(gp_context *c, const ApiData &from) : ctx(c) {
+        EXPECT_EQ(gp_host_alloc(ctx, from.size_bytes() ? from.size_bytes() : 1, &p), GP_OK) << gp_last_error();
+        if (p && from.size_bytes()) std::memcpy(p, from.data(), from.size_bytes());
+    }
+    ~PinnedCopy() { gp_host_free(ctx, p); }
+};
+
+// Where the trace and the GP_KEEP_HOST destination live.
+enum class HostMem { Pageable, Pinned, PinnedLdeOnly };
+
 // gp_commit_host with `keep` and `budget`; the LDE it kept, as values.
 gp_status one_call(gp_context *ctx, const FieldRef &F, const std::vector<HostMat> &mats, const gp_lde_options &lo,
-                   const gp_merkle_options &mo, gp_keep keep, uint64_t budget, Commitment *out) {
+                   const gp_merkle_options &mo, gp_keep keep, uint64_t budget, Commitment *out,
+                   HostMem mem = HostMem::Pageable) {
     std::vector<ApiData> data;
     std::vector<ApiData> lde_host;
     std::vector<gp_commit_matrix> cm;
+    std::vector<std::unique_ptr<PinnedCopy>> pinned_in, pinned_out;
     for (const HostMat &m : mats) data.push_back(host_data(F, m, lo.input_layout));
     for (size_t i = 0; i < mats.size(); ++i) {
         gp_commit_matrix x{};
         x.data = data[i].data();
+        if (mem == HostMem::Pinned) {
+            pinned_in.push_back(std::make_unique<PinnedCopy>(ctx, data[i]));
+            x.data = pinned_in.back()->p;
+        }
         x.rows = mats[i].rows;
         x.cols = mats[i].cols;
         x.ext_degree = mats[i].d;
@@ -151,6 +173,10 @@ gp_status one_call(gp_context *ctx, const FieldRef &F, const std::vector<HostMat
         if (keep == GP_KEEP_HOST) {
             cm[i].lde_host = lde_host[i].data();
             cm[i].lde_host_bytes = lde_host[i].size_bytes();
+            if (mem != HostMem::Pageable) {
+                pinned_out.push_back(std::make_unique<PinnedCopy>(ctx, lde_host[i]));
+                cm[i].lde_host = pinned_out.back()->p;
+            }
         }
     gp_commit_options co;
     gp_commit_options_init(&co);
@@ -166,6 +192,8 @@ gp_status one_call(gp_context *ctx, const FieldRef &F, const std::vector<HostMat
     TreePtr tree(t);
     std::vector<BufPtr> owned;
     for (gp_buffer *b : kept) owned.emplace_back(b);
+    for (size_t i = 0; i < pinned_out.size(); ++i)
+        std::memcpy(lde_host[i].data(), pinned_out[i]->p, lde_host[i].size_bytes());
     read_tree(t, *out);
     out->lde.clear();
     for (size_t i = 0; i < mats.size(); ++i) {
@@ -301,6 +329,29 @@ TEST_P(CommitHost, BadInput) {
     EXPECT_EQ(stats_of(ctx()).buffer_bytes, 0u);
 }
 
+// Pinned and pageable traces and LDE destinations over many batches (the
+// CUDA backend queues a batch's download while its columns are hashed, by
+// a direct copy into pinned memory or staged into pageable memory).
+TEST_P(CommitHost, PinnedAndPageableHostMemory) {
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    const Case c = cases()[1];
+    const std::vector<HostMat> mats =
+        make_mats(GP_FIELD_GOLDILOCKS, {{1024, 37, 1}, {1024, 3, 2}, {512, 11, 1}, {1024, 5, 1}}, 9);
+    const gp_lde_options lo = make_opts(0, 4, 0, 0, GP_ORDER_BIT_REVERSED);
+    const gp_merkle_options mo = merkle_opts(c, 1);
+    const Commitment want = two_calls(ctx(), F, mats, lo, mo);
+    for (gp_keep keep : {GP_KEEP_HOST, GP_KEEP_NONE, GP_KEEP_DEVICE}) {
+        const uint64_t least = least_budget(ctx(), F, mats, lo, mo, keep);
+        for (HostMem mem : {HostMem::Pageable, HostMem::Pinned, HostMem::PinnedLdeOnly})
+            for (uint64_t budget : {least, least + 20 * 4096 * 8, (uint64_t)0}) {
+                SCOPED_TRACE(std::to_string(keep) + "/" + std::to_string((int)mem) + "/" + std::to_string(budget));
+                Commitment got;
+                ASSERT_EQ(one_call(ctx(), F, mats, lo, mo, keep, budget, &got, mem), GP_OK) << gp_last_error();
+                expect_same(got, want, keep != GP_KEEP_NONE);
+            }
+    }
+}
+
 struct CancelAt {
     gp_context *ctx;
     uint64_t after;
@@ -341,6 +392,18 @@ TEST_P(CommitHost, CancelMidStream) {
     EXPECT_EQ(state.last_done, 56u);  // every base column reported
     EXPECT_EQ(state.last_total, 56u);
     EXPECT_GT(state.calls.load(), 3u);
+    // The same with the LDE going to pinned and to pageable host memory:
+    // cancelled with downloads queued, then whole.
+    for (HostMem mem : {HostMem::Pinned, HostMem::Pageable}) {
+        const uint64_t least_host = least_budget(ctx(), F, mats, lo, mo, GP_KEEP_HOST);
+        state.after = 3;
+        state.calls = 0;
+        EXPECT_EQ(one_call(ctx(), F, mats, lo, mo, GP_KEEP_HOST, least_host, &got, mem), GP_ERR_CANCELLED);
+        EXPECT_EQ(stats_of(ctx()).buffer_bytes, 0u);
+        state.after = ~0ull;
+        ASSERT_EQ(one_call(ctx(), F, mats, lo, mo, GP_KEEP_HOST, least_host, &got, mem), GP_OK) << gp_last_error();
+        expect_same(got, want, true);
+    }
     ASSERT_EQ(gp_context_set_progress(ctx(), nullptr, nullptr), GP_OK);
 }
 

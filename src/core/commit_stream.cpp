@@ -11,6 +11,10 @@
 // last batch finishes the sponges: the row digests of the tallest group are
 // the tree's leaf layer, those of a shorter group are injected at its layer
 // (MerkleArgs::inject), and Backend::merkle_commit builds the layers above.
+// The backend may queue the absorption and the downloads (download_begin)
+// and return: a batch's download then runs while its columns are hashed,
+// and the next batch's upload while they are; download_end orders the
+// rewrite of a slot after the copies out of it.
 #include "core/commit_stream.h"
 
 #include <algorithm>
@@ -140,6 +144,23 @@ uint64_t column_bytes(const CommitRequest &r, uint64_t rows, uint64_t buffers) {
     return rows * es * (buffers + (r.lde.order == GP_ORDER_NATURAL)) + 2 * (rows >> r.lde.log_blowup) * es;
 }
 
+// The streamed downloads of both batch slots: finished on the way out,
+// dropped (and the copies in flight waited for) when unwinding.
+struct Downloads {
+    Backend &be;
+    void finish() {
+        be.download_end(0, true);
+        be.download_end(1, true);
+    }
+    ~Downloads() {
+        try {
+            be.download_end(0, false);
+            be.download_end(1, false);
+        } catch (...) {
+        }
+    }
+};
+
 // Base columns [j0, j1) of a list of base-column views, as views.
 std::vector<Buffer> slice(const std::vector<Buffer> &views, uint64_t j0, uint64_t j1) {
     std::vector<Buffer> out;
@@ -237,6 +258,7 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
     ma.groups = plan.groups;
     ma.inject.assign(plan.log_h + 1, nullptr);
 
+    Downloads downloads{be};
     uint64_t cols_done = 0, bytes_done = 0, bytes_total = 0;
     for (const CommitRequest::Mat &m : r.mats) bytes_total += m.rows_in * m.cols * m.ext * es;
     char *inject_at = static_cast<char *>(injected.p);
@@ -263,6 +285,8 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
         uint32_t g = g0;
         uint64_t c0 = 0;  // next extension column of matrix order[g]
         for (int slot = 0; aa.left > 0; slot ^= 1) {
+            // The slot's buffer is written again: its downloads come first.
+            if (r.keep == GP_KEEP_HOST) be.download_end(slot, true);
             // One batch: whole extension columns, up to batch_cols base columns.
             std::vector<Buffer> views = carry;
             uint64_t taken = 0;
@@ -280,7 +304,7 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
                 Buffer out = view_of(f, m.ext, R, nc, dst);
                 lde_columns(be, r, m, c0, nc, out);
                 if (r.keep == GP_KEEP_HOST)
-                    be.download(out, static_cast<char *>(m.lde_host) + c0 * m.ext * R * es, GP_LAYOUT_COL_MAJOR);
+                    be.download_begin(out, static_cast<char *>(m.lde_host) + c0 * m.ext * R * es, slot);
                 views.push_back(view_of(f, 1, R, nc * m.ext, dst));
                 taken += nc * m.ext;
                 cols_done += nc * m.ext;
@@ -302,6 +326,8 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
             aa.left -= aa.count;
             carry = slice(views, aa.count, avail);
         }
+        // The next group's batches overlay both slots.
+        if (r.keep == GP_KEEP_HOST) downloads.finish();
     }
     c->monitor->poll("commit", cols_done, total_cols);
     be.merkle_commit(ma, *t);

@@ -295,9 +295,27 @@ public:
     // Whether absorb_rows and MerkleArgs::inject are implemented (else the
     // streamed commitment composes lde and merkle_commit).
     virtual bool streams() const { return false; }
+    // Queues the absorption; it may return before the work is done (later
+    // work of this backend is ordered after it).
     virtual void absorb_rows(const AbsorbArgs &a) {
         (void)a;
         fail(GP_ERR_UNSUPPORTED, "the ", device_name(), " backend does not stream commitments");
+    }
+    // Streamed downloads (the streamed commitment's GP_KEEP_HOST): copies
+    // `src` to `host` in GP_LAYOUT_COL_MAJOR once the work queued so far is
+    // done, and may return before the copy is. The copies begun on `slot`
+    // (0 or 1) are finished by download_end(slot): after it returns, the
+    // backend's later work is ordered after them (so src may be written
+    // again) and the host bytes are complete once that work is. With
+    // run = false (unwinding) the copies not started are dropped and the
+    // started ones waited for. The default is a synchronous download.
+    virtual void download_begin(const Buffer &src, void *host, int slot) {
+        (void)slot;
+        download(src, host, GP_LAYOUT_COL_MAJOR);
+    }
+    virtual void download_end(int slot, bool run) {
+        (void)slot;
+        (void)run;
     }
     // Copies `bytes` bytes of tree storage at byte offset `offset` to host.
     virtual void read_tree(const MerkleTree &t, uint64_t offset, void *out, uint64_t bytes) = 0;

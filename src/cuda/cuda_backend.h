@@ -79,6 +79,8 @@ public:
     void merkle_commit(const MerkleArgs &a, MerkleTree &t) override;
     bool streams() const override { return true; }
     void absorb_rows(const AbsorbArgs &a) override;
+    void download_begin(const Buffer &src, void *host, int slot) override;
+    void download_end(int slot, bool run) override;
     void merkle_open(const MerkleTree &t, const uint64_t *indices, uint64_t count, void *rows,
                      void *paths) override;
     void fri_fold(const FriFoldArgs &a) override;
@@ -129,6 +131,7 @@ private:
         uint64_t bytes = 0;
     };
     void *pinned(int i, uint64_t bytes);
+    void *pinned_block(Pinned &p, uint64_t bytes);
     void release_caches();
 
     template <class F>
@@ -191,7 +194,8 @@ private:
     int sms_ = 1;
     ThreadPool pool_;
     HostTables tables_;
-    cudaStream_t compute_{}, copy_{};
+    // compute_: kernels; copy_: uploads; down_: streamed downloads.
+    cudaStream_t compute_{}, copy_{}, down_{};
     cudaEvent_t ev_copied_[kSlots]{}, ev_done_[kSlots]{}, ev_pin_[kSlots]{};
     // The caller's stream (gp_context_set_stream) and the events that order
     // and time each call's work.
@@ -205,13 +209,28 @@ private:
     PowersLru dev_lru_;
     DeviceScratch perm_, regions_, in_slot_[kSlots], merkle_views_;
     // Every cached scratch allocation, for accounting and release.
-    std::array<DeviceScratch *, 3 + kSlots> scratches() const {
+    std::array<DeviceScratch *, 5 + kSlots> scratches() const {
         static_assert(kSlots == 3, "list every input slot below");
         auto *self = const_cast<CudaBackend *>(this);
-        return {&self->perm_, &self->regions_, &self->in_slot_[0], &self->in_slot_[1], &self->in_slot_[2],
-                &self->merkle_views_};
+        return {&self->perm_,         &self->regions_,      &self->in_slot_[0],   &self->in_slot_[1],
+                &self->in_slot_[2],   &self->merkle_views_, &self->views_dev_[0], &self->views_dev_[1]};
     }
     Pinned pinned_[kSlots];
+    // Queued absorptions (absorb_rows): their matrix descriptors, in two
+    // halves used in turn, each rewritten once its last kernel finished.
+    Pinned views_pin_[2];
+    DeviceScratch views_dev_[2];
+    cudaEvent_t ev_views_[2]{};
+    uint64_t views_turn_ = 0;
+    // Streamed downloads (download_begin/end) per batch slot: the LDE they
+    // wait for, their completion, and the pageable ones still to copy.
+    struct PendingDownload {
+        const char *dev;
+        char *host;
+        uint64_t bytes;
+    };
+    cudaEvent_t ev_lde_[2]{}, ev_down_[2]{};
+    std::vector<PendingDownload> pending_down_[2];
     uint64_t allocations_ = 0;
 };
 

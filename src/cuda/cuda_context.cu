@@ -31,9 +31,12 @@ CudaBackend::CudaBackend(int device, unsigned threads) : device_(device), pool_(
     sms_ = prop.multiProcessorCount;
     GP_CUDA(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
     GP_CUDA(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
+    GP_CUDA(cudaStreamCreateWithFlags(&down_, cudaStreamNonBlocking));
     for (auto &e : ev_copied_) GP_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     for (auto &e : ev_done_) GP_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     for (auto &e : ev_pin_) GP_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    for (cudaEvent_t *e : {&ev_views_[0], &ev_views_[1], &ev_lde_[0], &ev_lde_[1], &ev_down_[0], &ev_down_[1]})
+        GP_CUDA(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
     GP_CUDA(cudaEventCreateWithFlags(&ev_user_, cudaEventDisableTiming));
     GP_CUDA(cudaEventCreate(&ev_call_start_));
     GP_CUDA(cudaEventCreate(&ev_call_stop_));
@@ -56,14 +59,18 @@ CudaBackend::~CudaBackend() {
     cudaSetDevice(device_);
     cudaStreamSynchronize(compute_);
     cudaStreamSynchronize(copy_);
+    cudaStreamSynchronize(down_);
     release_caches();
     cudaFree(flag_);
     for (auto &e : ev_copied_) cudaEventDestroy(e);
     for (auto &e : ev_done_) cudaEventDestroy(e);
     for (auto &e : ev_pin_) cudaEventDestroy(e);
-    for (cudaEvent_t e : {ev_user_, ev_call_start_, ev_call_stop_}) cudaEventDestroy(e);
+    for (cudaEvent_t e : {ev_user_, ev_call_start_, ev_call_stop_, ev_views_[0], ev_views_[1], ev_lde_[0], ev_lde_[1],
+                          ev_down_[0], ev_down_[1]})
+        cudaEventDestroy(e);
     cudaStreamDestroy(compute_);
     cudaStreamDestroy(copy_);
+    cudaStreamDestroy(down_);
 }
 
 gp_backend CudaBackend::kind() const { return GP_BACKEND_CUDA; }
@@ -121,6 +128,7 @@ void CudaBackend::poll(const char *stage, uint64_t done, uint64_t total) {
         monitor->poll(stage, done, total);
     } catch (...) {
         cudaStreamSynchronize(copy_);
+        cudaStreamSynchronize(down_);
         cudaStreamSynchronize(compute_);
         throw;
     }
@@ -238,6 +246,76 @@ void CudaBackend::download(const Buffer &src, void *host, gp_layout layout) {
     to_host(host, from, src.bytes);
 }
 
+void CudaBackend::download_begin(const Buffer &src, void *host, int slot) {
+    TraceRange trace("cuda: download (queued)");
+    GP_CUDA(cudaSetDevice(device_));
+    if (src.ext > 1) {  // interleaving coordinates needs scratch: at once
+        download(src, host, GP_LAYOUT_COL_MAJOR);
+        return;
+    }
+    // The copy waits for the work queued so far (the batch's LDE), not
+    // for what the caller queues next (its absorption).
+    // Downloads have a stream of their own: the link is full duplex, so
+    // they cross while the next batch uploads on copy_.
+    GP_CUDA(cudaEventRecord(ev_lde_[slot], compute_));
+    if (is_pinned(host)) {
+        GP_CUDA(cudaStreamWaitEvent(down_, ev_lde_[slot], 0));
+        GP_CUDA(cudaMemcpyAsync(host, src.data, src.bytes, cudaMemcpyDeviceToHost, down_));
+        if (monitor) monitor->add_transfer(0, src.bytes);
+        GP_CUDA(cudaEventRecord(ev_down_[slot], down_));
+    } else {
+        pending_down_[slot].push_back({static_cast<const char *>(src.data), static_cast<char *>(host), src.bytes});
+    }
+}
+
+void CudaBackend::download_end(int slot, bool run) {
+    GP_CUDA(cudaSetDevice(device_));
+    std::vector<PendingDownload> todo;
+    todo.swap(pending_down_[slot]);
+    if (!run) {
+        GP_CUDA(cudaStreamSynchronize(down_));
+        return;
+    }
+    // Pageable memory: staged through the pinned buffers, a chunk copied
+    // out on the host while the next one crosses; the device meanwhile
+    // runs what was queued after the LDE.
+    if (!todo.empty()) GP_CUDA(cudaStreamWaitEvent(down_, ev_lde_[slot], 0));
+    struct Chunk {
+        int pin;
+        char *to;
+        uint64_t len;
+    };
+    std::vector<Chunk> chunks;
+    auto drain = [&](const Chunk &c) {
+        GP_CUDA(cudaEventSynchronize(ev_pin_[c.pin]));
+        const char *from = static_cast<const char *>(pinned_[c.pin].ptr);
+        pool_.parallel_ranges((c.len + 4095) / 4096, [&](uint64_t b, uint64_t e) {
+            const uint64_t lo = b * 4096, hi = std::min(c.len, e * 4096);
+            std::memcpy(c.to + lo, from + lo, hi - lo);
+        });
+    };
+    for (const PendingDownload &d : todo)
+        for (uint64_t off = 0; off < d.bytes; off += kStageBytes) {
+            const uint64_t len = std::min(kStageBytes, d.bytes - off);
+            const int pin = (int)(pin_counter_++ % kSlots);
+            // Every staging buffer in flight belongs to a chunk not yet drained.
+            if (chunks.size() >= (size_t)kSlots - 1) {
+                drain(chunks.front());
+                chunks.erase(chunks.begin());
+            }
+            GP_CUDA(cudaEventSynchronize(ev_pin_[pin]));
+            void *buf = pinned(pin, kStageBytes);
+            GP_CUDA(cudaMemcpyAsync(buf, d.dev + off, len, cudaMemcpyDeviceToHost, down_));
+            GP_CUDA(cudaEventRecord(ev_pin_[pin], down_));
+            if (monitor) monitor->add_transfer(0, len);
+            chunks.push_back({pin, d.host + off, len});
+        }
+    for (const Chunk &c : chunks) drain(c);
+    if (!todo.empty()) GP_CUDA(cudaEventRecord(ev_down_[slot], down_));
+    // Later device work (a rewrite of the slot) waits for the copies.
+    GP_CUDA(cudaStreamWaitEvent(compute_, ev_down_[slot], 0));
+}
+
 void CudaBackend::copy_rows(const Buffer &src, uint64_t src_col, uint64_t start, uint64_t stride, uint64_t count,
                             Buffer &dst, uint64_t dst_col) {
     GP_CUDA(cudaSetDevice(device_));
@@ -293,6 +371,7 @@ void CudaBackend::trim() {
     GP_CUDA(cudaSetDevice(device_));
     GP_CUDA(cudaStreamSynchronize(compute_));
     GP_CUDA(cudaStreamSynchronize(copy_));
+    GP_CUDA(cudaStreamSynchronize(down_));
     release_caches();
 }
 
@@ -338,8 +417,9 @@ void *CudaBackend::scratch(DeviceScratch &s, uint64_t bytes, const char *what) {
     return s.ptr;
 }
 
-void *CudaBackend::pinned(int i, uint64_t bytes) {
-    Pinned &p = pinned_[i];
+void *CudaBackend::pinned(int i, uint64_t bytes) { return pinned_block(pinned_[i], bytes); }
+
+void *CudaBackend::pinned_block(Pinned &p, uint64_t bytes) {
     if (p.bytes >= bytes) return p.ptr;
     if (p.ptr) cudaFreeHost(p.ptr);
     p.ptr = nullptr;
@@ -363,9 +443,10 @@ void CudaBackend::release_caches() {
         cudaFree(s->ptr);
         *s = DeviceScratch{};
     }
-    for (auto &p : pinned_) {
-        if (p.ptr) cudaFreeHost(p.ptr);
-        p = Pinned{};
+    for (Pinned *p : {&pinned_[0], &pinned_[1], &pinned_[2], &views_pin_[0], &views_pin_[1]}) {
+        static_assert(kSlots == 3, "list every staging buffer above");
+        if (p->ptr) cudaFreeHost(p->ptr);
+        *p = Pinned{};
     }
     tables_.clear();
 }

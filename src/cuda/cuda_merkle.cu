@@ -2,6 +2,7 @@
 // Merkle commitments and openings (kernels/merkle.cuh).
 #include <cuda_runtime.h>
 
+#include <cstring>
 #include <vector>
 
 #include "core/core.h"
@@ -77,12 +78,22 @@ void CudaBackend::absorb_rows(const AbsorbArgs &a) {
     GP_CUDA(cudaSetDevice(device_));
     tree_dispatch(a.spec, [&](auto h) {
         using H = decltype(h);
-        const MatView<typename H::T> *dv = device_views<typename H::T>(a.mats);
+        using V = MatView<typename H::T>;
+        // Queued without waiting: the descriptors go through a pinned half
+        // that the previous kernel reading it has finished with.
+        const std::vector<V> views = make_mat_views<typename H::T>(a.mats);
+        const uint64_t bytes = views.size() * sizeof(V);
+        const int half = (int)(views_turn_++ & 1);
+        GP_CUDA(cudaEventSynchronize(ev_views_[half]));
+        void *pin = pinned_block(views_pin_[half], bytes);
+        std::memcpy(pin, views.data(), bytes);
+        auto *dv = static_cast<V *>(scratch(views_dev_[half], bytes, "matrix descriptors"));
+        GP_CUDA(cudaMemcpyAsync(dv, pin, bytes, cudaMemcpyHostToDevice, compute_));
         kern::k_merkle_absorb<H><<<grid_for((a.rows + 127) / 128, (uint32_t)sms_ * 32), 128, 0, compute_>>>(
             h, dv, static_cast<typename H::S *>(a.states), a.rows, a.n, a.left, a.count, a.first,
             static_cast<typename H::W *>(a.digests));
         check_launch();
-        GP_CUDA(cudaStreamSynchronize(compute_));
+        GP_CUDA(cudaEventRecord(ev_views_[half], compute_));
     });
 }
 

@@ -289,7 +289,10 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
         slot_ptr[i] = static_cast<T *>(scratch(in_slot_[i], slot_bytes * (a.ext > 1 ? 2 : 1), "LDE input slot"));
         slot_cols[i] = a.ext > 1 ? slot_ptr[i] + batch * rows_in * a.ext : slot_ptr[i];
     }
-    for (auto &e : ev_done_) GP_CUDA(cudaEventRecord(e, compute_));
+    // ev_done_[slot] was last recorded after the transform that read the
+    // slot (every call ends synchronized), so the first uploads wait for
+    // nothing: they overlap work the caller queued before this call (a
+    // streamed commitment's absorption).
     const char *host = static_cast<const char *>(a.in_host);
     uint64_t i = 0;
     for (uint64_t c0 = 0; c0 < a.cols; c0 += batch, ++i) {

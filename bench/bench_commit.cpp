@@ -1,0 +1,193 @@
+// Benchmarks of the one-call streamed commitment, gp_commit_host.
+//
+// BM_CommitHost_CUDA: a trace in host memory -> gp_commit_host -> root.
+//   args: profile (bench_profiles.h), field, log_n, cols, blowup, keep
+//   (GP_KEEP_*), pinned (1: the trace and the GP_KEEP_HOST destination are
+//   page-locked, 0: pageable), budget_mib (options.device_budget in MiB; 0:
+//   the default, what the device has free).
+//   Counters:
+//   - upload_floor_ms: the trace's bytes over the pinned host-to-device rate
+//     measured in this run; download_floor_ms (GP_KEEP_HOST): the LDE's bytes
+//     over the pinned device-to-host rate; pcie_floor_ms the larger (the
+//     link is full duplex).
+//   - floor_ms / x_floor: the hashing's arithmetic floor (permutations x
+//     multiplications over the measured multiply rate) where the profile
+//     has one; x_pcie: time over pcie_floor_ms.
+//   - dev_used_GiB: device memory in use at the call's batch boundaries
+//     (sampled from its progress callback) beyond what was in use before
+//     the benchmark's first call, the context's caches trimmed;
+//     budget_GiB: the budget the call was given (0: default).
+//   The two-call path of the same shapes is BM_Workload_CUDA
+//   (bench_merkle.cpp), in the same program.
+// BM_CommitHostBig_CUDA: the same over a trace whose LDE exceeds device
+//   memory (Goldilocks 2^22 x 512, blowup 4, Poseidon2 w12: 16 GiB of trace,
+//   64 GiB of LDE written to host memory). It needs about 81 GiB of host
+//   memory and runs only with GP_BENCH_BIG=1 in the environment.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bench_profiles.h"
+#include "bench_util.h"
+#include "gpuprover.h"
+#ifdef GP_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+using namespace gpb;
+
+namespace {
+
+#ifdef GP_HAVE_CUDA
+// Host memory for the benchmark: page-locked, or pageable with its pages
+// touched (so the first call does not pay the faults).
+struct HostBlock {
+    void *p = nullptr;
+    bool pinned = false;
+    HostBlock(uint64_t bytes, bool want_pinned) {
+        if (want_pinned && cudaHostAlloc(&p, bytes, cudaHostAllocDefault) == cudaSuccess) {
+            pinned = true;
+            return;
+        }
+        cudaGetLastError();
+        p = std::malloc(bytes);
+        if (p) std::memset(p, 0, bytes);
+    }
+    ~HostBlock() {
+        if (pinned)
+            cudaFreeHost(p);
+        else
+            std::free(p);
+    }
+};
+
+// The least free device memory seen at the call's progress reports.
+struct MemWatch {
+    uint64_t least_free = ~0ull;
+    static void on_progress(void *user, const char *, uint64_t, uint64_t) {
+        size_t free_b = 0, total_b = 0;
+        if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return;
+        auto *w = static_cast<MemWatch *>(user);
+        w->least_free = std::min<uint64_t>(w->least_free, free_b);
+    }
+};
+
+void run_commit_host(benchmark::State &st) {
+    gp_context *ctx = context_or_skip(st, GP_BACKEND_CUDA);
+    if (!ctx) return;
+    const ProfileInfo pi = info(st.range(0));
+    const gp_field f = field_of(st.range(1));
+    const uint64_t n = 1ull << st.range(2), cols = (uint64_t)st.range(3), B = (uint64_t)st.range(4);
+    const gp_keep keep = (gp_keep)st.range(5);
+    const bool want_pinned = st.range(6) != 0;
+    const uint64_t budget = (uint64_t)st.range(7) << 20;
+    const uint32_t es = gp_field_element_size(f);
+    const uint64_t in_bytes = n * cols * es, lde_bytes = in_bytes * B;
+
+    HostBlock trace(in_bytes, want_pinned);
+    HostBlock out(keep == GP_KEEP_HOST ? lde_bytes : 0, want_pinned);
+    if (!trace.p || (keep == GP_KEEP_HOST && !out.p)) {
+        st.SkipWithError("host allocation failed");
+        return;
+    }
+    fill_trace(trace.p, f, n * cols, 7);
+    static const char *keeps[] = {"device", "host", "none"};
+    std::string label = std::string(pi.name) + " keep=" + keeps[keep] + (trace.pinned ? " pinned" : " pageable");
+    if (keep == GP_KEEP_HOST && out.pinned != trace.pinned) label += out.pinned ? "/lde pinned" : "/lde pageable";
+    st.SetLabel(label);
+
+    gp_commit_matrix m{};
+    m.data = trace.p;
+    m.rows = n;
+    m.cols = cols;
+    m.ext_degree = 1;
+    if (keep == GP_KEEP_HOST) {
+        m.lde_host = out.p;
+        m.lde_host_bytes = lde_bytes;
+    }
+    gp_lde_options lo;
+    gp_lde_options_init(&lo);
+    lo.blowup = (uint32_t)B;
+    lo.output_order = GP_ORDER_BIT_REVERSED;
+    const gp_merkle_options mo = options_of(pi);
+    gp_commit_options co;
+    gp_commit_options_init(&co);
+    co.lde = &lo;
+    co.merkle = &mo;
+    co.keep = keep;
+    co.device_budget = budget;
+
+    gp_context_trim(ctx);
+    size_t free0 = 0, total = 0;
+    cudaMemGetInfo(&free0, &total);
+    MemWatch watch;
+    gp_context_set_progress(ctx, &MemWatch::on_progress, &watch);
+    unsigned char root[64];
+    auto once = [&]() {
+        gp_merkle_tree *t = nullptr;
+        gp_buffer *lde = nullptr;
+        const gp_status s = gp_commit_host(ctx, f, &m, 1, &co, keep == GP_KEEP_DEVICE ? &lde : nullptr, &t);
+        const bool ok = s == GP_OK && gp_merkle_root(t, root, sizeof root) == GP_OK;
+        gp_merkle_tree_destroy(t);
+        gp_buffer_destroy(lde);
+        return ok;
+    };
+    timed_loop(st, once);
+    gp_context_set_progress(ctx, nullptr, nullptr);
+
+    hash_counters(st, pi, perms_of(pi, n * B, cols, es), f, true);
+    const double up_s = in_bytes / h2d_bandwidth();
+    const double down_s = keep == GP_KEEP_HOST ? lde_bytes / d2h_bandwidth() : 0;
+    const double pcie_s = std::max(up_s, down_s);
+    st.counters["upload_floor_ms"] = up_s * 1e3;
+    if (keep == GP_KEEP_HOST) st.counters["download_floor_ms"] = down_s * 1e3;
+    st.counters["pcie_floor_ms"] = pcie_s * 1e3;
+    st.counters["x_pcie"] = x_floor_counter(pcie_s);
+    const double gib = 1024.0 * 1024 * 1024;
+    if (watch.least_free != ~0ull && watch.least_free <= free0)
+        st.counters["dev_used_GiB"] = (double)(free0 - watch.least_free) / gib;
+    st.counters["budget_GiB"] = (double)budget / gib;
+}
+
+void BM_CommitHost_CUDA(benchmark::State &st) { run_commit_host(st); }
+
+void BM_CommitHostBig_CUDA(benchmark::State &st) {
+    const char *big = std::getenv("GP_BENCH_BIG");
+    if (!big || std::string(big) != "1") {
+        st.SkipWithError("needs about 81 GiB of host memory: set GP_BENCH_BIG=1");
+        return;
+    }
+    run_commit_host(st);
+}
+#endif
+
+}  // namespace
+
+#ifdef GP_HAVE_CUDA
+// profile, field, log_n, cols, blowup, keep, pinned, budget_mib
+BENCHMARK(BM_CommitHost_CUDA)
+    ->Args({KECCAK, GL, 20, 256, 4, GP_KEEP_DEVICE, 1, 0})  // W2
+    ->Args({KECCAK, GL, 20, 256, 4, GP_KEEP_HOST, 1, 0})
+    ->Args({KECCAK, GL, 20, 256, 4, GP_KEEP_NONE, 1, 0})
+    ->Args({KECCAK, GL, 20, 256, 4, GP_KEEP_NONE, 0, 0})
+    ->Args({P2_GL12, GL, 20, 256, 4, GP_KEEP_DEVICE, 1, 0})  // W3
+    ->Args({P2_GL12, GL, 20, 256, 4, GP_KEEP_HOST, 1, 0})
+    ->Args({P2_GL12, GL, 20, 256, 4, GP_KEEP_NONE, 1, 0})
+    ->Args({P2_GL12, GL, 20, 256, 4, GP_KEEP_NONE, 1, 1024})
+    ->Args({P2_KB16, KB, 22, 128, 2, GP_KEEP_DEVICE, 1, 0})  // W4
+    ->Args({P2_KB16, KB, 22, 128, 2, GP_KEEP_HOST, 1, 0})
+    ->Args({P2_KB16, KB, 22, 128, 2, GP_KEEP_NONE, 1, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_CommitHostBig_CUDA)
+    ->Args({P2_GL12, GL, 22, 512, 4, GP_KEEP_HOST, 1, 0})
+    ->Args({P2_GL12, GL, 22, 512, 4, GP_KEEP_HOST, 1, 16384})
+    ->Args({P2_GL12, GL, 22, 512, 4, GP_KEEP_NONE, 1, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
+#endif
