@@ -19,6 +19,8 @@
 //     budget_GiB: the budget the call was given (0: default).
 //   The two-call path of the same shapes is BM_Workload_CUDA
 //   (bench_merkle.cpp), in the same program.
+// BM_BufferCreateDestroy_CUDA: gp_buffer_create + gp_buffer_destroy of 1
+//   and 8 GiB, the part of a GP_KEEP_DEVICE call that allocates its result.
 // BM_CommitHostBig_CUDA: the same over a trace whose LDE exceeds device
 //   memory (Goldilocks 2^22 x 512, blowup 4, Poseidon2 w12: 16 GiB of trace,
 //   64 GiB of LDE written to host memory). It needs about 81 GiB of host
@@ -155,6 +157,21 @@ void run_commit_host(benchmark::State &st) {
 
 void BM_CommitHost_CUDA(benchmark::State &st) { run_commit_host(st); }
 
+// What GP_KEEP_DEVICE's new buffers cost by themselves: gp_buffer_create
+// (allocation and zero fill) and gp_buffer_destroy of `GiB` of device memory.
+void BM_BufferCreateDestroy_CUDA(benchmark::State &st) {
+    gp_context *ctx = context_or_skip(st, GP_BACKEND_CUDA);
+    if (!ctx) return;
+    const uint64_t rows = (uint64_t)st.range(0) << 27;  // GiB of Goldilocks elements
+    auto once = [&]() {
+        gp_buffer *b = nullptr;
+        if (gp_buffer_create(ctx, GP_FIELD_GOLDILOCKS, 1, rows, 1, &b) != GP_OK) return false;
+        gp_buffer_destroy(b);
+        return true;
+    };
+    timed_loop(st, once);
+}
+
 void BM_CommitHostBig_CUDA(benchmark::State &st) {
     const char *big = std::getenv("GP_BENCH_BIG");
     if (!big || std::string(big) != "1") {
@@ -177,12 +194,13 @@ BENCHMARK(BM_CommitHost_CUDA)
     ->Args({P2_GL12, GL, 20, 256, 4, GP_KEEP_DEVICE, 1, 0})  // W3
     ->Args({P2_GL12, GL, 20, 256, 4, GP_KEEP_HOST, 1, 0})
     ->Args({P2_GL12, GL, 20, 256, 4, GP_KEEP_NONE, 1, 0})
-    ->Args({P2_GL12, GL, 20, 256, 4, GP_KEEP_NONE, 1, 1024})
+    ->Args({P2_GL12, GL, 20, 256, 4, GP_KEEP_NONE, 1, 1536})
     ->Args({P2_KB16, KB, 22, 128, 2, GP_KEEP_DEVICE, 1, 0})  // W4
     ->Args({P2_KB16, KB, 22, 128, 2, GP_KEEP_HOST, 1, 0})
     ->Args({P2_KB16, KB, 22, 128, 2, GP_KEEP_NONE, 1, 0})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK(BM_BufferCreateDestroy_CUDA)->Arg(1)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_CommitHostBig_CUDA)
     ->Args({P2_GL12, GL, 22, 512, 4, GP_KEEP_HOST, 1, 0})
     ->Args({P2_GL12, GL, 22, 512, 4, GP_KEEP_HOST, 1, 16384})

@@ -30,6 +30,9 @@
 //	openings, err := tree.Open(0, 5)
 //	err = tree.Verify(openings[0]) // errors.Is(err, gpuprover.ErrVerifyFailed) when invalid
 //
+// CommitHost does the LDE and the commitment of host traces in one call,
+// streaming the columns through the device in batches (CommitOptions.Keep
+// says whether the LDE stays on the device, in host memory or nowhere).
 // FRI commitments (FRIBegin, Fold, Remainder, Open, Verify, or FRICommit with
 // a ChallengeFunc) and the host verifiers MerkleVerify and FRIVerify follow
 // the same pattern.
@@ -71,9 +74,9 @@
 //
 // # Cancellation, progress, counters
 //
-// The long calls (LDE, LDEHost, NTT, MerkleCommit, MerkleHashRows, FRIBegin,
-// FRIBeginHost, FRI.Fold, FRICommit, EvaluateOOD, DeepComposition,
-// ConstraintCommit) have a variant taking a context.Context, named with a
+// The long calls (LDE, LDEHost, NTT, MerkleCommit, MerkleHashRows,
+// CommitHost, FRIBegin, FRIBeginHost, FRI.Fold, FRICommit, EvaluateOOD,
+// DeepComposition, ConstraintCommit) have a variant taking a context.Context, named with a
 // Context suffix (LDEContext, ...): when the context.Context is done, the
 // call stops at its next batch or layer boundary and returns an error that
 // matches both ErrCancelled and ctx.Err() (errors.Is). Context.Cancel stops

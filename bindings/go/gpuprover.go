@@ -815,9 +815,10 @@ func (c *Context) bufferFromHost(field Field, extDegree uint32, rows, cols uint6
 	return c.newBuffer(h), nil
 }
 
-// closeHandle is the Close of Buffer, MerkleTree and FRI (obj, whose handle
-// field is *h): under c's lock, while both *h and c are open it destroys *h;
-// then it clears *h and obj's finalizer. It always returns nil.
+// closeHandle is the Close of Buffer and FRI (obj, whose handle field is
+// *h; MerkleTree.Close does the same, then frees its host copies): under
+// c's lock, while both *h and c are open it destroys *h; then it clears *h
+// and obj's finalizer. It always returns nil.
 func closeHandle[H comparable](c *Context, obj interface{}, h *H, destroy func(H)) error {
 	c.mu.Lock()
 	defer c.unlock()

@@ -252,7 +252,9 @@ type MatrixDims struct {
 // MerkleTree is a committed tree (gp_merkle_tree): every layer up to the
 // root, on the device for the CUDA backend. It belongs to its Context and
 // refers to its matrices: Open fails with ErrClosed once one of them was
-// closed. Close releases it; a finalizer does so for trees not closed.
+// closed. A tree of CommitHost with KeepHost or KeepNone holds the host
+// copies its openings read (C memory, see CommitHost). Close releases it
+// and frees those copies; a finalizer does so for trees not closed.
 type MerkleTree struct {
 	ctx        *Context
 	h          *C.gp_merkle_tree // nil once closed
@@ -262,6 +264,10 @@ type MerkleTree struct {
 	dims       []MatrixDims
 	digestSize int
 	capSize    int
+	// host holds the C blocks (cAlloc) the library reads to open rows
+	// (CommitHost with KeepHost or KeepNone); Close frees them once the
+	// library's tree is gone.
+	host []unsafe.Pointer
 }
 
 // MerkleOpening is one opened leaf: the opened row of every matrix in commit
@@ -371,10 +377,24 @@ func (c *Context) MerkleHashRowsContext(ctx context.Context, opts *MerkleOptions
 	return out, nil
 }
 
-// Close destroys the tree. Closing a closed tree, or a tree whose context was
-// closed, does nothing. It always returns nil.
+// Close destroys the tree and frees the host copies it holds (CommitHost).
+// Closing a closed tree does nothing; closing a tree whose context was
+// closed (which destroyed the tree) only frees those copies. It always
+// returns nil.
 func (t *MerkleTree) Close() error {
-	return closeHandle(t.ctx, t, &t.h, func(h *C.gp_merkle_tree) { C.gp_merkle_tree_destroy(h) })
+	c := t.ctx
+	c.mu.Lock()
+	defer c.unlock()
+	if t.h != nil && c.h != nil {
+		C.gp_merkle_tree_destroy(t.h)
+	}
+	t.h = nil
+	// The library's tree is gone (here or with its context): nothing reads
+	// the copies any more. c.mu makes this run once.
+	freeBlocks(t.host)
+	t.host = nil
+	runtime.SetFinalizer(t, nil)
+	return nil
 }
 
 // lock locks the tree's context for the method op; a *ClosedError if the

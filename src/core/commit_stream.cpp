@@ -144,6 +144,18 @@ uint64_t column_bytes(const CommitRequest &r, uint64_t rows, uint64_t buffers) {
     return rows * es * (buffers + (r.lde.order == GP_ORDER_NATURAL)) + 2 * (rows >> r.lde.log_blowup) * es;
 }
 
+// Base columns per batch. Enough batches that the upload, the transform
+// and the downloads of one overlap the hashing of another (kBatches), each
+// of at least kMinBatchBytes of LDE (smaller ones only repeat the sponge
+// states' traffic), whole sponge blocks where possible; never more than the
+// budget allows (`most`) nor less than `least`.
+constexpr uint64_t kBatches = 16, kMinBatchBytes = 512ull << 20;
+uint64_t plan_batch(uint64_t total_cols, uint64_t least, uint64_t block, uint64_t most, uint64_t col_bytes) {
+    uint64_t want = std::max((total_cols + kBatches - 1) / kBatches, (kMinBatchBytes + col_bytes - 1) / col_bytes);
+    want = (want + block - 1) / block * block;
+    return std::min(std::max(least, std::min(want, most)), total_cols);
+}
+
 // The streamed downloads of both batch slots: finished on the way out,
 // dropped (and the copies in flight waited for) when unwinding.
 struct Downloads {
@@ -235,7 +247,7 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
              ", one batch of ", min_cols, " columns ", min_cols * per_col, ")");
     uint64_t total_cols = 0;
     for (const CommitRequest::Mat &m : r.mats) total_cols += m.cols * m.ext;
-    const uint64_t batch_cols = std::min<uint64_t>(std::max(min_cols, (budget - fixed) / per_col), total_cols);
+    const uint64_t batch_cols = plan_batch(total_cols, min_cols, sp.block, (budget - fixed) / per_col, H * es);
 
     KeptBuffers keep;
     if (r.keep == GP_KEEP_DEVICE)

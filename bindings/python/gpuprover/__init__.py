@@ -60,6 +60,7 @@ __all__ = [
     "Buffer",
     "CallStats",
     "ClosedError",
+    "CommitMatrix",
     "CompositionSplit",
     "ConstraintOptions",
     "Context",
@@ -73,6 +74,7 @@ __all__ = [
     "FriFold",
     "FriOptions",
     "GpuproverError",
+    "Keep",
     "Layout",
     "MatrixDims",
     "MemoryStats",
@@ -209,6 +211,14 @@ class MerkleKind(enum.IntEnum):
     TRITON = 8  # Triton VM / twenty-first Tip5 tree (hash_varlen leaves, hash_pair nodes; one height)
 
 
+class Keep(enum.IntEnum):
+    """Where Context.commit_host leaves the LDE it committed (gp_keep)."""
+
+    DEVICE = 0  # one new Buffer per matrix, returned; the tree's openings read them
+    HOST = 1  # written to each matrix's lde_host (column-major); the tree's openings read it there
+    NONE = 2  # nowhere: the tree's openings run the LDE again over the trace (each matrix's data)
+
+
 class FriFold(enum.IntEnum):
     """How FRI combines a group of siblings with the challenge."""
 
@@ -226,6 +236,15 @@ class CompositionSplit(enum.IntEnum):
 FieldInfo = collections.namedtuple("FieldInfo", "modulus generator two_adicity")
 MatrixDims = collections.namedtuple("MatrixDims", "rows cols ext_degree")
 MatrixDims.__doc__ = "The shape of one committed matrix, for merkle_verify (gp_matrix_dims)."
+CommitMatrix = collections.namedtuple("CommitMatrix", "data rows cols ext_degree lde_host", defaults=(1, None))
+CommitMatrix.__doc__ = """One trace matrix of Context.commit_host (gp_commit_matrix): `data` holds
+rows x cols elements of degree ext_degree in the call's input_layout
+(exactly rows * cols * ext_degree values, as lde_host takes them); rows is a
+power of two. `lde_host` (Keep.HOST only, else None) is a writable buffer
+(or a list) of at least rows * blowup * cols * ext_degree elements that
+receives the matrix's LDE column-major, as Buffer.to_host(Layout.COL_MAJOR)
+writes it. A plain (data, rows, cols[, ext_degree[, lde_host]]) tuple works
+too."""
 MerkleOpening = collections.namedtuple("MerkleOpening", "index rows path")
 MerkleOpening.__doc__ = """One opened leaf (MerkleTree.open): the opened row of every matrix in commit
 order as an array.array of base elements ('Q' for Goldilocks, 'I' for
@@ -411,6 +430,27 @@ class _MatrixDims(ctypes.Structure):
     _fields_ = [("rows", _u64), ("cols", _u32), ("ext_degree", _u32)]
 
 
+class _CommitMatrix(ctypes.Structure):
+    _fields_ = [
+        ("data", _vp),
+        ("rows", _u64),
+        ("cols", _u64),
+        ("ext_degree", _u32),
+        ("lde_host", _vp),
+        ("lde_host_bytes", _u64),
+    ]
+
+
+class _CommitOptions(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", _u32),
+        ("lde", ctypes.POINTER(_LdeOptions)),
+        ("merkle", ctypes.POINTER(_MerkleOptions)),
+        ("keep", _c_enum),
+        ("device_budget", _u64),
+    ]
+
+
 class _FriOptions(ctypes.Structure):
     _fields_ = [
         ("struct_size", _u32),
@@ -562,6 +602,9 @@ _proto("gp_merkle_open", _c_status, _vp, ctypes.POINTER(_u64), _u64, _vp, _u64, 
 _proto("gp_merkle_verify", _c_status, ctypes.POINTER(_MerkleOptions), _c_enum, ctypes.POINTER(_MatrixDims), _u32,
        _vp, _u64, _u64, _vp, _u64, _vp, _u64)
 _proto("gp_merkle_tree_destroy", None, _vp)
+_proto("gp_commit_options_init", None, ctypes.POINTER(_CommitOptions))
+_proto("gp_commit_host", _c_status, _vp, _c_enum, ctypes.POINTER(_CommitMatrix), _u32, ctypes.POINTER(_CommitOptions),
+       _pvp, _pvp)
 _proto("gp_fri_options_init", None, ctypes.POINTER(_FriOptions))
 _proto("gp_fri_begin", _c_status, _vp, _vp, ctypes.POINTER(_FriOptions), _vp, _u64, _pvp)
 _proto("gp_fri_begin_host", _c_status, _vp, _c_enum, _u32, _vp, _u64, ctypes.POINTER(_FriOptions), _vp, _u64, _pvp)
@@ -665,7 +708,7 @@ _ARGUMENTS = {
     "gp_deep_composition": {"out": "output"},
     "gp_fri_commit": {"beta": "the challenge"},
 }
-_OPTION_RE = re.compile(r"options->([A-Za-z_][A-Za-z0-9_.]*)")
+_OPTION_RE = re.compile(r"options->((?:lde->|merkle->)?[A-Za-z_][A-Za-z0-9_.]*)")
 
 
 def _python_names(function, text):
@@ -674,6 +717,8 @@ def _python_names(function, text):
 
     def option(m):
         name = m.group(1)
+        if function == "gp_commit_host":  # every option is a keyword of Context.commit_host
+            return name.split("->")[-1]
         if function in _EMBEDDED_MERKLE and name in _MERKLE_FIELDS:
             name = "merkle." + name
         if function in _OPTIONS_ARGUMENT:
@@ -1789,6 +1834,91 @@ class Context:
             _check(fn, self._lib.gp_merkle_hash_rows(self._h(), handles, len(mats), ctypes.byref(copts), out, size))
             return out.raw[:size]
 
+    @_api("Context.commit_host")
+    def commit_host(self, field, matrices, options=None, *, keep=Keep.DEVICE, device_budget=0, n=0, blowup=2,
+                    shift=0, input_shift=0, output_order=Order.NATURAL, input_layout=Layout.COL_MAJOR, **kwargs):
+        """Commits host traces in one call (gp_commit_host): the coset LDE of
+        every matrix, then one Merkle tree over all of them, with the same
+        root and openings as lde_host() of each matrix followed by
+        merkle_commit() of the LDEs. The columns are streamed through the
+        device in batches, so the whole LDE is on the device only with
+        Keep.DEVICE.
+
+        matrices: a CommitMatrix (or a (data, rows, cols[, ext_degree[,
+        lde_host]]) tuple) or a list of them, over `field`, heights powers of
+        two. The LDE keywords are lde_host()'s (n must be 0: each matrix is
+        extended over its own rows); the Merkle options are merkle_commit()'s:
+        a MerkleOptions and/or its fields as keywords. keep: a Keep;
+        device_budget: device bytes the call may use (0: what the device has
+        free; no limit on the CPU backend); a budget below the least working
+        set raises GpuproverError (Status.INVALID_ARGUMENT) naming that
+        minimum.
+
+        Returns (lde, tree): lde is the list of the kept LDE Buffers (one per
+        matrix, Keep.DEVICE) or [] (Keep.HOST, Keep.NONE); tree is a
+        MerkleTree. The tree's openings read the memory the keep mode names:
+        the LDE buffers (Keep.DEVICE: open() raises ClosedError once one was
+        closed), each matrix's lde_host (Keep.HOST) or its data (Keep.NONE,
+        where every open() call runs the LDE of every column again). The tree
+        holds those host objects while it is open; they must not be changed
+        meanwhile. A list given as lde_host is filled in after the call; the
+        tree then reads a copy of it, as it does for read-only data."""
+        fn = "gp_commit_host"
+        field = _enum(Field, "field", field)
+        keep = _enum(Keep, "keep", keep)
+        esize = _element_size(field)
+        opts = _options(MerkleOptions, options, kwargs)
+        lde_opts = self._lde_options(n, blowup, shift, input_shift, output_order, input_layout)
+        if isinstance(matrices, CommitMatrix):
+            matrices = [matrices]
+        specs = []
+        for i, m in enumerate(matrices):
+            if not isinstance(m, CommitMatrix):
+                if not isinstance(m, (tuple, list)) or not 3 <= len(m) <= 5:
+                    raise TypeError("%s: matrices[%d] must be a CommitMatrix or a (data, rows, cols[, ext_degree[, "
+                                    "lde_host]]) tuple, not %s" % (_where(fn), i, type(m).__name__))
+                m = CommitMatrix(*m)
+            specs.append(m)
+        if not specs:
+            raise _error(fn, Status.INVALID_ARGUMENT, "no matrices (a tree needs at least one)")
+        count = _uint("len(matrices)", len(specs), _U32_MAX)
+        cmats = (_CommitMatrix * count)()
+        hosts, dests, shapes = [], [], []
+        for i, (m, cm) in enumerate(zip(specs, cmats)):
+            rows = _uint("matrices[%d].rows" % i, m.rows)
+            cols = _uint("matrices[%d].cols" % i, m.cols)
+            ext = _uint("matrices[%d].ext_degree" % i, m.ext_degree, _U32_MAX)
+            host = _host(fn, "matrices[%d].data" % i, m.data, esize)
+            _check_len(fn, "matrices[%d].data" % i, host, rows, cols, ext)
+            cm.data, cm.rows, cm.cols, cm.ext_degree = host.ptr, rows, cols, ext
+            hosts.append(host)
+            shapes.append((rows, cols, ext))
+            if m.lde_host is not None:
+                dest = _host(fn, "matrices[%d].lde_host" % i, m.lde_host, esize, writable=True)
+                cm.lde_host, cm.lde_host_bytes = dest.ptr, dest.count * esize
+                dests.append(dest)
+        copts = _CommitOptions()
+        _lib.gp_commit_options_init(ctypes.byref(copts))
+        cmerkle = opts._c(field)
+        copts.lde = ctypes.pointer(lde_opts)
+        copts.merkle = ctypes.pointer(cmerkle)
+        copts.keep = keep
+        copts.device_budget = _uint("device_budget", device_budget)
+        with self._lock:
+            lde_out = (ctypes.c_void_p * count)() if keep == Keep.DEVICE else None
+            h = ctypes.c_void_p()
+            _check(fn, self._lib.gp_commit_host(self._h(), field, cmats, count, ctypes.byref(copts), lde_out,
+                                                ctypes.byref(h)))
+            lde = [self._wrap(b) for b in lde_out] if lde_out is not None else []
+            for d in dests:
+                d.finish()
+            # The memory the openings read: the kept buffers (as merkle_commit's
+            # trees keep their matrices), or the destinations or the traces.
+            held = dests if keep == Keep.HOST else hosts if keep == Keep.NONE else []
+            dims = [MatrixDims(rows * lde_opts.blowup, cols, ext) for rows, cols, ext in shapes]
+            tree = MerkleTree._new(self, h.value, lde, opts.resolved(field), _opt_enum(Field, field), dims, held)
+            return lde, tree
+
     # -- Constraint commitment, OOD evaluation, DEEP composition
 
     @_api("Context.constraint_commit")
@@ -2285,23 +2415,32 @@ def _exports_of(ctx):
 
 class MerkleTree(_Handle):
     """A committed Merkle tree (gp_merkle_tree): every layer up to the root,
-    on the device for the CUDA backend. Created by Context.merkle_commit().
-    It refers to its matrices: open() raises ValueError once one of them was
-    closed. Use it as a context manager or call close()."""
+    on the device for the CUDA backend. Created by Context.merkle_commit()
+    and Context.commit_host(). It refers to its matrices: open() raises
+    ValueError once one of them was closed. A tree of Context.commit_host()
+    with Keep.HOST or Keep.NONE holds the host memory its openings read
+    until it is closed. Use it as a context manager or call close()."""
 
     def __init__(self, *args, **kwargs):
         raise TypeError("create trees with Context.merkle_commit()")
 
     _destroy = "gp_merkle_tree_destroy"
 
-    def _init(self, ctx, handle, matrices, options):
+    def _init(self, ctx, handle, matrices, options, field=None, dims=None, host=()):
         self._adopt(ctx, handle)
         self._matrices = list(matrices)
-        self.field = _opt_enum(Field, matrices[0].field)
+        # Host memory the openings read (Context.commit_host with Keep.HOST or
+        # Keep.NONE), held while the tree is.
+        self._host = list(host)
+        self.field = _opt_enum(Field, matrices[0].field) if field is None else field
         self.options = options
-        self.dims = [MatrixDims(m.rows, m.cols, m.ext_degree) for m in matrices]
+        self.dims = [MatrixDims(m.rows, m.cols, m.ext_degree) for m in matrices] if dims is None else list(dims)
         self.digest_size = int(self._lib.gp_merkle_digest_size(handle))
         self.cap_size = int(self._lib.gp_merkle_cap_size(handle))
+
+    def _release(self):
+        _Handle._release(self)
+        self._host = []
 
     def __repr__(self):
         return "<gpuprover.MerkleTree %s %s %d matrices%s>" % (

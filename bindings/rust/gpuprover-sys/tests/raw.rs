@@ -88,6 +88,26 @@ fn options_structs_have_the_c_size() {
         assert_eq!(o.output_order, gp_order::GP_ORDER_BIT_REVERSED);
         assert_eq!(o.merkle.struct_size as usize, size_of::<gp_merkle_options>());
 
+        let mut o: gp_commit_options = std::mem::zeroed();
+        gp_commit_options_init(&mut o);
+        assert_eq!(o.struct_size as usize, size_of::<gp_commit_options>());
+        assert!(o.lde.is_null() && o.merkle.is_null());
+        assert_eq!(o.keep, gp_keep::GP_KEEP_DEVICE);
+        assert_eq!(o.device_budget, 0);
+        assert_eq!(
+            (
+                gp_keep::GP_KEEP_DEVICE.0,
+                gp_keep::GP_KEEP_HOST.0,
+                gp_keep::GP_KEEP_NONE.0
+            ),
+            (0, 1, 2)
+        );
+        // data, rows, cols, ext_degree (padded), lde_host, lde_host_bytes:
+        // on LP64, 8 + 8 + 8 + 8 + 8 + 8.
+        if size_of::<*const u8>() == 8 {
+            assert_eq!(size_of::<gp_commit_matrix>(), 48);
+        }
+
         assert_eq!(size_of::<gp_matrix_dims>(), 16);
         // struct_size, ordinal, name[128], five uint64_t.
         assert_eq!(size_of::<gp_device_info>(), 4 + 4 + 128 + 5 * 8);

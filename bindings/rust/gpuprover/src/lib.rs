@@ -1,6 +1,7 @@
 //! Safe Rust API of gpuprover: batched coset low-degree extensions, NTTs,
 //! hash permutations, Merkle trees ([`Context::merkle_commit`],
-//! [`merkle_verify`]) and the FRI commit phase ([`Context::fri_begin`],
+//! [`merkle_verify`]; [`Context::commit_host`] extends and commits host
+//! traces in one streamed call) and the FRI commit phase ([`Context::fri_begin`],
 //! [`Context::fri_commit`], [`fri_verify`]), the constraint commitment
 //! ([`Context::constraint_commit`]), out-of-domain evaluation and the DEEP
 //! composition ([`Context::evaluate_ood`], [`Context::deep_composition`])
@@ -48,7 +49,8 @@
 //!   context). [`Buffer`], [`MerkleTree`], [`Fri`] and
 //!   [`ConstraintCommitment`] have no lifetime parameter: each holds what it
 //!   needs. A buffer holds its context; a tree holds its context and the
-//!   buffers it commits (the library reads them again to open rows); a FRI
+//!   buffers it commits (the library reads them again to open rows; a tree
+//!   of [`Context::commit_host`], the host memory its openings read); a FRI
 //!   commitment holds its context (the codeword is copied). So a struct can
 //!   own "context + LDE + tree" together, and every C handle is destroyed
 //!   before the handles it depends on.
@@ -85,12 +87,14 @@ use std::sync::{Arc, Mutex};
 /// The raw FFI bindings this crate is built on.
 pub use gpuprover_sys as sys;
 
+mod commit;
 mod deep;
 mod fri;
 mod merkle;
 mod monitor;
 mod typed;
 
+pub use commit::{CommitMatrix, CommitOptions, Keep};
 pub use deep::{CompositionSplit, ConstraintCommitment, ConstraintOptions, OodOptions};
 pub use fri::{fri_verify, Fri, FriFold, FriOptions};
 pub use merkle::{merkle_verify, MatrixDims, MerkleKind, MerkleOpening, MerkleOptions, MerkleTree};

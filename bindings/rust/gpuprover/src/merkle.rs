@@ -1,6 +1,7 @@
 //! Merkle commitments (`gp_merkle_*`): trees over one or more matrices of a
 //! context, their roots, caps and openings, and the host verifier.
 
+use std::any::Any;
 use std::fmt;
 use std::ptr::{self, NonNull};
 
@@ -229,6 +230,11 @@ pub struct MerkleOpening<T> {
 /// [`Status::InvalidArgument`] ([`Buffer::is_shared`]). Destroyed on drop,
 /// before its matrices and its context.
 ///
+/// A tree of [`Context::commit_host`] holds what its openings read in the
+/// same way: the kept LDE buffers ([`crate::Keep::Device`]), the LDE
+/// vectors it was given ([`crate::Keep::Host`], see
+/// [`MerkleTree::host_lde`]) or the traces ([`crate::Keep::None`]).
+///
 /// `Send` and `Sync`: openings may be taken from several threads at once
 /// (the library serializes the calls on one context).
 ///
@@ -258,12 +264,17 @@ pub struct MerkleTree {
     field: Field,
     options: MerkleOptions,
     dims: Vec<MatrixDims>,
+    // Host memory the library reads to open rows (Context::commit_host):
+    // the LDE vectors (a Vec<Vec<T>>, Keep::Host) or the traces (a
+    // Vec<Arc<Vec<T>>>, Keep::None). Dropped after the handle.
+    host: Option<Box<dyn Any + Send + Sync>>,
 }
 
 // SAFETY: gpuprover.h: "Contexts, and every handle of a context, may be used
 // from several threads at once: the calls on one context are serialized".
 // The tree handle is destroyed only in `Drop`; the buffers it reads are kept
-// alive and unwritable (shared) by `matrices`.
+// alive and unwritable (shared) by `matrices`, the host memory it reads by
+// `host`, which lends it out read-only.
 unsafe impl Send for MerkleTree {}
 // SAFETY: as for `Send`: the methods on `&MerkleTree` are thread-safe C calls
 // (root, cap, sizes, open) and reads of immutable Rust fields.
@@ -333,6 +344,7 @@ impl Context {
                 ..*options
             },
             dims: matrices.iter().map(|b| MatrixDims::of(b)).collect(),
+            host: None,
         })
     }
 
@@ -386,6 +398,30 @@ impl MerkleTree {
             field,
             options,
             dims,
+            host: None,
+        }
+    }
+
+    /// Wraps a tree of [`Context::commit_host`]: `matrices` are the kept LDE
+    /// buffers (possibly none), `dims` the LDE shapes, `host` the host
+    /// memory the openings read.
+    pub(crate) fn from_commit(
+        raw: NonNull<sys::gp_merkle_tree>,
+        ctx: &Context,
+        matrices: Vec<Buffer>,
+        field: Field,
+        options: MerkleOptions,
+        dims: Vec<MatrixDims>,
+        host: Option<Box<dyn Any + Send + Sync>>,
+    ) -> MerkleTree {
+        MerkleTree {
+            raw,
+            matrices,
+            ctx: ctx.clone(),
+            field,
+            options,
+            dims,
+            host,
         }
     }
 
@@ -401,9 +437,39 @@ impl MerkleTree {
     }
 
     /// The committed matrices, in commit order (Plonky3's `get_matrices`).
-    /// They are read-only while the tree exists.
+    /// They are read-only while the tree exists. For a tree of
+    /// [`Context::commit_host`]: the kept LDE buffers with
+    /// [`crate::Keep::Device`], none otherwise.
     pub fn matrices(&self) -> &[Buffer] {
         &self.matrices
+    }
+
+    /// A tree of [`Context::commit_host`] with [`crate::Keep::Host`]: the LDE
+    /// of matrix `index` as the call wrote it into that matrix's
+    /// [`crate::CommitMatrix::lde_host`] (column-major, the first
+    /// `rows * blowup * cols * ext_degree` elements of the vector), which
+    /// the tree holds and its openings read. `None` for another tree, an
+    /// index past the last matrix, or a `T` other than the field's element
+    /// type.
+    pub fn host_lde<T: Element>(&self, index: usize) -> Option<&[T]> {
+        let v = self
+            .host
+            .as_ref()?
+            .downcast_ref::<Vec<Vec<T>>>()?
+            .get(index)?;
+        let d = self.dims[index];
+        Some(&v[..d.rows * d.row_len()])
+    }
+
+    /// Destroys the tree and gives back the vectors that a tree of
+    /// [`Context::commit_host`] with [`crate::Keep::Host`] holds (whole, as
+    /// they were given, with the LDE written at their start); `None` for
+    /// another tree or a `T` other than the field's element type.
+    pub fn into_host_lde<T: Element>(mut self) -> Option<Vec<Vec<T>>> {
+        let host = self.host.take();
+        // The handle is destroyed here: nothing reads the vectors any more.
+        drop(self);
+        host?.downcast::<Vec<Vec<T>>>().ok().map(|b| *b)
     }
 
     /// The greatest height of the committed matrices (Plonky3's
