@@ -2,7 +2,7 @@
 //
 // BM_CommitHost_CUDA: a trace in host memory -> gp_commit_host -> root.
 //   args: profile (bench_profiles.h), field, log_n, cols, blowup, keep
-//   (GP_KEEP_*), pinned (1: the trace and the GP_KEEP_HOST destination are
+//   (GP_KEEP_*, or 3: GP_KEEP_DEVICE into a buffer made once), pinned (1: the trace and the GP_KEEP_HOST destination are
 //   page-locked, 0: pageable), budget_mib (options.device_budget in MiB; 0:
 //   the default, what the device has free).
 //   Counters:
@@ -78,13 +78,18 @@ struct MemWatch {
     }
 };
 
+// The keep argument's fourth value: GP_KEEP_DEVICE into a buffer made
+// once (options.lde_into), as a prover committing trace after trace does.
+constexpr int64_t kKeepInto = 3;
+
 void run_commit_host(benchmark::State &st) {
     gp_context *ctx = context_or_skip(st, GP_BACKEND_CUDA);
     if (!ctx) return;
     const ProfileInfo pi = info(st.range(0));
     const gp_field f = field_of(st.range(1));
     const uint64_t n = 1ull << st.range(2), cols = (uint64_t)st.range(3), B = (uint64_t)st.range(4);
-    const gp_keep keep = (gp_keep)st.range(5);
+    const bool reuse = st.range(5) == kKeepInto;
+    const gp_keep keep = reuse ? GP_KEEP_DEVICE : (gp_keep)st.range(5);
     const bool want_pinned = st.range(6) != 0;
     const uint64_t budget = (uint64_t)st.range(7) << 20;
     const uint32_t es = gp_field_element_size(f);
@@ -98,7 +103,8 @@ void run_commit_host(benchmark::State &st) {
     }
     fill_trace(trace.p, f, n * cols, 7);
     static const char *keeps[] = {"device", "host", "none"};
-    std::string label = std::string(pi.name) + " keep=" + keeps[keep] + (trace.pinned ? " pinned" : " pageable");
+    std::string label = std::string(pi.name) + " keep=" + keeps[keep] + (reuse ? " (into)" : "") +
+                        (trace.pinned ? " pinned" : " pageable");
     if (keep == GP_KEEP_HOST && out.pinned != trace.pinned) label += out.pinned ? "/lde pinned" : "/lde pageable";
     st.SetLabel(label);
 
@@ -122,6 +128,14 @@ void run_commit_host(benchmark::State &st) {
     co.merkle = &mo;
     co.keep = keep;
     co.device_budget = budget;
+    gp_buffer *into = nullptr;
+    if (reuse) {
+        if (gp_buffer_create(ctx, f, 1, n * B, cols, &into) != GP_OK) {
+            st.SkipWithError(gp_last_error());
+            return;
+        }
+        co.lde_into = &into;
+    }
 
     gp_context_trim(ctx);
     size_t free0 = 0, total = 0;
@@ -132,7 +146,8 @@ void run_commit_host(benchmark::State &st) {
     auto once = [&]() {
         gp_merkle_tree *t = nullptr;
         gp_buffer *lde = nullptr;
-        const gp_status s = gp_commit_host(ctx, f, &m, 1, &co, keep == GP_KEEP_DEVICE ? &lde : nullptr, &t);
+        const gp_status s =
+            gp_commit_host(ctx, f, &m, 1, &co, keep == GP_KEEP_DEVICE && !reuse ? &lde : nullptr, &t);
         const bool ok = s == GP_OK && gp_merkle_root(t, root, sizeof root) == GP_OK;
         gp_merkle_tree_destroy(t);
         gp_buffer_destroy(lde);
@@ -140,6 +155,7 @@ void run_commit_host(benchmark::State &st) {
     };
     timed_loop(st, once);
     gp_context_set_progress(ctx, nullptr, nullptr);
+    gp_buffer_destroy(into);
 
     hash_counters(st, pi, perms_of(pi, n * B, cols, es), f, true);
     const double up_s = in_bytes / h2d_bandwidth();
@@ -188,14 +204,17 @@ void BM_CommitHostBig_CUDA(benchmark::State &st) {
 // profile, field, log_n, cols, blowup, keep, pinned, budget_mib
 BENCHMARK(BM_CommitHost_CUDA)
     ->Args({KECCAK, GL, 20, 256, 4, GP_KEEP_DEVICE, 1, 0})  // W2
+    ->Args({KECCAK, GL, 20, 256, 4, kKeepInto, 1, 0})
     ->Args({KECCAK, GL, 20, 256, 4, GP_KEEP_HOST, 1, 0})
     ->Args({KECCAK, GL, 20, 256, 4, GP_KEEP_NONE, 1, 0})
     ->Args({KECCAK, GL, 20, 256, 4, GP_KEEP_NONE, 0, 0})
     ->Args({P2_GL12, GL, 20, 256, 4, GP_KEEP_DEVICE, 1, 0})  // W3
+    ->Args({P2_GL12, GL, 20, 256, 4, kKeepInto, 1, 0})
     ->Args({P2_GL12, GL, 20, 256, 4, GP_KEEP_HOST, 1, 0})
     ->Args({P2_GL12, GL, 20, 256, 4, GP_KEEP_NONE, 1, 0})
     ->Args({P2_GL12, GL, 20, 256, 4, GP_KEEP_NONE, 1, 1536})
     ->Args({P2_KB16, KB, 22, 128, 2, GP_KEEP_DEVICE, 1, 0})  // W4
+    ->Args({P2_KB16, KB, 22, 128, 2, kKeepInto, 1, 0})
     ->Args({P2_KB16, KB, 22, 128, 2, GP_KEEP_HOST, 1, 0})
     ->Args({P2_KB16, KB, 22, 128, 2, GP_KEEP_NONE, 1, 0})
     ->Unit(benchmark::kMillisecond)

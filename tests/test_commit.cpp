@@ -148,9 +148,10 @@ struct PinnedCopy {
 enum class HostMem { Pageable, Pinned, PinnedLdeOnly };
 
 // gp_commit_host with `keep` and `budget`; the LDE it kept, as values.
+// `into`: GP_KEEP_DEVICE into these buffers (options->lde_into).
 gp_status one_call(gp_context *ctx, const FieldRef &F, const std::vector<HostMat> &mats, const gp_lde_options &lo,
                    const gp_merkle_options &mo, gp_keep keep, uint64_t budget, Commitment *out,
-                   HostMem mem = HostMem::Pageable) {
+                   HostMem mem = HostMem::Pageable, const std::vector<gp_buffer *> *into = nullptr) {
     std::vector<ApiData> data;
     std::vector<ApiData> lde_host;
     std::vector<gp_commit_matrix> cm;
@@ -184,14 +185,17 @@ gp_status one_call(gp_context *ctx, const FieldRef &F, const std::vector<HostMat
     co.merkle = &mo;
     co.keep = keep;
     co.device_budget = budget;
+    if (into) co.lde_into = into->data();
     std::vector<gp_buffer *> kept(mats.size(), nullptr);
     gp_merkle_tree *t = nullptr;
     gp_status st = gp_commit_host(ctx, F.field, cm.data(), (uint32_t)cm.size(), &co,
-                                  keep == GP_KEEP_DEVICE ? kept.data() : nullptr, &t);
+                                  keep == GP_KEEP_DEVICE && !into ? kept.data() : nullptr, &t);
     if (st != GP_OK) return st;
     TreePtr tree(t);
+    if (into) kept = *into;
     std::vector<BufPtr> owned;
-    for (gp_buffer *b : kept) owned.emplace_back(b);
+    if (!into)
+        for (gp_buffer *b : kept) owned.emplace_back(b);
     for (size_t i = 0; i < pinned_out.size(); ++i)
         std::memcpy(lde_host[i].data(), pinned_out[i]->p, lde_host[i].size_bytes());
     read_tree(t, *out);
@@ -350,6 +354,93 @@ TEST_P(CommitHost, PinnedAndPageableHostMemory) {
                 expect_same(got, want, keep != GP_KEEP_NONE);
             }
     }
+}
+
+// GP_KEEP_DEVICE into the caller's buffers (options->lde_into): the same
+// tree and LDE, the buffers stay the caller's (reused by a second call),
+// are not counted in the budget, and bad ones are refused.
+TEST_P(CommitHost, LdeIntoCallerBuffers) {
+    const FieldRef &F = field_ref(GP_FIELD_BABYBEAR);
+    const Case c = cases()[3];
+    const std::vector<MatSpec> specs = {{16, 7, 1}, {8, 3, 4}, {16, 2, 4}};
+    const gp_lde_options lo = make_opts(0, 4, 0, 0, GP_ORDER_BIT_REVERSED);
+    const gp_merkle_options mo = merkle_opts(c, 1);
+    std::vector<BufPtr> owned;
+    std::vector<gp_buffer *> into;
+    for (const MatSpec &m : specs) {
+        BufPtr b;
+        ASSERT_EQ(create_buffer(ctx(), F, m.d, m.rows * 4, m.cols, &b), GP_OK) << gp_last_error();
+        into.push_back(b.get());
+        owned.push_back(std::move(b));
+    }
+    const uint64_t least_new =
+        least_budget(ctx(), F, make_mats(GP_FIELD_BABYBEAR, specs, 1), lo, mo, GP_KEEP_DEVICE);
+    const uint64_t lde_bytes = (16 * 7 + 8 * 3 * 4 + 16 * 2 * 4) * 4 * 4;  // blowup 4, 4-byte elements
+    for (uint64_t seed : {11, 12}) {  // the second call reuses the buffers
+        const std::vector<HostMat> mats = make_mats(GP_FIELD_BABYBEAR, specs, seed);
+        const Commitment want = two_calls(ctx(), F, mats, lo, mo);
+        Commitment got;
+        ASSERT_EQ(one_call(ctx(), F, mats, lo, mo, GP_KEEP_DEVICE, 0, &got, HostMem::Pageable, &into), GP_OK)
+            << gp_last_error();
+        expect_same(got, want, true);
+        // The least budget leaves the caller's buffers out.
+        Commitment least_got;
+        ASSERT_EQ(one_call(ctx(), F, mats, lo, mo, GP_KEEP_DEVICE, least_new - lde_bytes, &least_got,
+                           HostMem::Pageable, &into),
+                  GP_OK)
+            << gp_last_error();
+        expect_same(least_got, want, true);
+        EXPECT_EQ(one_call(ctx(), F, mats, lo, mo, GP_KEEP_DEVICE, least_new - lde_bytes - 1, &least_got,
+                           HostMem::Pageable, &into),
+                  GP_ERR_INVALID_ARGUMENT);
+    }
+    EXPECT_EQ(stats_of(ctx()).buffer_bytes, lde_bytes);  // still the caller's, nothing else left
+
+    const std::vector<HostMat> mats = make_mats(GP_FIELD_BABYBEAR, specs, 13);
+    ApiData d0 = host_data(F, mats[0], GP_LAYOUT_COL_MAJOR), d1 = host_data(F, mats[1], GP_LAYOUT_COL_MAJOR),
+            d2 = host_data(F, mats[2], GP_LAYOUT_COL_MAJOR);
+    gp_commit_matrix cm[3] = {};
+    const ApiData *ds[3] = {&d0, &d1, &d2};
+    for (int i = 0; i < 3; ++i) {
+        cm[i].data = ds[i]->data();
+        cm[i].rows = specs[i].rows;
+        cm[i].cols = specs[i].cols;
+        cm[i].ext_degree = specs[i].d;
+    }
+    gp_commit_options co;
+    gp_commit_options_init(&co);
+    co.lde = &lo;
+    co.merkle = &mo;
+    gp_merkle_tree *t = nullptr;
+    gp_buffer *outs[3] = {};
+    std::vector<gp_buffer *> bad = into;
+    co.lde_into = bad.data();
+    EXPECT_EQ(gp_commit_host(ctx(), F.field, cm, 3, &co, outs, &t), GP_ERR_INVALID_ARGUMENT);  // and lde_out
+    EXPECT_NE(std::string(gp_last_error()).find("lde_out must be NULL"), std::string::npos) << gp_last_error();
+    std::swap(bad[1], bad[2]);  // shapes differ
+    EXPECT_EQ(gp_commit_host(ctx(), F.field, cm, 3, &co, nullptr, &t), GP_ERR_SHAPE_MISMATCH);
+    EXPECT_NE(std::string(gp_last_error()).find("options->lde_into[1]"), std::string::npos) << gp_last_error();
+    bad = into;
+    bad[2] = bad[0];
+    cm[2] = cm[0];
+    EXPECT_EQ(gp_commit_host(ctx(), F.field, cm, 3, &co, nullptr, &t), GP_ERR_INVALID_ARGUMENT);  // twice
+    cm[2].data = d2.data();
+    cm[2].rows = 16;
+    cm[2].cols = 2;
+    cm[2].ext_degree = 4;
+    bad = into;
+    bad[0] = nullptr;
+    EXPECT_EQ(gp_commit_host(ctx(), F.field, cm, 3, &co, nullptr, &t), GP_ERR_NULL_POINTER);
+    bad = into;
+    cm[0].ext_degree = 1;
+    BufPtr gl;
+    ASSERT_EQ(create_buffer(ctx(), field_ref(GP_FIELD_GOLDILOCKS), 1, 64, 7, &gl), GP_OK);
+    bad[0] = gl.get();
+    EXPECT_EQ(gp_commit_host(ctx(), F.field, cm, 3, &co, nullptr, &t), GP_ERR_FIELD_MISMATCH);
+    bad = into;
+    co.keep = GP_KEEP_NONE;
+    EXPECT_EQ(gp_commit_host(ctx(), F.field, cm, 3, &co, nullptr, &t), GP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(t, nullptr);
 }
 
 struct CancelAt {

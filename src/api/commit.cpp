@@ -1,4 +1,5 @@
 // C entry point: the one-call commitment of host traces.
+#include <algorithm>
 #include <string>
 
 #include "api/common.h"
@@ -25,11 +26,14 @@ GP_EXPORT gp_status gp_commit_host(gp_context *ctx, gp_field field, const gp_com
         r.keep = raw(o.keep);
         if (r.keep != GP_KEEP_DEVICE && r.keep != GP_KEEP_HOST && r.keep != GP_KEEP_NONE)
             fail(GP_ERR_INVALID_ARGUMENT, "options->keep = ", r.keep, " is not a gp_keep");
-        if (r.keep == GP_KEEP_DEVICE) {
+        if (o.lde_into && r.keep != GP_KEEP_DEVICE)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->lde_into must be NULL unless options->keep is GP_KEEP_DEVICE");
+        if (r.keep == GP_KEEP_DEVICE && !o.lde_into) {
             GP_REQUIRE_PTR(lde_out);
             for (uint32_t i = 0; i < count; ++i) lde_out[i] = nullptr;
         } else if (lde_out) {
-            fail(GP_ERR_INVALID_ARGUMENT, "lde_out must be NULL unless options->keep is GP_KEEP_DEVICE");
+            fail(GP_ERR_INVALID_ARGUMENT, o.lde_into ? "lde_out must be NULL when options->lde_into is given"
+                                                     : "lde_out must be NULL unless options->keep is GP_KEEP_DEVICE");
         }
         GP_REQUIRE_PTR(matrices);
         if (count == 0) fail(GP_ERR_INVALID_ARGUMENT, "count = 0 (a tree needs at least one matrix)");
@@ -71,10 +75,20 @@ GP_EXPORT gp_status gp_commit_host(gp_context *ctx, gp_field field, const gp_com
                 throw Error(e.status, at + (msg[0] == '.' ? "" : ": ") + msg);
             }
             r.mats.push_back({m.data, m.rows, m.cols, m.ext_degree, m.lde_host});
+            if (o.lde_into) {
+                const std::string name = "options->lde_into[" + std::to_string(i) + "]";
+                require_ptr(o.lde_into[i] != nullptr, name.c_str());
+                LdeArgs a = lde_args(f, m.ext_degree, m.rows, m.cols, lo);
+                Buffer *b = checked_lde_output(ctx, a, o.lde_into[i], name.c_str());
+                if (std::find(r.into.begin(), r.into.end(), b) != r.into.end())
+                    fail(GP_ERR_INVALID_ARGUMENT, name, " is also an earlier entry: each matrix needs its own buffer");
+                r.into.push_back(b);
+            }
         }
         std::vector<Buffer *> kept;
         MerkleTree *t = commit_host(ctx_of(ctx), r, kept);
-        for (size_t i = 0; i < kept.size(); ++i) lde_out[i] = reinterpret_cast<gp_buffer *>(kept[i]);
+        if (lde_out)
+            for (size_t i = 0; i < kept.size(); ++i) lde_out[i] = reinterpret_cast<gp_buffer *>(kept[i]);
         *tree = reinterpret_cast<gp_merkle_tree *>(t);
     });
 }

@@ -110,5 +110,8 @@ std::vector<const Buffer *> checked_matrices(gp_context *ctx, const gp_buffer *c
 // Checks LDE options for a rows x cols input of degree `ext` over `f`
 // (api/lde.cpp); fills everything but the input and output.
 LdeArgs lde_args(const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols, const gp_lde_options &o);
+// The LDE output buffer `arg` of a validated request `a` (a.cols columns):
+// live, of this context, of a's field and degree, n * blowup rows.
+Buffer *checked_lde_output(gp_context *ctx, const LdeArgs &a, gp_buffer *output, const char *arg);
 
 }  // namespace gp

@@ -79,17 +79,22 @@ static LdeArgs prepare_lde(gp_context *ctx, const FieldDesc &f, uint32_t ext, ui
     gp_lde_options o = read_options(options, gp_lde_options_init, "gp_lde_options");
     LdeArgs a = lde_args(f, ext, rows, cols, o);
     GP_REQUIRE_PTR(output);
-    check_buffer(ctx, output, "output");
-    auto *out = reinterpret_cast<Buffer *>(output);
-    if (out->field != &f || out->ext != ext)
-        fail(GP_ERR_FIELD_MISMATCH, "output is ", out->field->name, "^", out->ext,
-             " but the input is ", f.name, "^", ext);
-    uint64_t out_rows = checked_mul(1ull << a.log_n, 1ull << a.log_blowup, "n * blowup");
-    if (out->rows != out_rows || out->cols != cols)
-        fail(GP_ERR_SHAPE_MISMATCH, "output is ", out->rows, " x ", out->cols, ", expected ",
-             out_rows, " x ", cols, " (n * blowup rows, input columns)");
-    a.out = out;
+    a.out = checked_lde_output(ctx, a, output, "output");
     return a;
+}
+
+Buffer *gp::checked_lde_output(gp_context *ctx, const LdeArgs &a, gp_buffer *output, const char *arg) {
+    check_buffer(ctx, output, arg);
+    auto *out = reinterpret_cast<Buffer *>(output);
+    const FieldDesc &f = *a.field;
+    if (out->field != &f || out->ext != a.ext)
+        fail(GP_ERR_FIELD_MISMATCH, arg, " is ", out->field->name, "^", out->ext, " but the input is ", f.name, "^",
+             a.ext);
+    uint64_t out_rows = checked_mul(1ull << a.log_n, 1ull << a.log_blowup, "n * blowup");
+    if (out->rows != out_rows || out->cols != a.cols)
+        fail(GP_ERR_SHAPE_MISMATCH, arg, " is ", out->rows, " x ", out->cols, ", expected ", out_rows, " x ",
+             a.cols, " (n * blowup rows, input columns)");
+    return out;
 }
 
 GP_EXPORT gp_status gp_lde_batch(gp_context *ctx, const gp_buffer *input,

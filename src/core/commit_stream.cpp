@@ -44,9 +44,22 @@ struct DeviceBlock {
 // Registered buffers released unless kept.
 struct KeptBuffers {
     std::vector<Buffer *> v;
-    bool keep = false;
+    bool keep = false, owned = true;  // not owned: the caller's (lde_into)
+    // GP_KEEP_DEVICE's buffers: the caller's, else new ones.
+    void make(Context *c, const CommitRequest &r) {
+        owned = r.into.empty();
+        for (size_t i = 0; i < r.mats.size(); ++i)
+            v.push_back(owned ? new_buffer(c, *r.lde.field, r.mats[i].ext, r.mats[i].rows_in << r.lde.log_blowup,
+                                           r.mats[i].cols)
+                              : r.into[i]);
+    }
+    // Hands the new buffers to the caller.
+    void give(std::vector<Buffer *> &out) {
+        keep = true;
+        if (owned) out = v;
+    }
     ~KeptBuffers() {
-        if (!keep)
+        if (!keep && owned)
             for (Buffer *b : v) release_buffer(b);
     }
 };
@@ -101,17 +114,13 @@ void lde_columns(Backend &be, const CommitRequest &r, const CommitRequest::Mat &
 MerkleTree *compose(Context *c, const CommitRequest &r, std::vector<Buffer *> &kept,
                     std::shared_ptr<StreamSource> source) {
     Backend &be = *c->backend;
-    const FieldDesc &f = *r.lde.field;
     KeptBuffers bufs;
-    for (const CommitRequest::Mat &m : r.mats) {
-        bufs.v.push_back(new_buffer(c, f, m.ext, m.rows_in << r.lde.log_blowup, m.cols));
-        lde_columns(be, r, m, 0, m.cols, *bufs.v.back());
-    }
+    bufs.make(c, r);
+    for (size_t i = 0; i < r.mats.size(); ++i) lde_columns(be, r, r.mats[i], 0, r.mats[i].cols, *bufs.v[i]);
     std::vector<const Buffer *> mats(bufs.v.begin(), bufs.v.end());
     MerkleTree *t = commit_matrices(c, mats, r.merkle);
     if (r.keep == GP_KEEP_DEVICE) {
-        bufs.keep = true;
-        kept = bufs.v;
+        bufs.give(kept);
         return t;
     }
     try {
@@ -227,7 +236,7 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
     uint32_t max_ext = 1;
     for (size_t i = 0; i < r.mats.size(); ++i) {
         max_ext = std::max(max_ext, r.mats[i].ext);
-        if (r.keep == GP_KEEP_DEVICE)
+        if (r.keep == GP_KEEP_DEVICE && r.into.empty())  // the caller's are not the call's to count
             kept_bytes += checked_mul(checked_mul(heights[i], r.mats[i].cols * r.mats[i].ext, "LDE elements"), es,
                                       "LDE bytes");
     }
@@ -243,16 +252,14 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
              r.budget ? "options->device_budget = " : "the device's free memory, ", budget,
              " bytes, is below the minimum ", minimum, " bytes this commitment needs (tree ", tree_bytes,
              ", row digests ", inject_bytes, ", sponge states ", states_bytes,
-             r.keep == GP_KEEP_DEVICE ? ", the kept LDE " : "", r.keep == GP_KEEP_DEVICE ? std::to_string(kept_bytes) : "",
+             kept_bytes ? ", the kept LDE " : "", kept_bytes ? std::to_string(kept_bytes) : "",
              ", one batch of ", min_cols, " columns ", min_cols * per_col, ")");
     uint64_t total_cols = 0;
     for (const CommitRequest::Mat &m : r.mats) total_cols += m.cols * m.ext;
     const uint64_t batch_cols = plan_batch(total_cols, min_cols, sp.block, (budget - fixed) / per_col, H * es);
 
     KeptBuffers keep;
-    if (r.keep == GP_KEEP_DEVICE)
-        for (size_t i = 0; i < r.mats.size(); ++i)
-            keep.v.push_back(new_buffer(c, f, r.mats[i].ext, heights[i], r.mats[i].cols));
+    if (r.keep == GP_KEEP_DEVICE) keep.make(c, r);
 
     auto t = std::make_unique<MerkleTree>();
     t->ctx = c;
@@ -352,10 +359,7 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
     }
     adopt_tree(t.get());
     nodes.p = nullptr;  // the tree's now
-    if (r.keep == GP_KEEP_DEVICE) {
-        keep.keep = true;
-        kept = keep.v;
-    }
+    if (r.keep == GP_KEEP_DEVICE) keep.give(kept);
     return t.release();
 }
 

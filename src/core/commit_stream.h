@@ -26,6 +26,9 @@ struct CommitRequest {
     gp_merkle_options merkle{};
     int keep = GP_KEEP_DEVICE;
     uint64_t budget = 0;  // 0: the device's free memory (no limit on the CPU)
+    // GP_KEEP_DEVICE: the caller's buffers that receive the LDE (validated,
+    // one per matrix), or empty for new ones.
+    std::vector<Buffer *> into;
 };
 
 // Where the openings of a GP_KEEP_HOST or GP_KEEP_NONE tree find their rows:
@@ -36,8 +39,8 @@ struct StreamSource {
     std::vector<std::unique_ptr<Buffer>> shapes;
 };
 
-// Commits; returns the registered tree and, for GP_KEEP_DEVICE, the LDE
-// buffers (registered, caller's order) in `kept`.
+// Commits; returns the registered tree and, for GP_KEEP_DEVICE, the new
+// LDE buffers (registered, caller's order) in `kept` (none with r.into).
 MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *> &kept);
 
 // The rows of `count` validated openings of a tree with a source.

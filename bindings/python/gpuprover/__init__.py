@@ -448,6 +448,7 @@ class _CommitOptions(ctypes.Structure):
         ("merkle", ctypes.POINTER(_MerkleOptions)),
         ("keep", _c_enum),
         ("device_budget", _u64),
+        ("lde_into", ctypes.POINTER(ctypes.c_void_p)),
     ]
 
 
@@ -1835,8 +1836,9 @@ class Context:
             return out.raw[:size]
 
     @_api("Context.commit_host")
-    def commit_host(self, field, matrices, options=None, *, keep=Keep.DEVICE, device_budget=0, n=0, blowup=2,
-                    shift=0, input_shift=0, output_order=Order.NATURAL, input_layout=Layout.COL_MAJOR, **kwargs):
+    def commit_host(self, field, matrices, options=None, *, keep=Keep.DEVICE, device_budget=0, into=None, n=0,
+                    blowup=2, shift=0, input_shift=0, output_order=Order.NATURAL, input_layout=Layout.COL_MAJOR,
+                    **kwargs):
         """Commits host traces in one call (gp_commit_host): the coset LDE of
         every matrix, then one Merkle tree over all of them, with the same
         root and openings as lde_host() of each matrix followed by
@@ -1852,10 +1854,14 @@ class Context:
         device_budget: device bytes the call may use (0: what the device has
         free; no limit on the CPU backend); a budget below the least working
         set raises GpuproverError (Status.INVALID_ARGUMENT) naming that
-        minimum.
+        minimum. into (Keep.DEVICE only): a list of Buffers of this context,
+        one per matrix of its LDE's shape, that receive the LDE instead of new
+        ones (gp_commit_options.lde_into; they are not counted in the budget),
+        so that trace after trace of one shape reuses them.
 
         Returns (lde, tree): lde is the list of the kept LDE Buffers (one per
-        matrix, Keep.DEVICE) or [] (Keep.HOST, Keep.NONE); tree is a
+        matrix, Keep.DEVICE: new ones, or `into`) or [] (Keep.HOST,
+        Keep.NONE); tree is a
         MerkleTree. The tree's openings read the memory the keep mode names:
         the LDE buffers (Keep.DEVICE: open() raises ClosedError once one was
         closed), each matrix's lde_host (Keep.HOST) or its data (Keep.NONE,
@@ -1905,11 +1911,19 @@ class Context:
         copts.keep = keep
         copts.device_budget = _uint("device_budget", device_budget)
         with self._lock:
-            lde_out = (ctypes.c_void_p * count)() if keep == Keep.DEVICE else None
+            if into is not None:
+                into = list(into)
+                handles = (ctypes.c_void_p * max(len(into), 1))(
+                    *[self._own(fn, b, "into[%d]" % i) for i, b in enumerate(into)])
+                if len(into) != count:
+                    raise _error(fn, Status.INVALID_ARGUMENT,
+                                 "into has %d buffers for %d matrices" % (len(into), count))
+                copts.lde_into = ctypes.cast(handles, ctypes.POINTER(ctypes.c_void_p))
+            lde_out = (ctypes.c_void_p * count)() if keep == Keep.DEVICE and into is None else None
             h = ctypes.c_void_p()
             _check(fn, self._lib.gp_commit_host(self._h(), field, cmats, count, ctypes.byref(copts), lde_out,
                                                 ctypes.byref(h)))
-            lde = [self._wrap(b) for b in lde_out] if lde_out is not None else []
+            lde = [self._wrap(b) for b in lde_out] if lde_out is not None else into if into is not None else []
             for d in dests:
                 d.finish()
             # The memory the openings read: the kept buffers (as merkle_commit's

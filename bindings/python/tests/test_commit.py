@@ -125,6 +125,32 @@ class TestCommitHost(unittest.TestCase):
                     # The least budget streams the columns in more batches.
                     self.assertGreater(batches[least], batches[0])
 
+    def test_into_caller_buffers(self):
+        field, specs, blowup = GL, [(64, 12, 1), (16, 3, 2)], 4
+        into = [self.ctx.buffer(field, r * blowup, c, e) for r, c, e in specs]
+        for b in into:
+            self.addCleanup(b.close)
+        for _ in range(2):  # the second commitment reuses the buffers
+            traces = self.traces(field, specs)
+            values, root, _, openings = self.reference(field, traces, specs, dict(blowup=blowup), 0, [0, 7, 255])
+            mats = [gp.CommitMatrix(d, r, c, e) for d, (r, c, e) in zip(traces, specs)]
+            lde, tree = self.ctx.commit_host(field, mats, into=into, blowup=blowup)
+            with tree:
+                self.assertEqual(lde, into)
+                self.assertEqual(tree.root(), root)
+                got = tree.open([0, 7, 255])
+                self.assertEqual([o.rows for o in got], [o.rows for o in openings])
+            self.assertEqual([b.to_host(gp.Layout.COL_MAJOR) for b in into], values)
+        with self.assertRaises(gp.GpuproverError) as cm:
+            self.ctx.commit_host(field, mats, into=into[::-1], blowup=blowup)
+        self.assertEqual(cm.exception.status, gp.Status.FIELD_MISMATCH, str(cm.exception))  # degrees differ
+        with self.assertRaises(gp.GpuproverError) as cm:
+            self.ctx.commit_host(field, mats, into=into[:1], blowup=blowup)
+        self.assertEqual(cm.exception.status, gp.Status.INVALID_ARGUMENT, str(cm.exception))
+        with self.assertRaises(gp.GpuproverError) as cm:
+            self.ctx.commit_host(field, mats, into=into, keep=gp.Keep.NONE, blowup=blowup)
+        self.assertEqual(cm.exception.status, gp.Status.INVALID_ARGUMENT, str(cm.exception))
+
     def test_list_destination_and_tuples(self):
         specs = [(16, 2, 1), (8, 3, 1)]
         traces = self.traces(GL, specs)
