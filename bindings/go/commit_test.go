@@ -32,6 +32,26 @@ var commitCases = []commitCase{
 		gp.LDEOptions{Blowup: 2, InputLayout: gp.RowMajor}, gp.MerkleOptions{}},
 }
 
+// checkOpenings opens every index of tree, compares each opening with
+// want, and verifies the one at position len/part.
+func checkOpenings(t *testing.T, what string, tree *gp.MerkleTree, indices []uint64, want []gp.MerkleOpening,
+	part int) {
+	t.Helper()
+	got, err := tree.Open(indices...)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	for j, o := range got {
+		w := want[j]
+		if o.Index != w.Index || !reflect.DeepEqual(o.Rows, w.Rows) || !bytes.Equal(o.Path, w.Path) {
+			t.Fatalf("%s: opening %d differs", what, j)
+		}
+	}
+	if err := tree.Verify(got[len(got)/part]); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
 // commitRef is what the two-call path gives: the LDE of every matrix
 // (column-major), the root, the cap and the openings of every index.
 type commitRef struct {
@@ -186,19 +206,7 @@ func TestCommitHostMatchesTwoCalls(t *testing.T) {
 				if !reflect.DeepEqual(tree.Dims(), ref.dims) || tree.Field() != c.field {
 					t.Fatalf("%s: dims %v field %v, want %v", what, tree.Dims(), tree.Field(), ref.dims)
 				}
-				got, err := tree.Open(indices...)
-				if err != nil {
-					t.Fatalf("%s: %v", what, err)
-				}
-				for j, o := range got {
-					w := ref.openings[j]
-					if o.Index != w.Index || !reflect.DeepEqual(o.Rows, w.Rows) || !bytes.Equal(o.Path, w.Path) {
-						t.Fatalf("%s: opening %d differs", what, j)
-					}
-				}
-				if err := tree.Verify(got[len(got)/3]); err != nil {
-					t.Fatalf("%s: %v", what, err)
-				}
+				checkOpenings(t, what, tree, indices, ref.openings, 3)
 				switch keep {
 				case gp.KeepDevice:
 					if len(lde) != len(c.specs) {
@@ -346,19 +354,7 @@ func TestCommitHostCopiesHostSlices(t *testing.T) {
 				}
 			}
 			runtime.GC()
-			got, err := tree.Open(indices...)
-			if err != nil {
-				t.Fatalf("%s: %v", what, err)
-			}
-			for j, o := range got {
-				w := ref.openings[j]
-				if o.Index != w.Index || !reflect.DeepEqual(o.Rows, w.Rows) || !bytes.Equal(o.Path, w.Path) {
-					t.Fatalf("%s: opening %d differs", what, j)
-				}
-			}
-			if err := tree.Verify(got[len(got)/2]); err != nil {
-				t.Fatalf("%s: %v", what, err)
-			}
+			checkOpenings(t, what, tree, indices, ref.openings, 2)
 			if root, err := tree.Root(); err != nil || !bytes.Equal(root, ref.root) {
 				t.Fatalf("%s: root %x %v", what, root, err)
 			}

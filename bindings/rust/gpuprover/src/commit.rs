@@ -123,14 +123,7 @@ impl Context {
         options: &CommitOptions,
     ) -> Result<(Vec<Buffer>, MerkleTree)> {
         check_element::<T>(field)?;
-        if matrices.is_empty() {
-            return Err(Error::new(
-                Status::InvalidArgument,
-                "no matrices (a tree needs at least one)",
-            ));
-        }
-        let count = u32::try_from(matrices.len())
-            .map_err(|_| Error::new(Status::InvalidArgument, "too many matrices"))?;
+        let count = crate::merkle::matrix_count(matrices.len())?;
         let mut raw_mats = Vec::with_capacity(matrices.len());
         for (i, m) in matrices.iter_mut().enumerate() {
             check_len(

@@ -290,15 +290,20 @@ impl fmt::Debug for MerkleTree {
     }
 }
 
-fn raw_matrices(matrices: &[&Buffer]) -> Result<(Vec<*const sys::gp_buffer>, u32)> {
-    if matrices.is_empty() {
+/// The number of matrices of one tree, as the C calls take it: at least
+/// one, at most `u32::MAX`.
+pub(crate) fn matrix_count(len: usize) -> Result<u32> {
+    if len == 0 {
         return Err(Error::new(
             Status::InvalidArgument,
             "no matrices (a tree needs at least one)",
         ));
     }
-    let count = u32::try_from(matrices.len())
-        .map_err(|_| Error::new(Status::InvalidArgument, "too many matrices"))?;
+    u32::try_from(len).map_err(|_| Error::new(Status::InvalidArgument, "too many matrices"))
+}
+
+fn raw_matrices(matrices: &[&Buffer]) -> Result<(Vec<*const sys::gp_buffer>, u32)> {
+    let count = matrix_count(matrices.len())?;
     let raw = matrices
         .iter()
         .map(|b| b.as_raw() as *const sys::gp_buffer)
