@@ -32,13 +32,14 @@ using namespace gpb;
 
 namespace {
 
-// args: profile, field, log_rows, cols
+// args: profile, field, log_rows (or, above 64, the rows themselves: a
+// height that is not a power of two), cols
 void run_commit(benchmark::State &st, gp_backend backend) {
     gp_context *ctx = context_or_skip(st, backend);
     if (!ctx) return;
     const ProfileInfo pi = info(st.range(0));
     const gp_field f = field_of(st.range(1));
-    const uint64_t n = 1ull << st.range(2), cols = (uint64_t)st.range(3);
+    const uint64_t n = st.range(2) > 64 ? (uint64_t)st.range(2) : 1ull << st.range(2), cols = (uint64_t)st.range(3);
     const uint32_t es = gp_field_element_size(f);
     st.SetLabel(pi.name);
     std::vector<unsigned char> host(n * cols * es);
@@ -316,6 +317,8 @@ BENCHMARK(BM_Commit_CUDA)
     ->Args({TRITON, GL, 22, 256})
     ->Args({MIDEN_P2, GL, 22, 256})
     ->Args({P2_GL12_8, GL, 22, 256})
+    ->Args({P2_GL12, GL, 3 << 20, 256})  // tallest height 3 x 2^20, not a power of two
+    ->Args({KECCAK, GL, 3 << 20, 256})
     ->Args({KECCAK_U64, KB, 23, 128})
     ->Args({P2_KB24_16, KB, 23, 128})
     ->Args({P2_BB24_16, BB, 23, 128})

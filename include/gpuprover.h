@@ -761,8 +761,8 @@ typedef struct gp_merkle_options {
      *  width - digest. As in Plonky3, digest <= rate < width. */
     uint32_t rate;
     /** The cap is the layer 2^cap_height nodes wide; 0 (default) is the
-     *  root. It must not exceed log2 of the least height: the rows of a
-     *  matrix shorter than the cap would not be bound by it. */
+     *  root. It must not exceed log2 of the least height (rounded up): the
+     *  rows of a matrix shorter than the cap would not be bound by it. */
     uint32_t cap_height;
     /** GP_MERKLE_FIELD_SPONGE only (else 0): the permutation of the
      *  compression when it differs from the sponge's, as in Plonky3's
@@ -785,9 +785,22 @@ typedef struct gp_merkle_tree gp_merkle_tree;
 
 /** Commits `count` matrices (buffers of this context, all of one field:
  *  the permutation's for the field hashes, Goldilocks for GP_MERKLE_MIDEN*
- *  and GP_MERKLE_KECCAK_BE; heights powers of two) and returns the tree.
- *  The matrices are read where they are (a gp_lde_batch output is hashed on
- *  the device, column-major, without a copy or a transpose). */
+ *  and GP_MERKLE_KECCAK_BE) and returns the tree. The matrices are read
+ *  where they are (a gp_lde_batch output is hashed on the device,
+ *  column-major, without a copy or a transpose).
+ *
+ *  Heights: powers of two for the GP_MERKLE_MIDEN*, GP_MERKLE_KECCAK_BE and
+ *  GP_MERKLE_TRITON trees (of one height). The Plonky3 kinds
+ *  (GP_MERKLE_FIELD_SPONGE, GP_MERKLE_KECCAK_PLONKY3, GP_MERKLE_KECCAK_U64)
+ *  take any heights as Plonky3's MerkleTreeMmcs does: with M the greatest,
+ *  layer k of the tree has ceil(M / 2^k) digests (stored padded with one
+ *  zero digest to an even length when above one; the padding is compressed
+ *  as a child like any node, never hashed itself), and every other height
+ *  must be one of those lengths (under 12: 6, 3, 2 or 1), the matrices of
+ *  that height being injected at that layer; others are
+ *  GP_ERR_SHAPE_MISMATCH. A context of several devices and a
+ *  gpuprover-server session take powers of two only (GP_ERR_UNSUPPORTED
+ *  otherwise). */
 GP_API gp_status gp_merkle_commit(gp_context *ctx, const gp_buffer *const *matrices,
                                   uint32_t count, const gp_merkle_options *options,
                                   gp_merkle_tree **out);
@@ -812,8 +825,11 @@ GP_API uint64_t gp_merkle_digest_size(const gp_merkle_tree *tree);
  *  cap is what the openings verify against. */
 GP_API gp_status gp_merkle_root(const gp_merkle_tree *tree, void *out, uint64_t size_bytes);
 
-/** Copies the cap (2^cap_height digests, left to right) into `out`, which
- *  holds `size_bytes` bytes. */
+/** Copies the cap (2^cap_height digests, left to right; when the greatest
+ *  height M is not a power of two, the ceil(M / 2^(ceil(log2 M) -
+ *  cap_height)) digests of that layer plus its zero padding digest when
+ *  their number is odd and above one, as Plonky3 stores the layer) into
+ *  `out`, which holds `size_bytes` bytes. */
 GP_API gp_status gp_merkle_cap(const gp_merkle_tree *tree, void *out, uint64_t size_bytes);
 
 /** Bytes gp_merkle_cap writes (0 for NULL). */
@@ -821,17 +837,18 @@ GP_API uint64_t gp_merkle_cap_size(const gp_merkle_tree *tree);
 
 /** Per opened index: the bytes of its rows (the sum over the matrices of
  *  base columns x element size) and of its path ((log2 of the greatest
- *  height - cap_height) x gp_merkle_digest_size). Either pointer may be
- *  NULL. */
+ *  height, rounded up, - cap_height) x gp_merkle_digest_size). Either
+ *  pointer may be NULL. */
 GP_API gp_status gp_merkle_opening_size(const gp_merkle_tree *tree, uint64_t *row_bytes,
                                         uint64_t *path_bytes);
 
 /** Opens `count` leaves. For each index i (a row of the tallest matrices,
  *  i < greatest height) writes into `rows` the opened row of every matrix in
  *  the order they were committed — a matrix of height h is read at row
- *  i >> log2(greatest height / h) — base elements canonical, little-endian;
- *  and into `paths` the sibling digests from the leaf layer up to the layer
- *  below the cap (Plonky3's and winterfell's order). Openings are packed
+ *  i >> (ceil(log2 greatest height) - ceil(log2 h)) — base elements
+ *  canonical, little-endian; and into `paths` the sibling digests from the
+ *  leaf layer up to the layer below the cap (Plonky3's and winterfell's
+ *  order; a sibling past the end of its layer is the zero padding digest). Openings are packed
  *  back to back: rows needs count x row_bytes, paths count x path_bytes
  *  (gp_merkle_opening_size). `rows` or `paths` may be NULL (with size 0)
  *  when not wanted. */

@@ -154,10 +154,16 @@ class RefTree {
     RefTree(const RefPerm &P, std::vector<const HostMat *> mats, uint32_t digest, uint32_t rate)
         : P_(P), mats_(std::move(mats)), digest_(digest), rate_(rate) {
         for (const HostMat *m : mats_) max_h_ = std::max(max_h_, m->rows);
-        log_h_ = log2_exact(max_h_);
+        while ((1ull << log_h_) < max_h_) ++log_h_;
         memo_.resize(log_h_ + 1);
-        for (uint32_t k = 0; k <= log_h_; ++k) memo_[k].resize((size_t)(max_h_ >> k));
+        for (uint32_t k = 0; k <= log_h_; ++k) memo_[k].resize((size_t)(1ull << (log_h_ - k)));
     }
+
+    // Layer k's nodes: ceil(max_h / 2^k); stored padded to an even length
+    // with a zero digest (Plonky3's first_digest_layer and
+    // compress_and_inject), so a node past the end reads as zero.
+    uint64_t layer_rows(uint32_t k) const { return ((max_h_ - 1) >> k) + 1; }
+    static uint64_t padded(uint64_t r) { return r <= 1 ? r : r + (r & 1); }
 
     uint32_t log_height() const { return log_h_; }
 
@@ -178,30 +184,35 @@ class RefTree {
         return false;
     }
 
-    // Node i of the layer k levels above the leaves (max_h >> k nodes).
+    // Node i of the layer k levels above the leaves (layer_rows(k) nodes,
+    // then zero digests).
     const Digest &node(uint32_t k, uint64_t i) {
         Digest &slot = memo_[k][(size_t)i];
         if (!slot.empty()) return slot;
         Digest d;
-        if (k == 0) {
+        if (i >= layer_rows(k)) {
+            d.assign(digest_, 0);
+        } else if (k == 0) {
             d = ref_sponge(P_, rate_, digest_, rows_of_height(max_h_, i));
         } else {
             const Digest left = node(k - 1, 2 * i);
             const Digest right = node(k - 1, 2 * i + 1);
             d = ref_compress(P_, left, right);
-            const uint64_t h = max_h_ >> k;
+            const uint64_t h = layer_rows(k);
             if (has_height(h)) d = ref_compress(P_, d, ref_sponge(P_, rate_, digest_, rows_of_height(h, i)));
         }
         memo_[k][(size_t)i] = d;
         return memo_[k][(size_t)i];
     }
 
-    // The cap as gp_merkle_cap writes it: 2^cap_height digests, element by
-    // element, little-endian, in the field's element size.
+    // The cap as gp_merkle_cap writes it: the layer 2^cap_height digests
+    // below the root (as stored: padded to an even length, so fewer when the
+    // tallest height is not a power of two), element by element,
+    // little-endian, in the field's element size.
     std::vector<unsigned char> cap_bytes(uint32_t cap_height) {
         const uint32_t k = log_h_ - cap_height;
         std::vector<uint64_t> vals;
-        for (uint64_t i = 0; i < (1ull << cap_height); ++i) {
+        for (uint64_t i = 0; i < padded(layer_rows(k)); ++i) {
             const Digest &d = node(k, i);
             vals.insert(vals.end(), d.begin(), d.end());
         }
@@ -339,11 +350,11 @@ class MerkleTest : public BackendTest {
         uint64_t least = specs[0].rows;
         for (const MatSpec &s : specs) least = s.rows < least ? s.rows : least;
         if (caps.empty())
-            for (uint32_t c = 0; (1ull << c) <= least; ++c) caps.push_back(c);
+            for (uint32_t c = 0; c == 0 || (1ull << (c - 1)) < least; ++c) caps.push_back(c);  // c <= ceil(log2 least)
         for (uint32_t cap : caps) {
             SCOPED_TRACE("cap_height " + std::to_string(cap));
             const gp_merkle_options o = merkle_opts(perm, cap, digest, rate);
-            const uint64_t size = (1ull << cap) * dg * P.elem_size();
+            const uint64_t size = ref.cap_bytes(cap).size();
             EXPECT_TRUE(caps_equal(lib_cap(ctx(), up, o, size), ref.cap_bytes(cap), P.elem_size(), dg));
         }
     }
@@ -417,6 +428,34 @@ TEST(MerkleReference, TreeShapeByHand) {
     EXPECT_EQ(ref.node(2, 0), root);
     EXPECT_EQ(ref.node(1, 1), n11);
     EXPECT_EQ(ref.cap_bytes(0), RefTree::to_bytes(root, 4));
+}
+
+TEST(MerkleReference, NonPowerOfTwoShapeByHand) {
+    /* Heights 5 and 3, the tree of Plonky3's `commit_mixed` test
+     * (merkle-tree/src/mmcs): layers of 6, 4, 2 and 1 digests, a zero digest
+     * padding each odd layer above one digest, and the height-3 matrix
+     * injected at the layer of ceil(5 / 2) = 3 nodes. */
+    const RefPerm P(GP_PERM_POSEIDON2_BABYBEAR_16);
+    const std::vector<HostMat> mats = make_mats(GP_FIELD_BABYBEAR, {{3, 2, 1}, {5, 3, 1}}, 19);
+    RefTree ref(P, ptrs_of(mats), 8, 8);
+    auto row = [&](const HostMat &m, uint64_t i) {
+        std::vector<uint64_t> v;
+        for (uint64_t c = 0; c < m.cols; ++c) v.push_back(m.at(i, c, 0));
+        return v;
+    };
+    auto H = [&](const std::vector<uint64_t> &v) { return ref_sponge(P, 8, 8, v); };
+    auto C = [&](const Digest &l, const Digest &r) { return ref_compress(P, l, r); };
+    const HostMat &a = mats[1], &b = mats[0];
+    const Digest zero(8, 0);
+    const Digest l1_0 = C(C(H(row(a, 0)), H(row(a, 1))), H(row(b, 0)));
+    const Digest l1_1 = C(C(H(row(a, 2)), H(row(a, 3))), H(row(b, 1)));
+    const Digest l1_2 = C(C(H(row(a, 4)), zero), H(row(b, 2)));
+    const Digest root = C(C(l1_0, l1_1), C(l1_2, zero));
+    EXPECT_EQ(ref.node(3, 0), root);
+    EXPECT_EQ(ref.node(1, 3), zero);
+    EXPECT_EQ(ref.cap_bytes(0), RefTree::to_bytes(root, 4));
+    // Cap height 1: two digests; cap height 2: the layer of 3 nodes stored as 4.
+    EXPECT_EQ(ref.cap_bytes(2).size(), 4u * 8 * 4);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -563,6 +602,107 @@ TEST_P(MerkleTest, MixedHeights) {
         // Every layer receives an injection.
         check(pc.perm, {{32, 3, 1}, {16, 1, 1}, {8, 2, 1}, {4, 17, 1}, {2, 3, 1}, {1, 5, 1}}, 34);
     }
+}
+
+// Plonky3's MMCS over heights that are not powers of two: every layer
+// ceil(tallest / 2^k) long, padded with a zero digest to an even length;
+// matrices injected where the layer length is their height.
+TEST_P(MerkleTest, NonPowerOfTwoHeights) {
+    for (const PermCase &pc : kPoseidon2) {
+        SCOPED_TRACE(pc.name);
+        check(pc.perm, {{5, 3, 1}, {3, 2, 1}}, 40);               // commit_mixed's shape
+        check(pc.perm, {{3, 7, 1}}, 41);                          // one matrix
+        check(pc.perm, {{12, 4, 1}, {6, 2, 1}, {3, 5, 1}, {2, 1, 1}, {1, 3, 1}}, 42);  // every layer
+        check(pc.perm, {{6, 1, 1}, {12, 3, 1}, {12, 2, 1}, {3, 9, 1}}, 43);  // tallest twice, given late
+        check(pc.perm, {{1000, 2, 1}, {125, 3, 1}, {8, 1, 1}, {1, 2, 1}}, 44, 0, 0, {0});  // Plonky3's size_gaps
+        const uint32_t ext = perm_info(pc.perm).field == GP_FIELD_GOLDILOCKS ? 2 : 4;
+        check(pc.perm, {{7, 2, ext}, {4, 1, 1}, {2, 3, ext}}, 45);  // extension columns
+    }
+}
+
+// Openings of such a tree: rows at index >> (log_h - ceil(log2 height)),
+// paths through the zero padding, each verified by gp_merkle_verify; an
+// index past the tallest height, heights off the ladder and kinds other
+// than Plonky3's MMCS are refused.
+TEST_P(MerkleTest, NonPowerOfTwoOpenings) {
+    const FieldRef &F = field_ref(GP_FIELD_KOALABEAR);
+    const std::vector<MatSpec> specs = {{12, 3, 1}, {3, 2, 4}, {6, 1, 1}};
+    const std::vector<HostMat> mats = make_mats(F.field, specs, 46);
+    Uploaded up;
+    ASSERT_GP_OK(upload_all(ctx(), ptrs_of(mats), F.field, &up));
+    std::vector<gp_matrix_dims> dims;
+    for (const MatSpec &m : specs) dims.push_back({m.rows, (uint32_t)m.cols, m.d});
+    for (gp_merkle_kind kind : {GP_MERKLE_FIELD_SPONGE, GP_MERKLE_KECCAK_PLONKY3, GP_MERKLE_KECCAK_U64})
+        for (uint32_t cap : {0u, 1u, 2u}) {
+            SCOPED_TRACE(std::to_string(kind) + " cap " + std::to_string(cap));
+            gp_merkle_options o;
+            gp_merkle_options_init(&o);
+            o.kind = kind;
+            o.perm = kind == GP_MERKLE_FIELD_SPONGE ? GP_PERM_POSEIDON2_KOALABEAR_16 : GP_PERM_KECCAK_F1600;
+            o.cap_height = cap;
+            gp_merkle_tree *raw = nullptr;
+            ASSERT_GP_OK(gp_merkle_commit(ctx(), up.ptrs.data(), (uint32_t)up.ptrs.size(), &o, &raw));
+            TreePtr tree(raw);
+            const uint64_t dbytes = gp_merkle_digest_size(raw);
+            // Layer 4 - cap: ceil(12 / 2^(4 - cap)) = 1, 2, 3 digests, stored as 1, 2, 4.
+            const uint64_t cap_digests[] = {1, 2, 4};
+            ASSERT_EQ(gp_merkle_cap_size(raw), cap_digests[cap] * dbytes);
+            std::vector<unsigned char> capb(gp_merkle_cap_size(raw));
+            ASSERT_GP_OK(gp_merkle_cap(raw, capb.data(), capb.size()));
+            if (cap == 2)  // the padding digest of the layer of 3
+                EXPECT_EQ(std::vector<unsigned char>(capb.end() - dbytes, capb.end()),
+                          std::vector<unsigned char>(dbytes, 0));
+            uint64_t rb = 0, pb = 0;
+            ASSERT_GP_OK(gp_merkle_opening_size(raw, &rb, &pb));
+            EXPECT_EQ(pb, (4 - cap) * dbytes);
+            for (uint64_t q = 0; q < 12; ++q) {
+                std::vector<unsigned char> rows(rb), path(pb);
+                ASSERT_GP_OK(gp_merkle_open(raw, &q, 1, rows.data(), rb, path.data(), pb));
+                // Rows of 12, 3 (degree 4) and 6: q, q >> 2, q >> 1.
+                std::vector<uint64_t> want;
+                const uint64_t at[] = {q, q >> 2, q >> 1};
+                for (size_t i = 0; i < mats.size(); ++i)
+                    for (uint64_t c = 0; c < mats[i].cols; ++c)
+                        for (uint32_t k = 0; k < mats[i].d; ++k) want.push_back(mats[i].at(at[i], c, k));
+                EXPECT_EQ(from_bytes(rows, F.elem_size), want) << "index " << q;
+                EXPECT_EQ(gp_merkle_verify(&o, F.field, dims.data(), (uint32_t)dims.size(), capb.data(),
+                                           capb.size(), q, rows.data(), rb, path.data(), pb),
+                          GP_OK)
+                    << "index " << q << ": " << gp_last_error();
+                path[0] ^= 1;
+                EXPECT_EQ(gp_merkle_verify(&o, F.field, dims.data(), (uint32_t)dims.size(), capb.data(),
+                                           capb.size(), q, rows.data(), rb, path.data(), pb),
+                          GP_ERR_VERIFY_FAILED);
+            }
+            const uint64_t past = 12;
+            std::vector<unsigned char> rows(rb);
+            EXPECT_EQ(gp_merkle_open(raw, &past, 1, rows.data(), rb, nullptr, 0), GP_ERR_INVALID_ARGUMENT);
+        }
+    // Off the ladder: under 12 the heights are 6, 3, 2 and 1, not 5 or 4.
+    for (uint64_t bad : {5ull, 4ull}) {
+        const std::vector<HostMat> two = make_mats(F.field, {{12, 1, 1}, {bad, 1, 1}}, 47);
+        Uploaded u2;
+        ASSERT_GP_OK(upload_all(ctx(), ptrs_of(two), F.field, &u2));
+        gp_merkle_options o = merkle_opts(GP_PERM_POSEIDON2_KOALABEAR_16);
+        gp_merkle_tree *raw = nullptr;
+        EXPECT_EQ(gp_merkle_commit(ctx(), u2.ptrs.data(), 2, &o, &raw), GP_ERR_SHAPE_MISMATCH);
+        EXPECT_NE(std::string(gp_last_error()).find("cannot inject"), std::string::npos) << gp_last_error();
+    }
+    // A cap above the least height's layer would leave it unbound.
+    gp_merkle_options o = merkle_opts(GP_PERM_POSEIDON2_KOALABEAR_16);
+    o.cap_height = 3;  // the height-3 matrix enters at the layer of 3 (cap 2 at most)
+    gp_merkle_tree *raw = nullptr;
+    EXPECT_EQ(gp_merkle_commit(ctx(), up.ptrs.data(), (uint32_t)up.ptrs.size(), &o, &raw), GP_ERR_INVALID_ARGUMENT);
+    // Trees of other kinds take powers of two.
+    const std::vector<HostMat> gl = make_mats(GP_FIELD_GOLDILOCKS, {{6, 2, 1}}, 48);
+    Uploaded u3;
+    ASSERT_GP_OK(upload_all(ctx(), ptrs_of(gl), GP_FIELD_GOLDILOCKS, &u3));
+    gp_merkle_options_init(&o);
+    o.kind = GP_MERKLE_MIDEN;
+    o.perm = GP_PERM_RPO256;
+    EXPECT_EQ(gp_merkle_commit(ctx(), u3.ptrs.data(), 1, &o, &raw), GP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(gp_last_error()).find("not a power of two"), std::string::npos) << gp_last_error();
+    expect_context_works();
 }
 
 TEST_P(MerkleTest, ExtensionMatrices) {
@@ -907,25 +1047,25 @@ TEST_P(MerkleTest, FieldMismatch) {
     EXPECT_COMMIT_FAILS(t, gp_merkle_commit(ctx(), mixed2, 2, &ogl, &t), GP_ERR_FIELD_MISMATCH);
 }
 
-TEST_P(MerkleTest, HeightNotAPowerOfTwo) {
+TEST_P(MerkleTest, HeightsOffTheLadder) {
     const std::vector<HostMat> mats =
         make_mats(GP_FIELD_GOLDILOCKS, {{3, 2, 1}, {8, 2, 1}, {6, 1, 1}, {12, 1, 1}, {5, 1, 1}}, 730);
     Uploaded up;
     ASSERT_GP_OK(upload_all(ctx(), ptrs_of(mats), GP_FIELD_GOLDILOCKS, &up));
     const gp_merkle_options o = merkle_opts(GP_PERM_POSEIDON2_GOLDILOCKS_8);
     gp_merkle_tree *t = nullptr;
-    EXPECT_COMMIT_FAILS(t, gp_merkle_commit(ctx(), &up.ptrs[0], 1, &o, &t), GP_ERR_INVALID_ARGUMENT,
-                        GP_ERR_SHAPE_MISMATCH);
-    EXPECT_COMMIT_FAILS(t, gp_merkle_commit(ctx(), &up.ptrs[0], 2, &o, &t), GP_ERR_INVALID_ARGUMENT,
-                        GP_ERR_SHAPE_MISMATCH);
-    /* 6 and 12 lie on Plonky3's ceil(max/2^k) ladder but are not powers of
-     * two, which the header requires. */
+    /* Plonky3's MMCS: one matrix of any height, and heights on the ladder
+     * ceil(max / 2^k) under the tallest (12 takes 6). */
+    ASSERT_GP_OK(gp_merkle_commit(ctx(), &up.ptrs[0], 1, &o, &t));
+    gp_merkle_tree_destroy(t);
     const gp_buffer *ladder[2] = {up.ptrs[3], up.ptrs[2]};
-    EXPECT_COMMIT_FAILS(t, gp_merkle_commit(ctx(), ladder, 2, &o, &t), GP_ERR_INVALID_ARGUMENT,
-                        GP_ERR_SHAPE_MISMATCH);
-    const gp_buffer *tall_ok[2] = {up.ptrs[1], up.ptrs[4]};
-    EXPECT_COMMIT_FAILS(t, gp_merkle_commit(ctx(), tall_ok, 2, &o, &t), GP_ERR_INVALID_ARGUMENT,
-                        GP_ERR_SHAPE_MISMATCH);
+    ASSERT_GP_OK(gp_merkle_commit(ctx(), ladder, 2, &o, &t));
+    gp_merkle_tree_destroy(t);
+    /* 3 under 8 (whose ladder is 4, 2, 1) and 5 under 8 are not. */
+    t = nullptr;
+    EXPECT_COMMIT_FAILS(t, gp_merkle_commit(ctx(), &up.ptrs[0], 2, &o, &t), GP_ERR_SHAPE_MISMATCH);
+    const gp_buffer *off[2] = {up.ptrs[1], up.ptrs[4]};
+    EXPECT_COMMIT_FAILS(t, gp_merkle_commit(ctx(), off, 2, &o, &t), GP_ERR_SHAPE_MISMATCH);
 }
 
 TEST_P(MerkleTest, CapHeightAboveTreeHeight) {

@@ -91,7 +91,7 @@ GP_EXPORT gp_status gp_merkle_open(const gp_merkle_tree *tree, const uint64_t *i
         };
         need(rows, rows_size, opened_row_bytes(t->committed), "rows");
         need(paths, paths_size, t->path_len() * t->digest_bytes(), "paths");
-        const uint64_t H = 1ull << t->log_h;
+        const uint64_t H = t->leaf_count();
         for (uint64_t i = 0; i < count; ++i)
             if (indices[i] >= H)
                 fail(GP_ERR_INVALID_ARGUMENT, "indices[", i, "] = ", indices[i], " is past the end of the tree (",

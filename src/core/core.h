@@ -44,6 +44,7 @@ inline uint64_t checked_mul(uint64_t a, uint64_t b, const char *what) {
 
 inline bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 inline uint32_t log2_exact(uint64_t x) { return (uint32_t)__builtin_ctzll(x); }
+inline uint32_t log2_ceil(uint64_t x) { return x <= 1 ? 0 : 64 - (uint32_t)__builtin_clzll(x - 1); }
 
 struct FieldDesc {
     FieldId id;
@@ -131,9 +132,20 @@ struct TreeSpec {
 // tallest first (insertion order among equal heights); groups[k] is the
 // index range of the matrices of height 2^(log_h - k) in `mats`. With
 // `leaves_only` only the leaf layer is built.
+// Digests of layer k of a tree over `leaves` leaves: ceil(leaves / 2^k)
+// (Plonky3's MMCS commits matrices of any height; a layer of r > 1 digests
+// is stored padded with one zero digest to an even length, and the padding
+// is compressed with its neighbour like any child, never hashed itself).
+inline uint64_t merkle_layer_rows(uint64_t leaves, uint32_t k) { return ((leaves - 1) >> k) + 1; }
+inline uint64_t merkle_padded_rows(uint64_t r) { return r <= 1 ? r : r + (r & 1); }
+
 struct MerkleArgs {
     TreeSpec spec;
     uint32_t cap_height = 0, log_h = 0;
+    // Leaves: 0 means 2^log_h; otherwise the tallest height (2^(log_h - 1) <
+    // leaves < 2^log_h), the layers past merkle_layer_rows stay zero.
+    uint64_t leaves = 0;
+    uint64_t leaf_count() const { return leaves ? leaves : 1ull << log_h; }
     bool leaves_only = false;
     std::vector<const Buffer *> mats;
     std::vector<std::pair<uint32_t, uint32_t>> groups;  // per layer k: [m0, m1)
@@ -168,6 +180,8 @@ struct MerkleTree {
     Context *ctx = nullptr;
     TreeSpec spec;
     uint32_t cap_height = 0, log_h = 0;
+    uint64_t leaves = 0;  // as MerkleArgs::leaves
+    uint64_t leaf_count() const { return leaves ? leaves : 1ull << log_h; }
     void *nodes = nullptr;
     std::vector<const Buffer *> committed;
     // A streamed commitment that did not keep its LDE on the device: where
@@ -175,9 +189,12 @@ struct MerkleTree {
     std::shared_ptr<const struct StreamSource> source;
     uint64_t digest_bytes() const { return (uint64_t)spec.digest * spec.word_size; }
     uint32_t path_len() const { return log_h - cap_height; }
-    // The cap is layer log_h - cap_height: 2^cap_height digests.
+    // The cap is layer log_h - cap_height: 2^cap_height digests (fewer, as
+    // Plonky3 stores the layer, when the tallest height is not a power of two).
     uint32_t cap_layer() const { return log_h - cap_height; }
-    uint64_t cap_bytes() const { return digest_bytes() << cap_height; }
+    uint64_t cap_bytes() const {
+        return digest_bytes() * merkle_padded_rows(merkle_layer_rows(leaf_count(), cap_layer()));
+    }
 };
 
 // One FRI fold on the backend's memory (see core/fri_ops.h): `in` is a layer

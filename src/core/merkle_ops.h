@@ -148,21 +148,26 @@ GP_HD uint64_t merkle_layer_offset(uint32_t log_h, uint32_t k) {
     return ((1ull << log_h) * 2) - ((1ull << log_h) >> k) * 2;
 }
 
-GP_HD uint32_t log2_pow2(uint64_t x) {
+// ceil(log2 x) (x >= 1): a matrix of height x of a tree over 2^log_h
+// leaves is read at row q >> (log_h - this), whether x is a power of two or
+// (Plonky3's MMCS) not.
+GP_HD uint32_t log2_ceil_hd(uint64_t x) {
+    if (x <= 1) return 0;
 #if defined(__CUDA_ARCH__)
-    return (uint32_t)(__ffsll((long long)x) - 1);
+    return 64 - (uint32_t)__clzll((long long)(x - 1));
 #else
-    return (uint32_t)__builtin_ctzll(x);
+    return 64 - (uint32_t)__builtin_clzll(x - 1);
 #endif
 }
 
 // Opening of leaf q: the row of every matrix (in the order given, matrix m
-// of height 2^h read at row q >> (log_h - h)), base columns in order.
+// of height x read at row q >> (log_h - ceil(log2 x))), base columns in
+// order.
 template <class T>
 GP_HD void merkle_open_rows(const MatView<T> *mats, uint32_t count, uint32_t log_h, uint64_t q, T *out) {
     for (uint32_t m = 0; m < count; ++m) {
         const MatView<T> &v = mats[m];
-        const uint64_t r = q >> (log_h - log2_pow2(v.rows));
+        const uint64_t r = q >> (log_h - log2_ceil_hd(v.rows));
         for (uint64_t j = 0; j < v.base_cols; ++j) *out++ = v.data[j * v.stride + r];
     }
 }

@@ -133,20 +133,35 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
 TreePlan plan_tree(const TreeSpec &s, const std::vector<uint64_t> &heights, uint32_t cap_height,
                    const char *what) {
     TreePlan p;
+    // Plonky3's MMCS commits any heights on one ladder (below); the other
+    // kinds take powers of two, of one height.
+    const bool mmcs =
+        s.kind == GP_MERKLE_FIELD_SPONGE || s.kind == GP_MERKLE_KECCAK_PLONKY3 || s.kind == GP_MERKLE_KECCAK_U64;
     uint64_t hi = 0, lo = ~0ull;
     for (size_t i = 0; i < heights.size(); ++i) {
-        if (!is_pow2(heights[i]))
-            fail(GP_ERR_INVALID_ARGUMENT, what, "[", i, "] has ", heights[i], " rows, not a power of two");
+        if (heights[i] == 0) fail(GP_ERR_INVALID_ARGUMENT, what, "[", i, "] has 0 rows");
+        if (!mmcs && !is_pow2(heights[i]))
+            fail(GP_ERR_INVALID_ARGUMENT, what, "[", i, "] has ", heights[i], " rows, not a power of two (",
+                 merkle_kind_name(s.kind), " trees)");
         hi = std::max(hi, heights[i]);
         lo = std::min(lo, heights[i]);
     }
-    const bool one_height =
-        s.kind != GP_MERKLE_FIELD_SPONGE && s.kind != GP_MERKLE_KECCAK_PLONKY3 && s.kind != GP_MERKLE_KECCAK_U64;
-    if (one_height && hi != lo)
+    if (!mmcs && hi != lo)
         fail(GP_ERR_SHAPE_MISMATCH, merkle_kind_name(s.kind), " commits matrices of one height; ", what,
              " have heights from ", lo, " to ", hi);
-    p.log_h = log2_exact(hi);
-    if (cap_height > log2_exact(lo)) {
+    p.log_h = log2_ceil(hi);
+    p.leaves = is_pow2(hi) ? 0 : hi;
+    // The ladder: a matrix is injected at the layer k whose length
+    // ceil(hi / 2^k) is its height, so a height must be one of those (as
+    // Plonky3's MMCS requires: 12 takes 6, 3, 2 and 1 below it, not 5).
+    for (size_t i = 0; i < heights.size(); ++i) {
+        const uint32_t k = p.log_h - log2_ceil(heights[i]);
+        if (heights[i] != merkle_layer_rows(hi, k))
+            fail(GP_ERR_SHAPE_MISMATCH, what, "[", i, "] has ", heights[i], " rows, which a tree over ", hi,
+                 " rows cannot inject (heights below ", hi, " must be ceil(", hi, " / 2^k): the nearest is ",
+                 merkle_layer_rows(hi, k), ")");
+    }
+    if (cap_height > log2_ceil(lo)) {
         if (hi == lo)
             fail(GP_ERR_INVALID_ARGUMENT, "options->cap_height = ", cap_height, " exceeds the tree's height (",
                  p.log_h, " layers above ", hi, " leaves)");
@@ -160,7 +175,7 @@ TreePlan plan_tree(const TreeSpec &s, const std::vector<uint64_t> &heights, uint
     p.groups.assign(p.log_h + 1, {0, 0});
     for (uint32_t k = 0, m = 0; k <= p.log_h; ++k) {
         uint32_t m0 = m;
-        while (m < p.order.size() && heights[p.order[m]] == (hi >> k)) ++m;
+        while (m < p.order.size() && heights[p.order[m]] == merkle_layer_rows(hi, k)) ++m;
         p.groups[k] = {m0, m};
     }
     return p;
@@ -183,6 +198,7 @@ void plan_request(const std::vector<const Buffer *> &mats, const gp_merkle_optio
     TreePlan p = plan_tree(a.spec, heights, leaves_only ? 0 : o.cap_height, "the matrices");
     a.cap_height = leaves_only ? 0 : o.cap_height;
     a.log_h = p.log_h;
+    a.leaves = p.leaves;
     a.groups = p.groups;
     for (uint32_t i : p.order) a.mats.push_back(mats[i]);
 }
@@ -199,6 +215,7 @@ MerkleTree *commit_matrices(Context *c, const std::vector<const Buffer *> &commi
     t->spec = a.spec;
     t->cap_height = a.cap_height;
     t->log_h = a.log_h;
+    t->leaves = a.leaves;
     t->committed = committed;
     t->nodes = c->backend->alloc_buffer(bytes);
     try {
@@ -216,7 +233,7 @@ void hash_rows(Context *c, const std::vector<const Buffer *> &mats, const gp_mer
     MerkleArgs a;
     plan_request(mats, o, true, a);
     GP_REQUIRE_PTR(digests);
-    const uint64_t H = 1ull << a.log_h;
+    const uint64_t H = a.leaf_count();
     const uint64_t bytes = checked_mul(checked_mul(H, a.spec.digest, "rows * digest"), a.spec.word_size,
                                        "digest bytes");
     if (size_bytes < bytes)
@@ -226,6 +243,7 @@ void hash_rows(Context *c, const std::vector<const Buffer *> &mats, const gp_mer
     t.ctx = c;
     t.spec = a.spec;
     t.log_h = a.log_h;
+    t.leaves = a.leaves;
     t.nodes = c->backend->alloc_buffer(bytes);
     try {
         c->backend->merkle_commit(a, t);
@@ -264,16 +282,16 @@ void merkle_verify_opening(const gp_merkle_options &o, const FieldDesc &f, const
             fail(GP_ERR_SIZE_OVERFLOW, "the row length of dims[0..", i, "] overflows 64 bits");
     }
     TreePlan p = plan_tree(s, heights, o.cap_height, "dims");
-    const uint64_t H = 1ull << p.log_h;
-    if (index >= H)
-        fail(GP_ERR_INVALID_ARGUMENT, "index = ", index, " is past the end of the tree (", H, " leaves)");
+    const uint64_t leaves = p.leaves ? p.leaves : 1ull << p.log_h;
+    if (index >= leaves)
+        fail(GP_ERR_INVALID_ARGUMENT, "index = ", index, " is past the end of the tree (", leaves, " leaves)");
     const uint64_t dbytes = (uint64_t)s.digest * s.word_size;
     const uint32_t len = p.log_h - o.cap_height;
     auto exact = [](uint64_t got, uint64_t want, const char *what) {
         if (got != want)
             fail(GP_ERR_SHAPE_MISMATCH, what, " = ", got, " bytes, but the shapes give ", want);
     };
-    exact(cap_size, dbytes << o.cap_height, "cap_size");
+    exact(cap_size, dbytes * merkle_padded_rows(merkle_layer_rows(leaves, len)), "cap_size");
     exact(rows_size, checked_mul(row_elems, f.elem_size, "row elements * element size"), "rows_size");
     exact(path_size, len * dbytes, "path_size");
     if (len) GP_REQUIRE_PTR(path);

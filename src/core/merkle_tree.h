@@ -18,11 +18,13 @@ const char *merkle_kind_name(int kind);
 // Validates a Merkle profile for matrices over `f` (named by `what`).
 TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *what);
 
-// The tree's shape: heights powers of two, one height for the kinds that
-// have no injection, the cap within the least height; matrices sorted
-// tallest first (stable) and grouped per layer.
+// The tree's shape: for Plonky3's MMCS kinds any heights on the ladder
+// ceil(tallest / 2^k), for the other kinds powers of two of one height; the
+// cap within the least height; matrices sorted tallest first (stable) and
+// grouped per layer (group k: height ceil(tallest / 2^k)).
 struct TreePlan {
     uint32_t log_h = 0;
+    uint64_t leaves = 0;  // the tallest height when not a power of two, else 0
     std::vector<uint32_t> order;
     std::vector<std::pair<uint32_t, uint32_t>> groups;
 };

@@ -109,7 +109,7 @@ public:
             std::vector<MatView<typename H::T>> views = make_mat_views<typename H::T>(a.mats);
             W *nodes = static_cast<W *>(t.nodes);
             const uint32_t d = h.digest;
-            const uint64_t H_ = 1ull << a.log_h;
+            const uint64_t H_ = a.leaf_count();
             std::atomic<uint64_t> done{0};
             const uint64_t parts = row_parts(H_);
             if (a.inject.empty()) {
@@ -125,7 +125,7 @@ public:
                 step("merkle", done, parts + a.log_h);
                 const W *prev = nodes + merkle_layer_offset(a.log_h, k - 1) * d;
                 W *cur = nodes + merkle_layer_offset(a.log_h, k) * d;
-                pool_.parallel_ranges(H_ >> k, [&](uint64_t b, uint64_t e) {
+                pool_.parallel_ranges(merkle_layer_rows(H_, k), [&](uint64_t b, uint64_t e) {
                     for (uint64_t i = b; i < e; ++i)
                         merkle_node(h, prev, i, views.data(), a.groups[k].first, a.groups[k].second,
                                     a.inject.empty() ? nullptr : static_cast<const W *>(a.inject[k]), cur + i * d);

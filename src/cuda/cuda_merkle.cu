@@ -55,7 +55,7 @@ void CudaBackend::merkle_commit(const MerkleArgs &a, MerkleTree &t) {
         const MatView<typename H::T> *dv = streamed ? nullptr : device_views<typename H::T>(a.mats);
         W *nodes = static_cast<W *>(t.nodes);
         const uint32_t d = h.digest;
-        const uint64_t n = 1ull << a.log_h;
+        const uint64_t n = a.leaf_count();
         if (!streamed) {
             kern::k_merkle_leaves<H><<<grid_for((n + 127) / 128, (uint32_t)sms_ * 32), 128, 0, compute_>>>(
                 h, dv, a.groups[0].first, a.groups[0].second, n, nodes);
@@ -63,7 +63,7 @@ void CudaBackend::merkle_commit(const MerkleArgs &a, MerkleTree &t) {
         }
         for (uint32_t k = 1; k <= (a.leaves_only ? 0 : a.log_h); ++k) {
             poll("merkle", k, a.log_h);
-            const uint64_t m = n >> k;
+            const uint64_t m = merkle_layer_rows(n, k);  // the padding digest past it stays zero
             kern::k_merkle_layer<H><<<grid_for((m + 127) / 128, (uint32_t)sms_ * 32), 128, 0, compute_>>>(
                 h, nodes + merkle_layer_offset(a.log_h, k - 1) * d, m, dv, a.groups[k].first, a.groups[k].second,
                 streamed ? static_cast<const W *>(a.inject[k]) : nullptr, nodes + merkle_layer_offset(a.log_h, k) * d);

@@ -449,6 +449,9 @@ private:
 // to the tree's nodes on device 0; the top log_p layers (and the injection
 // of matrices shorter than P) are finished on the host.
 void MultiBackend::merkle_commit(const MerkleArgs &a, MerkleTree &t) {
+    if (a.leaves)  // the row blocks below are aligned powers of two
+        fail(GP_ERR_UNSUPPORTED, "a context of several devices commits matrices whose tallest height is a power "
+                                 "of two; this one has ", a.leaves, " rows");
     bool all_local = true;
     uint64_t total = 0;
     for (const Buffer *m : a.mats) {

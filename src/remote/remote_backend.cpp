@@ -272,6 +272,9 @@ public:
     }
 
     void merkle_commit(const MerkleArgs &a, MerkleTree &t) override {
+        if (a.leaves)
+            fail(GP_ERR_UNSUPPORTED, "through gpuprover-server, the tallest height of a tree must be a power of two; "
+                                     "this one has ", a.leaves, " rows");
         v1::Request q;
         auto *m = q.mutable_merkle_commit();
         wire::put_spec(a.spec, m->mutable_spec());
