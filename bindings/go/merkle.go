@@ -296,8 +296,9 @@ func (c *Context) matrices(method, op string, bufs []*Buffer) ([]*C.gp_buffer, e
 	return hs, nil
 }
 
-// MerkleCommit commits matrices (buffers of this context over one field,
-// heights powers of two) as one tree (gp_merkle_commit). opts may be nil for
+// MerkleCommit commits matrices (buffers of this context over one field;
+// heights powers of two, or for Plonky3's MMCS kinds any heights on the
+// ladder ceil(M / 2^k) of the greatest M) as one tree (gp_merkle_commit). opts may be nil for
 // Plonky3's Poseidon2 profile of the matrices' field. The matrices are hashed
 // where they are, without a copy; they must stay open for Open.
 func (c *Context) MerkleCommit(opts *MerkleOptions, matrices ...*Buffer) (*MerkleTree, error) {

@@ -1801,7 +1801,8 @@ class Context:
     @_api("Context.merkle_commit")
     def merkle_commit(self, matrices, options=None, **kwargs):
         """Commits `matrices` (a Buffer or a list of Buffers of this context,
-        over one field, heights powers of two) as one tree
+        over one field; heights powers of two, or for Plonky3's MMCS kinds any
+        heights on the ladder ceil(M / 2^k) of the greatest M) as one tree
         (gp_merkle_commit). Options: a MerkleOptions and/or its fields as
         keywords (kind, perm, digest, rate, cap_height, compress_perm); the defaults are
         Plonky3's Poseidon2 MerkleTreeMmcs for the matrices' field. The

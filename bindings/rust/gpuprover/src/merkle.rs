@@ -166,7 +166,7 @@ impl MerkleKind {
 /// (`gp_matrix_dims`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MatrixDims {
-    /// Rows (a power of two).
+    /// Rows (a power of two, or a height of a Plonky3 MMCS ladder).
     pub rows: usize,
     /// Columns, each of `ext_degree` base elements.
     pub cols: usize,
@@ -312,8 +312,9 @@ fn raw_matrices(matrices: &[&Buffer]) -> Result<(Vec<*const sys::gp_buffer>, u32
 }
 
 impl Context {
-    /// Commits `matrices` (buffers of this context over one field, heights
-    /// powers of two) as one tree (`gp_merkle_commit`). The matrices are
+    /// Commits `matrices` (buffers of this context over one field; heights
+    /// powers of two, or for Plonky3's MMCS kinds any heights on the ladder
+    /// ceil(M / 2^k) of the greatest M) as one tree (`gp_merkle_commit`). The matrices are
     /// hashed where they are (on the device for the CUDA backend, without a
     /// copy); the tree holds them (see [`MerkleTree`]).
     pub fn merkle_commit(
