@@ -775,6 +775,22 @@ typedef struct gp_merkle_options {
      *  must not exceed the compression's width. (Appended in 0.1.0; a
      *  caller whose struct_size ends before it gets 0.) */
     gp_permutation compress_perm;
+    /** Rows per leaf: 0 or 1 (default) hashes row i as leaf i. 2 hashes rows
+     *  2i and 2i + 1 as leaf i: the elements of row 2i of every matrix in
+     *  commit order, then those of row 2i + 1 — lambdaworks' STARK prover
+     *  commits its composition polynomial this way (the parts' bit-reversed
+     *  LDE, so a leaf holds the evaluations at x and -x) and each FRI layer
+     *  (a one-column bit-reversed matrix), with GP_MERKLE_KECCAK_BE. The
+     *  matrices must share one even height H; the tree has H / 2 leaves, an
+     *  opening of index i < H / 2 returns row 2i of every matrix followed by
+     *  row 2i + 1 of every matrix, gp_merkle_hash_rows writes H / 2 digests,
+     *  and gp_merkle_verify takes the same options with the matrices' own
+     *  dims. The tree keeps a paired copy of the matrices (their size again
+     *  in device memory). gp_merkle_commit, gp_merkle_hash_rows and
+     *  gp_merkle_verify only: the FRI, constraint and one-call commitments
+     *  refuse it (GP_ERR_UNSUPPORTED). (Appended after compress_perm; a
+     *  caller whose struct_size ends before it gets 0.) */
+    uint32_t leaf_rows;
 } gp_merkle_options;
 
 GP_API void gp_merkle_options_init(gp_merkle_options *options);

@@ -954,6 +954,109 @@ TEST_P(MerkleProfileTest, KeccakBigEndianTrees) {
     check_tree(pr, {{8, 17, 1}, {8, 17, 1}}, 421);
 }
 
+// lambdaworks' pair leaves (gp_merkle_options.leaf_rows = 2), against a
+// naive tree written from lambdaworks' prover (crates/provers/stark:
+// commit_composition_polynomial extends bit-reversed row 2i with row 2i + 1;
+// new_fri_layer commits evaluation.chunks(2) of the bit-reversed layer;
+// BatchKeccak256Backend hashes the elements' big-endian bytes, nodes are
+// Keccak-256(left || right)): the composition polynomial's parts (one and
+// several matrices, base and degree-2 columns) and a FRI layer (one
+// column). Every opening is checked and verified.
+TEST_P(MerkleProfileTest, LambdaworksPairLeaves) {
+    const Profile pr = keccak_profile(GP_MERKLE_KECCAK_BE, GP_FIELD_GOLDILOCKS);
+    const std::vector<std::vector<MatSpec>> shapes = {
+        {{16, 3, 1}},            // composition parts in one matrix
+        {{8, 2, 1}, {8, 1, 2}},  // parts over two matrices, one in the extension
+        {{32, 1, 2}},            // a FRI layer over the degree-2 extension
+        {{2, 1, 1}},             // one leaf
+    };
+    uint64_t seed = 430;
+    for (const std::vector<MatSpec> &spec : shapes) {
+        SCOPED_TRACE(describe(spec));
+        const std::vector<HostMat> mats = make_mats(pr.field, spec, seed++);
+        const uint64_t half = spec[0].rows / 2;
+        // Leaf i: row 2i of every matrix, then row 2i + 1 of every matrix.
+        std::vector<Elems> leaves(half);
+        for (uint64_t i = 0; i < half; ++i)
+            for (uint64_t r : {2 * i, 2 * i + 1})
+                for (const HostMat &m : mats)
+                    for (uint64_t c = 0; c < m.cols; ++c)
+                        for (uint32_t k = 0; k < m.d; ++k) leaves[i].push_back(m.at(r, c, k));
+        std::vector<std::vector<Bytes>> layers(1);
+        for (const Elems &l : leaves) layers[0].push_back(pr.hash(l));
+        while (layers.back().size() > 1) {
+            std::vector<Bytes> up;
+            for (size_t j = 0; j < layers.back().size(); j += 2)
+                up.push_back(pr.compress(layers.back()[j], layers.back()[j + 1]));
+            layers.push_back(up);
+        }
+        Uploaded u;
+        ASSERT_GP_OK(upload_all(ctx(), ptrs_of(mats), pr.field, &u));
+        gp_merkle_options o = pr.options();
+        o.leaf_rows = 2;
+        TreePtr t = commit(ctx(), u, o);
+        ASSERT_TRUE(t);
+        EXPECT_EQ(lib_root(t.get()), layers.back()[0]);
+        // gp_merkle_hash_rows: the leaf digests.
+        std::vector<unsigned char> digests(half * 32);
+        ASSERT_GP_OK(gp_merkle_hash_rows(ctx(), u.ptrs.data(), u.count(), &o, digests.data(), digests.size()));
+        for (uint64_t i = 0; i < half; ++i)
+            EXPECT_EQ(Bytes(digests.begin() + i * 32, digests.begin() + (i + 1) * 32), layers[0][i]) << i;
+        // Openings: the leaf's elements, its siblings, and the verifier.
+        uint64_t rb = 0, pb = 0;
+        ASSERT_GP_OK(gp_merkle_opening_size(t.get(), &rb, &pb));
+        ASSERT_EQ(rb, leaves[0].size() * 8);
+        std::vector<gp_matrix_dims> dims;
+        for (const MatSpec &m : spec) dims.push_back({m.rows, (uint32_t)m.cols, m.d});
+        const Bytes root = layers.back()[0];
+        for (uint64_t i = 0; i < half; ++i) {
+            std::vector<unsigned char> rows(rb), path(pb);
+            ASSERT_GP_OK(gp_merkle_open(t.get(), &i, 1, rows.data(), rb, path.data(), pb));
+            Elems got(leaves[i].size());
+            for (size_t j = 0; j < got.size(); ++j) std::memcpy(&got[j], rows.data() + 8 * j, 8);
+            EXPECT_EQ(got, leaves[i]) << "leaf " << i;
+            for (size_t k = 0; k + 1 < layers.size(); ++k)
+                EXPECT_EQ(Bytes(path.begin() + 32 * k, path.begin() + 32 * (k + 1)), layers[k][(i >> k) ^ 1]);
+            EXPECT_EQ(gp_merkle_verify(&o, pr.field, dims.data(), (uint32_t)dims.size(), root.data(), root.size(),
+                                       i, rows.data(), rb, path.data(), pb),
+                      GP_OK)
+                << gp_last_error();
+        }
+        const uint64_t past = half;
+        std::vector<unsigned char> rows(rb);
+        EXPECT_EQ(gp_merkle_open(t.get(), &past, 1, rows.data(), rb, nullptr, 0), GP_ERR_INVALID_ARGUMENT);
+    }
+    // Refused: an odd height, heights that differ, a third row per leaf, and
+    // the commitments that hash one row per leaf.
+    const std::vector<HostMat> odd = make_mats(pr.field, {{3, 2, 1}}, 440);
+    const std::vector<HostMat> two = make_mats(pr.field, {{8, 2, 1}, {4, 2, 1}}, 441);
+    Uploaded uo, ut;
+    ASSERT_GP_OK(upload_all(ctx(), ptrs_of(odd), pr.field, &uo));
+    ASSERT_GP_OK(upload_all(ctx(), ptrs_of(two), pr.field, &ut));
+    gp_merkle_options o = keccak_profile(GP_MERKLE_KECCAK_PLONKY3, GP_FIELD_GOLDILOCKS).options();
+    o.leaf_rows = 2;
+    gp_merkle_tree *raw = nullptr;
+    EXPECT_EQ(gp_merkle_commit(ctx(), uo.ptrs.data(), uo.count(), &o, &raw), GP_ERR_SHAPE_MISMATCH);
+    EXPECT_EQ(gp_merkle_commit(ctx(), ut.ptrs.data(), ut.count(), &o, &raw), GP_ERR_SHAPE_MISMATCH);
+    o.leaf_rows = 3;
+    EXPECT_EQ(gp_merkle_commit(ctx(), ut.ptrs.data(), 1, &o, &raw), GP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(raw, nullptr);
+    o.leaf_rows = 2;
+    gp_fri_options fo;
+    gp_fri_options_init(&fo);
+    fo.merkle = o;
+    fo.final_size = 4;
+    std::vector<uint64_t> codeword(32 * 2, 5);
+    unsigned char fri_cap[32];
+    gp_fri *fri = nullptr;
+    EXPECT_EQ(gp_fri_begin_host(ctx(), GP_FIELD_GOLDILOCKS, 2, codeword.data(), 32, &fo, fri_cap, sizeof fri_cap,
+                                &fri),
+              GP_ERR_UNSUPPORTED);
+    EXPECT_NE(std::string(gp_last_error()).find("leaf_rows"), std::string::npos) << gp_last_error();
+    EXPECT_EQ(fri, nullptr);
+    EXPECT_EQ(stats_of(ctx()).buffer_bytes, (8 * 2 + 4 * 2 + 3 * 2) * 8u);  // the uploads, no copies left
+}
+
 TEST_P(MerkleProfileTest, KeccakPlonky3MixedHeightsAndExtensions) {
     const Profile gl = keccak_profile(GP_MERKLE_KECCAK_PLONKY3, GP_FIELD_GOLDILOCKS);
     check_tree(gl, {{16, 5, 1}, {16, 3, 2}, {8, 7, 1}, {4, 2, 3}, {1, 11, 1}}, 500);

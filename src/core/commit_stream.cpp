@@ -212,6 +212,7 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
     std::vector<uint64_t> heights;
     for (const CommitRequest::Mat &m : r.mats) heights.push_back(checked_mul(m.rows_in, 1ull << log_b, "rows * blowup"));
     const TreeSpec spec = tree_spec(r.merkle, f, "the matrices");
+    one_row_per_leaf(r.merkle, "gp_commit_host");
     const TreePlan plan = plan_tree(spec, heights, r.merkle.cap_height, "the matrices");
 
     std::shared_ptr<StreamSource> source;

@@ -56,6 +56,7 @@ void constraint_commit(Context *c, const Buffer &ev, const gp_constraint_options
     const uint32_t log_n = log2_exact(N), log_b = log2_exact(o.blowup);
     check_log_size(f, N * o.blowup, "segment LDE size");
     tree_spec(o.merkle, f, "the segments");  // fail before any work
+    one_row_per_leaf(o.merkle, "the constraint commitment");
 
     Temporaries tmp;
     Buffer *seg = tmp.make(c, f, ev.ext, N * o.blowup, D);

@@ -183,6 +183,9 @@ struct MerkleTree {
     uint64_t leaves = 0;  // as MerkleArgs::leaves
     uint64_t leaf_count() const { return leaves ? leaves : 1ull << log_h; }
     void *nodes = nullptr;
+    // Storage the tree made for itself and releases with it (the paired
+    // rows of gp_merkle_options.leaf_rows = 2), or null.
+    std::shared_ptr<void> owned;
     std::vector<const Buffer *> committed;
     // A streamed commitment that did not keep its LDE on the device: where
     // gp_merkle_open finds the rows (core/commit_stream.h). Null otherwise.

@@ -45,6 +45,7 @@ FriShape fri_shape(const gp_fri_options &o, const FieldDesc &f, uint32_t ext, ui
              " element");
     s.shift = s.o.shift;
     tree_spec(s.o.merkle, f, "the FRI layers");
+    one_row_per_leaf(s.o.merkle, "the FRI commitment");
     if (s.o.merkle.cap_height > s.log_final)
         fail(GP_ERR_INVALID_ARGUMENT, "options->merkle.cap_height = ", s.o.merkle.cap_height,
              " exceeds log2(final_size) = ", s.log_final, ", the height of the last committed layer's tree");

@@ -28,6 +28,8 @@ const char *merkle_kind_name(int kind) {
 
 // Validates a Merkle profile for matrices over `f` (named by `what`).
 TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *what) {
+    if (o.leaf_rows > 2)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->leaf_rows = ", o.leaf_rows, ": a leaf hashes 1 row or 2 (0 means 1)");
     TreeSpec s;
     s.kind = raw(o.kind);
     const char *kname = merkle_kind_name(s.kind);
@@ -203,8 +205,59 @@ void plan_request(const std::vector<const Buffer *> &mats, const gp_merkle_optio
     for (uint32_t i : p.order) a.mats.push_back(mats[i]);
 }
 
+void one_row_per_leaf(const gp_merkle_options &o, const char *where) {
+    if (o.leaf_rows > 1)
+        fail(GP_ERR_UNSUPPORTED, "options->leaf_rows = ", o.leaf_rows, ": ", where,
+             " hashes one row per leaf (two rows per leaf is for gp_merkle_commit, gp_merkle_hash_rows and "
+             "gp_merkle_verify)");
+}
+
+namespace {
+
+// The even-or-odd half of a height: leaf_rows = 2 needs one even height.
+uint64_t paired_height(const std::vector<uint64_t> &heights, const char *what) {
+    for (size_t i = 0; i < heights.size(); ++i)
+        if (heights[i] != heights[0])
+            fail(GP_ERR_SHAPE_MISMATCH, "options->leaf_rows = 2 pairs the rows of matrices of one height; ", what,
+                 "[", i, "] has ", heights[i], " rows, ", what, "[0] ", heights[0]);
+    if (heights[0] < 2 || heights[0] % 2)
+        fail(GP_ERR_SHAPE_MISMATCH, "options->leaf_rows = 2 pairs rows 2i and 2i + 1; ", what, " have ", heights[0],
+             " rows, not an even number");
+    return heights[0] / 2;
+}
+
+// leaf_rows = 2: the matrices as the tree commits them, one row per leaf:
+// the even rows of each matrix, then the odd rows of each (Backend::
+// copy_rows), so that leaf i hashes row 2i of every matrix, then row 2i + 1
+// of every matrix. `owner` releases the copies.
+std::vector<const Buffer *> paired_rows(Context *c, const std::vector<const Buffer *> &mats,
+                                        std::shared_ptr<void> &owner) {
+    std::vector<uint64_t> heights;
+    for (const Buffer *b : mats) heights.push_back(b->rows);
+    const uint64_t half = paired_height(heights, "the matrices");
+    auto *made = new std::vector<Buffer *>;
+    owner = std::shared_ptr<void>(made, [](void *p) {
+        auto *v = static_cast<std::vector<Buffer *> *>(p);
+        for (Buffer *b : *v) release_buffer(b);
+        delete v;
+    });
+    std::vector<const Buffer *> out;
+    for (uint64_t start : {0, 1})
+        for (const Buffer *m : mats) {
+            made->push_back(new_buffer(c, *m->field, m->ext, half, m->cols));
+            for (uint64_t j = 0; j < m->cols; ++j) c->backend->copy_rows(*m, j, start, 2, half, *made->back(), j);
+            out.push_back(made->back());
+        }
+    return out;
+}
+
+}  // namespace
+
 // Commits validated matrices and registers the tree with the context.
-MerkleTree *commit_matrices(Context *c, const std::vector<const Buffer *> &committed, const gp_merkle_options &o) {
+MerkleTree *commit_matrices(Context *c, const std::vector<const Buffer *> &given, const gp_merkle_options &o) {
+    std::shared_ptr<void> owned;
+    tree_spec(o, *given[0]->field, "the matrices");  // fail before any copy
+    const std::vector<const Buffer *> committed = o.leaf_rows == 2 ? paired_rows(c, given, owned) : given;
     MerkleArgs a;
     plan_request(committed, o, false, a);
     const uint64_t H = 1ull << a.log_h;
@@ -217,6 +270,7 @@ MerkleTree *commit_matrices(Context *c, const std::vector<const Buffer *> &commi
     t->log_h = a.log_h;
     t->leaves = a.leaves;
     t->committed = committed;
+    t->owned = owned;
     t->nodes = c->backend->alloc_buffer(bytes);
     try {
         c->backend->merkle_commit(a, *t);
@@ -228,8 +282,11 @@ MerkleTree *commit_matrices(Context *c, const std::vector<const Buffer *> &commi
     return t.release();
 }
 
-void hash_rows(Context *c, const std::vector<const Buffer *> &mats, const gp_merkle_options &o, void *digests,
+void hash_rows(Context *c, const std::vector<const Buffer *> &given, const gp_merkle_options &o, void *digests,
                uint64_t size_bytes) {
+    std::shared_ptr<void> owned;
+    tree_spec(o, *given[0]->field, "the matrices");  // fail before any copy
+    const std::vector<const Buffer *> mats = o.leaf_rows == 2 ? paired_rows(c, given, owned) : given;
     MerkleArgs a;
     plan_request(mats, o, true, a);
     GP_REQUIRE_PTR(digests);
@@ -280,6 +337,17 @@ void merkle_verify_opening(const gp_merkle_options &o, const FieldDesc &f, const
         heights[i] = dims[i].rows;
         if (__builtin_add_overflow(row_elems, (uint64_t)dims[i].cols * dims[i].ext_degree, &row_elems))
             fail(GP_ERR_SIZE_OVERFLOW, "the row length of dims[0..", i, "] overflows 64 bits");
+    }
+    if (o.leaf_rows == 2) {  // the committed matrices: even rows of each, then odd rows of each
+        const uint64_t half = paired_height(heights, "dims");
+        std::vector<gp_matrix_dims> paired;
+        for (int pass = 0; pass < 2; ++pass)
+            for (uint32_t i = 0; i < count; ++i) paired.push_back({half, dims[i].cols, dims[i].ext_degree});
+        gp_merkle_options one = o;
+        one.leaf_rows = 1;
+        merkle_verify_opening(one, f, paired.data(), 2 * count, cap, cap_size, index, rows, rows_size, path,
+                              path_size);
+        return;
     }
     TreePlan p = plan_tree(s, heights, o.cap_height, "dims");
     const uint64_t leaves = p.leaves ? p.leaves : 1ull << p.log_h;

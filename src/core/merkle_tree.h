@@ -37,6 +37,9 @@ void plan_request(const std::vector<const Buffer *> &mats, const gp_merkle_optio
                   MerkleArgs &a);
 
 // Commits validated matrices and registers the tree with the context.
+// Refuses leaf_rows = 2 where `where` commits one row per leaf.
+void one_row_per_leaf(const gp_merkle_options &o, const char *where);
+
 MerkleTree *commit_matrices(Context *c, const std::vector<const Buffer *> &committed, const gp_merkle_options &o);
 
 // The leaf digests of validated matrices of one height into host memory

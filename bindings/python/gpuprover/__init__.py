@@ -423,6 +423,7 @@ class _MerkleOptions(ctypes.Structure):
         ("rate", _u32),
         ("cap_height", _u32),
         ("compress_perm", _c_enum),
+        ("leaf_rows", _u32),
     ]
 
 
@@ -701,7 +702,7 @@ class _Destroying:
 # Messages in the binding's terms: the Python method, then the library's
 # message with the C argument names replaced by the Python parameters.
 
-_MERKLE_FIELDS = frozenset(("kind", "perm", "digest", "rate", "cap_height", "compress_perm"))
+_MERKLE_FIELDS = frozenset(("kind", "perm", "digest", "rate", "cap_height", "compress_perm", "leaf_rows"))
 _EMBEDDED_MERKLE = frozenset(("gp_fri_begin", "gp_fri_begin_host", "gp_fri_commit", "gp_fri_verify",
                               "gp_constraint_commit"))
 _OPTIONS_ARGUMENT = frozenset(("gp_merkle_verify", "gp_fri_verify"))  # options passed as `options`
@@ -1001,7 +1002,10 @@ class MerkleOptions:
     only): the Permutation of the compression when it differs from the
     sponge's, or None for perm (offered pairs, sponge -> compression:
     Poseidon2 BabyBear 24 -> 16, KoalaBear 24 -> 16, Goldilocks 12 or 16 -> 8;
-    others fail with Status.UNSUPPORTED).
+    others fail with Status.UNSUPPORTED); leaf_rows: 0 or 1 (one row per
+    leaf) or 2 (leaf i hashes row 2i of every matrix, then row 2i + 1 of
+    every matrix, as lambdaworks commits its composition polynomial and FRI
+    layers; merkle_commit, merkle_hash_rows and merkle_verify only).
     """
 
     kind: int = MerkleKind.FIELD_SPONGE
@@ -1010,6 +1014,7 @@ class MerkleOptions:
     rate: int = 0
     cap_height: int = 0
     compress_perm: object = None
+    leaf_rows: int = 0
 
     def permutation_for(self, field):
         """perm if set, else Poseidon2 (Goldilocks width 8, BabyBear and
@@ -1035,6 +1040,7 @@ class MerkleOptions:
         o.cap_height = _uint("cap_height", self.cap_height, _U32_MAX)
         if self.compress_perm is not None:
             o.compress_perm = _enum(Permutation, "compress_perm", self.compress_perm)
+        o.leaf_rows = _uint("leaf_rows", self.leaf_rows, _U32_MAX)
         return o
 
     def _digest_bytes(self, field):
@@ -1822,7 +1828,8 @@ class Context:
     @_api("Context.merkle_hash_rows")
     def merkle_hash_rows(self, matrices, options=None, **kwargs):
         """The leaf hash of every row of `matrices` (all of one height),
-        digest i hashing row i of all matrices concatenated
+        digest i hashing row i of all matrices concatenated (rows 2i and
+        2i + 1 with leaf_rows=2)
         (gp_merkle_hash_rows; cap_height is ignored), as bytes: one digest per
         row, back to back, laid out as MerkleTree.root()."""
         fn = "gp_merkle_hash_rows"
@@ -1831,8 +1838,9 @@ class Context:
             mats, handles = self._matrices(fn, matrices)
             field = mats[0].field
             copts = opts._c(field)
-            out = ctypes.create_string_buffer(max(1, mats[0].rows * opts._digest_bytes(field)))
-            size = mats[0].rows * opts._digest_bytes(field)
+            leaves = mats[0].rows // 2 if opts.leaf_rows == 2 else mats[0].rows
+            out = ctypes.create_string_buffer(max(1, leaves * opts._digest_bytes(field)))
+            size = leaves * opts._digest_bytes(field)
             _check(fn, self._lib.gp_merkle_hash_rows(self._h(), handles, len(mats), ctypes.byref(copts), out, size))
             return out.raw[:size]
 
@@ -2547,7 +2555,7 @@ def merkle_verify(options, field, dims, cap, index, rows, path):
         _MatrixDims(_uint("rows", d.rows), _uint("cols", d.cols, _U32_MAX), _uint("ext_degree", d.ext_degree, _U32_MAX))
         for d in dims])
     host = _host(fn, "rows", rows, esize)
-    want = sum(d.cols * d.ext_degree for d in dims)
+    want = sum(d.cols * d.ext_degree for d in dims) * (2 if opts.leaf_rows == 2 else 1)
     if host.count != want:
         raise _error(fn, Status.SHAPE_MISMATCH, "rows has %d elements; the shapes give %d per opening", host.count,
                      want)

@@ -280,6 +280,28 @@ class TestMerkle(Base):
                     self.assertEqual(len(o.path), 3 * 32)
                     self.assert_verifies_until_tampered(tree, o, 7)
 
+    def test_pair_leaves(self):
+        # leaf_rows=2 (lambdaworks' composition and FRI layer trees): leaf i
+        # hashes row 2i then row 2i + 1, the tree of the even rows committed
+        # beside the odd rows.
+        ctx = gp.Context(backend=gp.Backend.CPU, cpu_threads=2)
+        self.addCleanup(ctx.close)
+        rows, buf = self.upload(GL, 16, 3, ctx=ctx)
+        even = ctx.buffer_from_host(GL, array.array("Q", [x for r in rows[0::2] for x in r]), 8, 3,
+                                    layout=gp.Layout.ROW_MAJOR)
+        odd = ctx.buffer_from_host(GL, array.array("Q", [x for r in rows[1::2] for x in r]), 8, 3,
+                                   layout=gp.Layout.ROW_MAJOR)
+        self.addCleanup(even.close)
+        self.addCleanup(odd.close)
+        opts = gp.MerkleOptions(kind=gp.MerkleKind.KECCAK_BE, leaf_rows=2)
+        with ctx.merkle_commit(buf, opts) as tree, \
+                ctx.merkle_commit([even, odd], kind=gp.MerkleKind.KECCAK_BE) as split:
+            self.assertEqual(tree.root(), split.root())
+            for o in tree.open([0, 3, 7]):
+                self.assertEqual(list(o.rows), rows[2 * o.index] + rows[2 * o.index + 1])
+                gp.merkle_verify(tree.options, GL, tree.dims, tree.root(), o.index, o.rows, o.path)
+        self.assertEqual(ctx.merkle_hash_rows(buf, opts), ctx.merkle_hash_rows([even, odd], kind=gp.MerkleKind.KECCAK_BE))
+
     def test_keccak_u64(self):
         ctx = gp.Context(backend=gp.Backend.CPU, cpu_threads=2)
         self.addCleanup(ctx.close)
@@ -335,7 +357,7 @@ class TestMerkle(Base):
             (([],), {}, gp.Status.INVALID_ARGUMENT),
             (([gl, bb],), {}, gp.Status.FIELD_MISMATCH),
             (([foreign],), {}, gp.Status.CONTEXT_MISMATCH),
-            (([odd],), {}, gp.Status.INVALID_ARGUMENT),
+            (([odd],), {"kind": gp.MerkleKind.MIDEN}, gp.Status.INVALID_ARGUMENT),  # MMCS kinds take 6 rows
             (([gl],), {"cap_height": 4}, gp.Status.INVALID_ARGUMENT),
             (([gl],), {"perm": gp.Permutation.POSEIDON2_BABYBEAR_16}, gp.Status.FIELD_MISMATCH),
             (([gl],), {"perm": gp.Permutation.KECCAK_F1600}, gp.Status.INVALID_ARGUMENT),
