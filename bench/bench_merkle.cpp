@@ -319,6 +319,8 @@ BENCHMARK(BM_Commit_CUDA)
     ->Args({P2_GL12_8, GL, 22, 256})
     ->Args({P2_GL12, GL, 3 << 20, 256})  // tallest height 3 x 2^20, not a power of two
     ->Args({KECCAK, GL, 3 << 20, 256})
+    ->Args({KECCAK_BE, GL, 22, 256})
+    ->Args({KECCAK_BE_PAIRS, GL, 22, 256})
     ->Args({KECCAK_U64, KB, 23, 128})
     ->Args({P2_KB24_16, KB, 23, 128})
     ->Args({P2_BB24_16, BB, 23, 128})

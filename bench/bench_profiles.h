@@ -30,6 +30,8 @@ enum Profile : int64_t {
     P2_GL12_8 = 16,   // Poseidon2 Goldilocks sponge w12 (rate 8), compression w8, digest 4
     TRITON = 17,      // Triton VM / twenty-first Tip5 tree (hash_varlen leaves, hash_pair nodes)
     MIDEN_P2 = 18,    // miden-crypto v0.24+ tree: Poseidon2 Goldilocks w12 in the Miden sponge layout
+    KECCAK_BE = 19,   // lambdaworks' Keccak-256 tree (big-endian elements)
+    KECCAK_BE_PAIRS = 20,  // the same with rows 2i and 2i + 1 in leaf i (leaf_rows = 2)
 };
 
 struct ProfileInfo {
@@ -43,6 +45,7 @@ struct ProfileInfo {
     // additions and exact halvings, so only their S-boxes remain.
     double general_muls;
     gp_permutation compress = (gp_permutation)0;  // when the compression's differs
+    uint32_t leaf_rows = 0;
 };
 
 // Multiplication counts of the Poseidon2 instances: x^7 is 4 multiplications
@@ -71,6 +74,9 @@ inline ProfileInfo info(int64_t p) {
         case PLONKY2: return {"poseidon_plonky2", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON_GOLDILOCKS_12, 8, 4, 0, 0};
         case KECCAK: return {"keccak256", GP_MERKLE_KECCAK_PLONKY3, GP_PERM_KECCAK_F1600, 0, 0, 0, 0};
         case MIDEN_P2: return {"miden_poseidon2", GP_MERKLE_MIDEN, GP_PERM_POSEIDON2_GOLDILOCKS_12, 8, 4, 0, 0};
+        case KECCAK_BE: return {"keccak256_be", GP_MERKLE_KECCAK_BE, GP_PERM_KECCAK_F1600, 0, 0, 0, 0};
+        case KECCAK_BE_PAIRS:
+            return {"keccak256_be_pairs", GP_MERKLE_KECCAK_BE, GP_PERM_KECCAK_F1600, 0, 0, 0, 0, (gp_permutation)0, 2};
         case TRITON: return {"triton_tip5", GP_MERKLE_TRITON, GP_PERM_TIP5, 0, 0, 0, 0};
         case KECCAK_U64: return {"keccak_u64", GP_MERKLE_KECCAK_U64, GP_PERM_KECCAK_F1600, 0, 0, 0, 0};
         case P2_BB24_16: return {"poseidon2_bb24_16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_BABYBEAR_24, 16, 8, 0, 0, GP_PERM_POSEIDON2_BABYBEAR_16};
@@ -83,13 +89,19 @@ inline ProfileInfo info(int64_t p) {
 inline gp_merkle_options options_of(const ProfileInfo &pi) {
     gp_merkle_options o = gpb::merkle_profile(pi.kind, pi.perm, pi.rate, pi.digest);
     o.compress_perm = pi.compress;
+    o.leaf_rows = pi.leaf_rows;
     return o;
 }
 
 // Permutations of one commitment of `rows` x `cols` base elements.
 inline double perms_of(const ProfileInfo &pi, uint64_t rows, uint64_t cols, uint32_t elem_size) {
     double per_leaf;
-    if (pi.kind == GP_MERKLE_KECCAK_PLONKY3) per_leaf = (double)(cols * elem_size / 136 + 1);
+    if (pi.leaf_rows == 2) {  // half the leaves, each of two rows
+        rows /= 2;
+        cols *= 2;
+    }
+    if (pi.kind == GP_MERKLE_KECCAK_PLONKY3 || pi.kind == GP_MERKLE_KECCAK_BE)
+        per_leaf = (double)(cols * elem_size / 136 + 1);
     else if (pi.kind == GP_MERKLE_KECCAK_U64) per_leaf = (double)(((cols * elem_size + 7) / 8 + 16) / 17);
     else if (pi.kind == GP_MERKLE_TRITON) per_leaf = (double)(cols / 10 + 1);  // hash_varlen pads
     else per_leaf = (double)((cols + pi.rate - 1) / pi.rate);
