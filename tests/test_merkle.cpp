@@ -402,6 +402,13 @@ TEST(MerkleReference, SpongeChunkingByHand) {
     EXPECT_EQ(ref_compress(P, a, b), Digest(cs.begin(), cs.begin() + 3));
 }
 
+// Row i of a base-field matrix.
+std::vector<uint64_t> base_row(const HostMat &m, uint64_t i) {
+    std::vector<uint64_t> v;
+    for (uint64_t c = 0; c < m.cols; ++c) v.push_back(m.at(i, c, 0));
+    return v;
+}
+
 TEST(MerkleReference, TreeShapeByHand) {
     /* heights 4 (tallest, two matrices, hashed together), 2 and 1. */
     const RefPerm P(GP_PERM_POSEIDON2_BABYBEAR_16);
@@ -415,16 +422,11 @@ TEST(MerkleReference, TreeShapeByHand) {
             for (uint32_t k = 0; k < 4; ++k) v.push_back(mats[3].at(i, c, k));
         return v;
     };
-    auto row = [&](const HostMat &m, uint64_t i) {
-        std::vector<uint64_t> v;
-        for (uint64_t c = 0; c < m.cols; ++c) v.push_back(m.at(i, c, 0));
-        return v;
-    };
     auto H = [&](const std::vector<uint64_t> &v) { return ref_sponge(P, 8, 8, v); };
     auto C = [&](const Digest &l, const Digest &r) { return ref_compress(P, l, r); };
-    const Digest n10 = C(C(H(leaf_input(0)), H(leaf_input(1))), H(row(mats[0], 0)));
-    const Digest n11 = C(C(H(leaf_input(2)), H(leaf_input(3))), H(row(mats[0], 1)));
-    const Digest root = C(C(n10, n11), H(row(mats[2], 0)));
+    const Digest n10 = C(C(H(leaf_input(0)), H(leaf_input(1))), H(base_row(mats[0], 0)));
+    const Digest n11 = C(C(H(leaf_input(2)), H(leaf_input(3))), H(base_row(mats[0], 1)));
+    const Digest root = C(C(n10, n11), H(base_row(mats[2], 0)));
     EXPECT_EQ(ref.node(2, 0), root);
     EXPECT_EQ(ref.node(1, 1), n11);
     EXPECT_EQ(ref.cap_bytes(0), RefTree::to_bytes(root, 4));
@@ -438,18 +440,13 @@ TEST(MerkleReference, NonPowerOfTwoShapeByHand) {
     const RefPerm P(GP_PERM_POSEIDON2_BABYBEAR_16);
     const std::vector<HostMat> mats = make_mats(GP_FIELD_BABYBEAR, {{3, 2, 1}, {5, 3, 1}}, 19);
     RefTree ref(P, ptrs_of(mats), 8, 8);
-    auto row = [&](const HostMat &m, uint64_t i) {
-        std::vector<uint64_t> v;
-        for (uint64_t c = 0; c < m.cols; ++c) v.push_back(m.at(i, c, 0));
-        return v;
-    };
     auto H = [&](const std::vector<uint64_t> &v) { return ref_sponge(P, 8, 8, v); };
     auto C = [&](const Digest &l, const Digest &r) { return ref_compress(P, l, r); };
     const HostMat &a = mats[1], &b = mats[0];
     const Digest zero(8, 0);
-    const Digest l1_0 = C(C(H(row(a, 0)), H(row(a, 1))), H(row(b, 0)));
-    const Digest l1_1 = C(C(H(row(a, 2)), H(row(a, 3))), H(row(b, 1)));
-    const Digest l1_2 = C(C(H(row(a, 4)), zero), H(row(b, 2)));
+    const Digest l1_0 = C(C(H(base_row(a, 0)), H(base_row(a, 1))), H(base_row(b, 0)));
+    const Digest l1_1 = C(C(H(base_row(a, 2)), H(base_row(a, 3))), H(base_row(b, 1)));
+    const Digest l1_2 = C(C(H(base_row(a, 4)), zero), H(base_row(b, 2)));
     const Digest root = C(C(l1_0, l1_1), C(l1_2, zero));
     EXPECT_EQ(ref.node(3, 0), root);
     EXPECT_EQ(ref.node(1, 3), zero);

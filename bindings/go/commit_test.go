@@ -32,6 +32,15 @@ var commitCases = []commitCase{
 		gp.LDEOptions{Blowup: 2, InputLayout: gp.RowMajor}, gp.MerkleOptions{}},
 }
 
+// randomTraces returns random traces of the case's shapes, values below p.
+func randomTraces(rng *rand.Rand, c commitCase, p uint64) []interface{} {
+	traces := make([]interface{}, len(c.specs))
+	for i, s := range c.specs {
+		traces[i] = hostData(c.field, randomValues(rng, p, s.rows*s.cols*int(s.ext)))
+	}
+	return traces
+}
+
 // checkOpenings opens every index of tree, compares each opening with
 // want, and verifies the one at position len/part.
 func checkOpenings(t *testing.T, what string, tree *gp.MerkleTree, indices []uint64, want []gp.MerkleOpening,
@@ -182,10 +191,7 @@ func TestCommitHostMatchesTwoCalls(t *testing.T) {
 	rng := rand.New(rand.NewSource(7700))
 	for _, c := range commitCases {
 		p := fieldOf(t, c.field).p
-		traces := make([]interface{}, len(c.specs))
-		for i, s := range c.specs {
-			traces[i] = hostData(c.field, randomValues(rng, p, s.rows*s.cols*int(s.ext)))
-		}
+		traces := randomTraces(rng, c, p)
 		ref := commitReference(t, ctx, c, traces)
 		indices := allIndices(ref.dims)
 		for _, keep := range []gp.Keep{gp.KeepDevice, gp.KeepHost, gp.KeepNone} {
@@ -308,10 +314,7 @@ func TestCommitHostCopiesHostSlices(t *testing.T) {
 	for _, c := range commitCases {
 		ctx := newContext(t)
 		p := fieldOf(t, c.field).p
-		traces := make([]interface{}, len(c.specs))
-		for i, s := range c.specs {
-			traces[i] = hostData(c.field, randomValues(rng, p, s.rows*s.cols*int(s.ext)))
-		}
+		traces := randomTraces(rng, c, p)
 		ref := commitReference(t, ctx, c, traces)
 		indices := allIndices(ref.dims)
 		for _, keep := range []gp.Keep{gp.KeepHost, gp.KeepNone} {
