@@ -986,8 +986,9 @@ GP_API void gp_commit_options_init(gp_commit_options *options);
  *  batch uploads; after the last column the row digests become the tree.
  *  A trace whose LDE exceeds device memory is committed with GP_KEEP_HOST
  *  or GP_KEEP_NONE. On a context of several devices or a gpuprover-server
- *  session the call composes the two calls instead (same result; the LDE
- *  is then whole on the device for the duration of the call).
+ *  session the call composes the two calls instead (same result and
+ *  openings in every keep mode, the same budget floor checked; the LDE is
+ *  then whole on the device for the duration of the call).
  *
  *  Progress goes to the context's progress callback as stage "commit"
  *  (base columns done of all) and "commit bytes" (trace bytes uploaded);

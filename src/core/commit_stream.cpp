@@ -225,7 +225,6 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
             source->shapes.push_back(std::move(b));
         }
     }
-    if (!be.streams()) return compose(c, r, kept, source);
 
     const SpongeShape sp = sponge_shape(spec);
     const uint64_t H = 1ull << plan.log_h;
@@ -255,6 +254,10 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
              ", row digests ", inject_bytes, ", sponge states ", states_bytes,
              kept_bytes ? ", the kept LDE " : "", kept_bytes ? std::to_string(kept_bytes) : "",
              ", one batch of ", min_cols, " columns ", min_cols * per_col, ")");
+    // A backend that does not stream composes the two calls: the same
+    // budget floor is checked (so a budget means the same on every
+    // backend), though the composition holds the whole LDE.
+    if (!be.streams()) return compose(c, r, kept, source);
     uint64_t total_cols = 0;
     for (const CommitRequest::Mat &m : r.mats) total_cols += m.cols * m.ext;
     const uint64_t batch_cols = plan_batch(total_cols, min_cols, sp.block, (budget - fixed) / per_col, H * es);

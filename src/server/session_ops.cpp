@@ -229,16 +229,19 @@ struct TreeView {
     MerkleTree t;
 };
 
-void tree_of(const SessionMemory &mem, const v1::TreeRef &r, TreeView &v) {
+// `matrices` / `nodes`: the request reads the committed rows / the tree's
+// nodes (a streamed commitment that kept its LDE in host memory opens paths
+// without matrices, and recomputed rows without nodes).
+void tree_of(const SessionMemory &mem, const v1::TreeRef &r, TreeView &v, bool matrices = true, bool nodes = true) {
     v.t.spec = spec_of(r.spec());
     v.t.cap_height = r.cap_height();
     v.t.log_h = r.log_h();
     check_log(v.t.log_h, kMaxLog, "tree log_h");
     if (v.t.cap_height > v.t.log_h) fail(GP_ERR_INVALID_ARGUMENT, "tree: cap height exceeds log_h");
     const uint64_t bytes = checked_mul(tree_nodes(v.t.log_h), v.t.digest_bytes(), "tree bytes");
-    v.t.nodes = mem.resolve(r.nodes(), bytes, "tree nodes");
+    if (nodes) v.t.nodes = mem.resolve(r.nodes(), bytes, "tree nodes");
     v.mats = buffers_of(mem, r.committed(), "tree matrices");
-    if (v.mats.empty()) fail(GP_ERR_INVALID_ARGUMENT, "tree: no matrices");
+    if (v.mats.empty() && matrices) fail(GP_ERR_INVALID_ARGUMENT, "tree: no matrices");
     for (const Buffer &b : v.mats) {
         if (!is_pow2(b.rows) || b.rows > (1ull << v.t.log_h) || b.field != v.mats[0].field)
             fail(GP_ERR_INVALID_ARGUMENT, "tree matrices: ", b.rows, " rows do not fit a tree of height 2^",
@@ -433,7 +436,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
         case v1::Request::kMerkleOpen: {
             const auto &m = q.merkle_open();
             TreeView v;
-            tree_of(mem, m.tree(), v);
+            tree_of(mem, m.tree(), v, m.rows(), m.paths());
             if ((uint64_t)m.indices_size() > kMaxItems) fail(GP_ERR_INVALID_ARGUMENT, "merkle_open: too many indices");
             for (uint64_t i : m.indices())
                 if (i >> v.t.log_h) fail(GP_ERR_INVALID_ARGUMENT, "merkle_open: index ", i, " out of range");
