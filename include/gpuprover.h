@@ -595,6 +595,24 @@ typedef struct gp_lde_options {
     gp_order output_order;
     /** Layout of host input for gp_lde_batch_host. Default column-major. */
     gp_layout input_layout;
+    /** Randomized LDE (zero knowledge; Triton VM extends its tables so):
+     *  NULL (default), or `randomizer_count` coefficients of a randomizer
+     *  polynomial r_c(X) per input column c, lowest degree first, in host
+     *  memory, canonical; an extension column's coefficients are extension
+     *  elements (coordinate k of coefficient j of column c at
+     *  (c x randomizer_count + j) x ext_degree + k), so each coordinate is
+     *  randomized by its own polynomial, as Triton's auxiliary table is. The
+     *  output then holds the evaluations of f_c(X) + (X^n - s^n) r_c(X), s
+     *  the input shift: the interpolant plus the trace domain's zerofier
+     *  times the randomizer, which leaves the values on the trace domain as
+     *  they were. randomizer_count must not exceed n x (blowup - 1). The
+     *  call costs one more transform of the output's size and that size
+     *  again in device memory while it runs. Contexts of several devices and
+     *  gp_commit_host refuse it (GP_ERR_UNSUPPORTED). (Appended after
+     *  input_layout; a caller whose struct_size ends before them gets NULL
+     *  and 0.) */
+    const void *randomizers;
+    uint64_t randomizer_count;
 } gp_lde_options;
 
 GP_API void gp_lde_options_init(gp_lde_options *options);

@@ -39,6 +39,9 @@ GP_EXPORT gp_status gp_commit_host(gp_context *ctx, gp_field field, const gp_com
         if (count == 0) fail(GP_ERR_INVALID_ARGUMENT, "count = 0 (a tree needs at least one matrix)");
         const gp_lde_options lo = read_options(o.lde, gp_lde_options_init, "gp_lde_options");
         r.merkle = read_options(o.merkle, gp_merkle_options_init, "gp_merkle_options");
+        if (lo.randomizers || lo.randomizer_count)
+            fail(GP_ERR_UNSUPPORTED, "options->lde->randomizers: gp_commit_host does not randomize its LDE (one "
+                                     "randomizer per matrix column; use gp_lde_batch_host and gp_merkle_commit)");
         if (lo.n != 0)
             fail(GP_ERR_UNSUPPORTED, "options->lde->n = ", lo.n,
                  ": gp_commit_host extends each matrix over its own rows; leave it 0");

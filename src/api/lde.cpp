@@ -1,5 +1,6 @@
 // C entry points: batched NTTs and coset LDEs.
 #include "api/common.h"
+#include "core/lde_random.h"
 
 using namespace gp;
 
@@ -75,12 +76,21 @@ LdeArgs lde_args(const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols,
 
 // Shared validation of both LDE entry points; fills everything but the input.
 static LdeArgs prepare_lde(gp_context *ctx, const FieldDesc &f, uint32_t ext, uint64_t rows,
-                           uint64_t cols, const gp_lde_options *options, gp_buffer *output) {
-    gp_lde_options o = read_options(options, gp_lde_options_init, "gp_lde_options");
+                           uint64_t cols, const gp_lde_options *options, gp_buffer *output,
+                           gp_lde_options &o) {
+    o = read_options(options, gp_lde_options_init, "gp_lde_options");
     LdeArgs a = lde_args(f, ext, rows, cols, o);
     GP_REQUIRE_PTR(output);
     a.out = checked_lde_output(ctx, a, output, "output");
+    if (o.randomizers || o.randomizer_count) check_randomizers(*ctx_of(ctx), a, o.randomizers, o.randomizer_count);
     return a;
+}
+
+// The LDE, randomized when asked.
+static void run_lde(gp_context *ctx, const LdeArgs &a, const gp_lde_options &o) {
+    Context *c = ctx_of(ctx);
+    c->backend->lde(a);
+    if (o.randomizers) add_randomizers(c, a, o.randomizers, o.randomizer_count);
 }
 
 Buffer *gp::checked_lde_output(gp_context *ctx, const LdeArgs &a, gp_buffer *output, const char *arg) {
@@ -104,10 +114,11 @@ GP_EXPORT gp_status gp_lde_batch(gp_context *ctx, const gp_buffer *input,
         GP_REQUIRE_PTR(input);
         check_buffer(ctx, input, "input");
         auto *in = reinterpret_cast<const Buffer *>(input);
-        LdeArgs a = prepare_lde(ctx, *in->field, in->ext, in->rows, in->cols, options, output);
+        gp_lde_options o;
+        LdeArgs a = prepare_lde(ctx, *in->field, in->ext, in->rows, in->cols, options, output, o);
         if (input == output) fail(GP_ERR_INVALID_ARGUMENT, "input and output are the same buffer");
         a.in_buf = in;
-        reinterpret_cast<Context *>(ctx)->backend->lde(a);
+        run_lde(ctx, a, o);
     });
 }
 
@@ -119,10 +130,11 @@ GP_EXPORT gp_status gp_lde_batch_host(gp_context *ctx, gp_field field, uint32_t 
         GP_REQUIRE_PTR(data);
         const FieldDesc &f = field_desc(field);
         check_ext_degree(f, ext_degree);
-        LdeArgs a = prepare_lde(ctx, f, ext_degree, rows, cols, options, output);
+        gp_lde_options o;
+        LdeArgs a = prepare_lde(ctx, f, ext_degree, rows, cols, options, output, o);
         checked_mul(checked_mul(rows, cols, "rows * cols"), ext_degree * f.elem_size,
                     "input bytes");
         a.in_host = data;
-        reinterpret_cast<Context *>(ctx)->backend->lde(a);
+        run_lde(ctx, a, o);
     });
 }

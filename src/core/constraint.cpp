@@ -11,26 +11,6 @@
 #include "math/field.h"
 
 namespace gp {
-namespace {
-
-// Buffers of the context released on the way out unless kept.
-struct Temporaries {
-    std::vector<Buffer *> bufs;
-    ~Temporaries() {
-        for (Buffer *b : bufs) release_buffer(b);
-    }
-    Buffer *make(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols) {
-        bufs.reserve(bufs.size() + 1);
-        bufs.push_back(new_buffer(c, f, ext, rows, cols));
-        return bufs.back();
-    }
-    Buffer *keep(Buffer *b) {
-        bufs.erase(std::find(bufs.begin(), bufs.end(), b));
-        return b;
-    }
-};
-
-}  // namespace
 
 void constraint_commit(Context *c, const Buffer &ev, const gp_constraint_options &opts, Buffer *&segments,
                        MerkleTree *&tree) {
@@ -58,7 +38,7 @@ void constraint_commit(Context *c, const Buffer &ev, const gp_constraint_options
     tree_spec(o.merkle, f, "the segments");  // fail before any work
     one_row_per_leaf(o.merkle, "the constraint commitment");
 
-    Temporaries tmp;
+    TempBuffers tmp;
     Buffer *seg = tmp.make(c, f, ev.ext, N * o.blowup, D);
     Buffer *one = tmp.make(c, f, ev.ext, N, 1), *lde = tmp.make(c, f, ev.ext, N * o.blowup, 1);
     Backend &be = *c->backend;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -428,6 +429,27 @@ Buffer *buffer_from_host(Context *c, const FieldDesc &f, uint32_t ext, uint64_t 
 // Release a live buffer or tree of its context; anything else is ignored.
 void release_buffer(Buffer *b);
 void release_tree(MerkleTree *t);
+// Working buffers of one call, released with it unless kept.
+struct TempBuffers {
+    std::vector<Buffer *> bufs;
+    ~TempBuffers() {
+        for (Buffer *b : bufs) release_buffer(b);
+    }
+    Buffer *make(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols) {
+        bufs.reserve(bufs.size() + 1);
+        bufs.push_back(new_buffer(c, f, ext, rows, cols));
+        return bufs.back();
+    }
+    Buffer *adopt(Buffer *b) {  // one made elsewhere
+        bufs.reserve(bufs.size() + 1);
+        bufs.push_back(b);
+        return b;
+    }
+    Buffer *keep(Buffer *b) {
+        bufs.erase(std::find(bufs.begin(), bufs.end(), b));
+        return b;
+    }
+};
 // Registers a new tree with its context.
 void adopt_tree(MerkleTree *t);
 // Releases every FRI commitment, buffer and tree the context still holds;

@@ -411,6 +411,8 @@ class _LdeOptions(ctypes.Structure):
         ("input_shift", _u64),
         ("output_order", _c_enum),
         ("input_layout", _c_enum),
+        ("randomizers", ctypes.c_void_p),
+        ("randomizer_count", _u64),
     ]
 
 
@@ -1728,10 +1730,16 @@ class Context:
 
     @_api("Context.lde_host")
     def lde_host(self, field, data, rows, cols, output=None, *, ext_degree=1, n=0, blowup=2, shift=0, input_shift=0,
-                 output_order=Order.NATURAL, input_layout=Layout.COL_MAJOR):
+                 output_order=Order.NATURAL, input_layout=Layout.COL_MAJOR, randomizers=None):
         """Like lde(), with the input in host memory: `data` holds rows x cols
         elements of degree ext_degree in input_layout (exactly
         rows * cols * ext_degree values). Returns output (created when None).
+
+        randomizers: None, or the coefficients of one randomizer polynomial
+        per column (cols x m x ext_degree values, column by column, lowest
+        degree first, coordinates interleaved): the output is then the
+        randomized LDE f(X) + (X^n - input_shift^n) r(X), as Triton VM
+        extends its tables (gp_lde_options.randomizers).
         """
         fn = "gp_lde_batch_host"
         field, ext = _enum(Field, "field", field), _uint("ext_degree", ext_degree, _U32_MAX)
@@ -1739,6 +1747,14 @@ class Context:
         opts = self._lde_options(n, blowup, shift, input_shift, output_order, input_layout)
         host = _host(fn, "data", data, _element_size(field))
         _check_len(fn, "data", host, rows, cols, ext)
+        rand = None
+        if randomizers is not None:
+            rand = _host(fn, "randomizers", randomizers, _element_size(field))
+            if cols == 0 or ext == 0 or rand.count % (cols * ext):
+                raise _error(fn, Status.SHAPE_MISMATCH, "randomizers has %d values, not a multiple of cols x "
+                             "ext_degree = %d", rand.count, cols * ext)
+            opts.randomizers = rand.ptr
+            opts.randomizer_count = rand.count // (cols * ext)
         with self._lock:
             self._h()
             created = None

@@ -1,0 +1,78 @@
+// The randomized LDE (see lde_random.h). With n the trace length, s the
+// input shift and r_c the randomizer of column c (m coefficients), the
+// product P_c(X) = (X^n - s^n) r_c(X) has the coefficients -s^n r_c[j] at j
+// and r_c[j] at n + j (added where they meet, m > n). Its evaluations on the
+// output coset are a forward transform with the output's shift of P_c
+// padded to n * blowup coefficients, in the output's row order, so the sum
+// is element by element. The zerofier vanishes on the trace domain: the
+// randomized LDE agrees with the trace there.
+#include "core/lde_random.h"
+
+#include <vector>
+
+#include "core/checks.h"
+
+namespace gp {
+
+namespace {
+
+uint64_t mul_mod(uint64_t a, uint64_t b, uint64_t p) { return (uint64_t)((__uint128_t)a * b % p); }
+uint64_t sub_mod(uint64_t a, uint64_t b, uint64_t p) { return a >= b ? a - b : a + (p - b); }
+uint64_t pow_mod(uint64_t a, uint64_t e, uint64_t p) {
+    uint64_t r = 1;
+    for (; e; e >>= 1, a = mul_mod(a, a, p))
+        if (e & 1) r = mul_mod(r, a, p);
+    return r;
+}
+
+}  // namespace
+
+void check_randomizers(const Context &c, const LdeArgs &a, const void *coeffs, uint64_t count) {
+    if (count == 0) fail(GP_ERR_INVALID_ARGUMENT, "options->randomizers is set but options->randomizer_count = 0");
+    require_ptr(coeffs != nullptr, "options->randomizers");
+    const uint64_t n = 1ull << a.log_n, rows = n << a.log_blowup;
+    if (count > rows - n)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->randomizer_count = ", count, ": the randomized polynomial has degree ",
+             "below n + randomizer_count, which must not exceed the ", rows, " output rows (at most ", rows - n,
+             " coefficients at n = ", n, ")");
+    if (c.backend->device_count() > 1)
+        fail(GP_ERR_UNSUPPORTED, "a context of several devices does not randomize LDEs (options->randomizers)");
+    const uint64_t elems = checked_mul(checked_mul(count, a.cols, "randomizer_count * cols"), a.ext,
+                                       "randomizer elements");
+    const std::vector<uint64_t> w = words_in(*a.field, coeffs, elems);
+    for (uint64_t i = 0; i < elems; ++i)
+        if (w[i] >= a.field->modulus)
+            fail(GP_ERR_NON_CANONICAL, "options->randomizers[", i, "] is not a canonical ", a.field->name, " element");
+}
+
+void add_randomizers(Context *c, const LdeArgs &a, const void *coeffs, uint64_t count) {
+    const FieldDesc &f = *a.field;
+    const uint64_t p = f.modulus, n = 1ull << a.log_n, rows = n << a.log_blowup, E = a.ext;
+    const uint64_t prod_rows = n + count;  // degree < n + count
+    const uint64_t s_n = pow_mod(a.input_shift, n, p);
+    // The products' coefficients, column-major with coordinates interleaved
+    // (gp_buffer_from_host's GP_LAYOUT_COL_MAJOR).
+    const std::vector<uint64_t> r = words_in(f, coeffs, count * a.cols * E);
+    std::vector<uint64_t> prod(checked_mul(prod_rows, a.cols * E, "randomized coefficients"), 0);
+    for (uint64_t col = 0; col < a.cols; ++col)
+        for (uint64_t j = 0; j < count; ++j)
+            for (uint64_t k = 0; k < E; ++k) {
+                const uint64_t v = r[(col * count + j) * E + k];
+                uint64_t &lo = prod[(col * prod_rows + j) * E + k];
+                lo = sub_mod(lo, mul_mod(s_n, v, p), p);
+                uint64_t &hi = prod[(col * prod_rows + n + j) * E + k];
+                hi = (hi + v) % p;
+            }
+    std::vector<unsigned char> bytes(prod.size() * f.elem_size);
+    words_out(f, prod, bytes.data());
+    TempBuffers tmp;
+    Buffer *coef = tmp.adopt(buffer_from_host(c, f, (uint32_t)E, prod_rows, a.cols, GP_LAYOUT_COL_MAJOR, bytes.data(),
+                                              "options->randomizers"));
+    Buffer *evals = tmp.make(c, f, (uint32_t)E, rows, a.cols);
+    Backend &be = *c->backend;
+    for (uint64_t col = 0; col < a.cols; ++col) be.copy_rows(*coef, col, 0, 1, prod_rows, *evals, col);
+    be.ntt(*evals, NttArgs{GP_NTT_FORWARD, a.shift, GP_ORDER_NATURAL, a.order});
+    be.add_into(f, a.out->data, evals->data, rows * a.cols * E);
+}
+
+}  // namespace gp

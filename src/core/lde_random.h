@@ -1,0 +1,21 @@
+// The randomized low-degree extension (gp_lde_options.randomizers): the
+// trace domain's zerofier times a caller's randomizer polynomial, added to
+// an LDE, against the Backend interface.
+#pragma once
+
+#include <cstdint>
+
+#include "core/core.h"
+
+namespace gp {
+
+// Validates the randomizers of an LDE request `a` (its output already
+// written): `count` coefficients per column, host memory, canonical.
+void check_randomizers(const Context &c, const LdeArgs &a, const void *coeffs, uint64_t count);
+
+// out += (X^n - input_shift^n) r_c(X) on the output's coset and in its
+// order, column by column: one upload of the product's coefficients, one
+// forward transform of n * blowup rows, one addition.
+void add_randomizers(Context *c, const LdeArgs &a, const void *coeffs, uint64_t count);
+
+}  // namespace gp
