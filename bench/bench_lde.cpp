@@ -30,8 +30,9 @@ using namespace gpb;
 
 namespace {
 
-// args: field, log_n, cols, blowup, order (0 natural, 1 bit-reversed)
-void run_device_lde(benchmark::State &st, gp_backend backend) {
+// args: field, log_n, cols, blowup, order (0 natural, 1 bit-reversed);
+// `randomizers` coefficients of a randomizer per column (0: none).
+void run_device_lde(benchmark::State &st, gp_backend backend, uint64_t randomizers = 0) {
     gp_context *ctx = context_or_skip(st, backend);
     if (!ctx) return;
     gp_field f = field_of(st.range(0));
@@ -50,6 +51,12 @@ void run_device_lde(benchmark::State &st, gp_backend backend) {
     gp_lde_options_init(&o);
     o.blowup = (uint32_t)B;
     o.output_order = st.range(4) ? GP_ORDER_BIT_REVERSED : GP_ORDER_NATURAL;
+    std::vector<unsigned char> coeffs(randomizers * cols * es);
+    if (randomizers) {
+        fill_trace(coeffs.data(), f, randomizers * cols, 43);
+        o.randomizers = coeffs.data();
+        o.randomizer_count = randomizers;
+    }
     gp_lde_batch(ctx, in, &o, out);  // warm-up: tables, scratch
     for (auto _ : st) {
         if (gp_lde_batch(ctx, in, &o, out) != GP_OK) {
@@ -75,6 +82,8 @@ void run_device_lde(benchmark::State &st, gp_backend backend) {
 }
 
 void BM_LDE_Device_CUDA(benchmark::State &st) { run_device_lde(st, GP_BACKEND_CUDA); }
+// The randomized LDE (Triton VM's: 98 coefficients per column); arg 5: the count.
+void BM_LDE_Randomized_CUDA(benchmark::State &st) { run_device_lde(st, GP_BACKEND_CUDA, (uint64_t)st.range(5)); }
 void BM_LDE_Device_CPU(benchmark::State &st) { run_device_lde(st, GP_BACKEND_CPU); }
 
 #ifdef GP_HAVE_CUDA
@@ -164,6 +173,7 @@ BENCHMARK(BM_LDE_Device_CUDA)
     ->UseRealTime()
     ->MinTime(0.5);
 #ifdef GP_HAVE_CUDA
+BENCHMARK(BM_LDE_Randomized_CUDA)->Args({GL, 20, 256, 4, 0, 98})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_LDE_Host_CUDA)
     ->Args({1, GL, 20, 256, 4})
     ->Args({0, GL, 20, 256, 4})

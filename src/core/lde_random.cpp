@@ -18,6 +18,7 @@ namespace {
 
 uint64_t mul_mod(uint64_t a, uint64_t b, uint64_t p) { return (uint64_t)((__uint128_t)a * b % p); }
 uint64_t sub_mod(uint64_t a, uint64_t b, uint64_t p) { return a >= b ? a - b : a + (p - b); }
+uint64_t add_mod(uint64_t a, uint64_t b, uint64_t p) { return sub_mod(a, p - b, p); }  // a, b < p
 uint64_t pow_mod(uint64_t a, uint64_t e, uint64_t p) {
     uint64_t r = 1;
     for (; e; e >>= 1, a = mul_mod(a, a, p))
@@ -47,32 +48,56 @@ void check_randomizers(const Context &c, const LdeArgs &a, const void *coeffs, u
 
 void add_randomizers(Context *c, const LdeArgs &a, const void *coeffs, uint64_t count) {
     const FieldDesc &f = *a.field;
-    const uint64_t p = f.modulus, n = 1ull << a.log_n, rows = n << a.log_blowup, E = a.ext;
-    const uint64_t prod_rows = n + count;  // degree < n + count
+    const uint64_t p = f.modulus, n = 1ull << a.log_n, rows = n << a.log_blowup, E = a.ext, es = f.elem_size;
+    const uint64_t base_cols = a.cols * E;
     const uint64_t s_n = pow_mod(a.input_shift, n, p);
-    // The products' coefficients, column-major with coordinates interleaved
-    // (gp_buffer_from_host's GP_LAYOUT_COL_MAJOR).
-    const std::vector<uint64_t> r = words_in(f, coeffs, count * a.cols * E);
-    std::vector<uint64_t> prod(checked_mul(prod_rows, a.cols * E, "randomized coefficients"), 0);
-    for (uint64_t col = 0; col < a.cols; ++col)
-        for (uint64_t j = 0; j < count; ++j)
-            for (uint64_t k = 0; k < E; ++k) {
-                const uint64_t v = r[(col * count + j) * E + k];
-                uint64_t &lo = prod[(col * prod_rows + j) * E + k];
-                lo = sub_mod(lo, mul_mod(s_n, v, p), p);
-                uint64_t &hi = prod[(col * prod_rows + n + j) * E + k];
-                hi = (hi + v) % p;
-            }
-    std::vector<unsigned char> bytes(prod.size() * f.elem_size);
-    words_out(f, prod, bytes.data());
-    TempBuffers tmp;
-    Buffer *coef = tmp.adopt(buffer_from_host(c, f, (uint32_t)E, prod_rows, a.cols, GP_LAYOUT_COL_MAJOR, bytes.data(),
-                                              "options->randomizers"));
-    Buffer *evals = tmp.make(c, f, (uint32_t)E, rows, a.cols);
+    const std::vector<uint64_t> r = words_in(f, coeffs, count * base_cols);
+    // Coefficient `row` (< n + count) of the product for base column b
+    // (coordinate b % E of column b / E).
+    auto coef = [&](uint64_t b, uint64_t row) {
+        const uint64_t col = b / E, k = b % E;
+        uint64_t v = 0;
+        if (row < count) v = sub_mod(v, mul_mod(s_n, r[(col * count + row) * E + k], p), p);
+        if (row >= n && row - n < count) v = add_mod(v, r[(col * count + row - n) * E + k], p);
+        return v;
+    };
     Backend &be = *c->backend;
-    for (uint64_t col = 0; col < a.cols; ++col) be.copy_rows(*coef, col, 0, 1, prod_rows, *evals, col);
+    TempBuffers tmp;
+    Buffer *evals = tmp.make(c, f, (uint32_t)E, rows, a.cols);  // zero-filled
+    if (be.kind() != GP_BACKEND_REMOTE) {
+        // Only the nonzero coefficients cross: rows [0, m) and [n, n + m)
+        // of every base column (one run [0, n + m) when they meet), placed
+        // by strided device copies into the zeroed buffer.
+        const bool apart = count <= n;
+        const uint64_t run = apart ? count : n + count;
+        const std::vector<uint64_t> at = apart ? std::vector<uint64_t>{0, n} : std::vector<uint64_t>{0};
+        std::vector<uint64_t> w(at.size() * base_cols * run);
+        for (size_t s = 0; s < at.size(); ++s)
+            for (uint64_t b = 0; b < base_cols; ++b)
+                for (uint64_t j = 0; j < run; ++j) w[(s * base_cols + b) * run + j] = coef(b, at[s] + j);
+        std::vector<unsigned char> bytes(w.size() * es);
+        words_out(f, w, bytes.data());
+        Buffer *runs = tmp.adopt(buffer_from_host(c, f, 1, run, at.size() * base_cols, GP_LAYOUT_COL_MAJOR,
+                                                  bytes.data(), "options->randomizers"));
+        for (size_t s = 0; s < at.size(); ++s)
+            be.copy_peer(static_cast<const char *>(runs->data) + s * base_cols * run * es, run * es,
+                         static_cast<char *>(evals->data) + at[s] * es, rows * es, run * es, base_cols);
+    } else {
+        // A session on a server (no strided device copies): the product's
+        // n + m coefficient rows cross whole.
+        const uint64_t prod_rows = n + count;
+        std::vector<uint64_t> w(checked_mul(prod_rows, base_cols, "randomized coefficients"));
+        for (uint64_t col = 0; col < a.cols; ++col)  // gp_buffer_from_host's column-major, coordinates interleaved
+            for (uint64_t j = 0; j < prod_rows; ++j)
+                for (uint64_t k = 0; k < E; ++k) w[(col * prod_rows + j) * E + k] = coef(col * E + k, j);
+        std::vector<unsigned char> bytes(w.size() * es);
+        words_out(f, w, bytes.data());
+        Buffer *prod = tmp.adopt(buffer_from_host(c, f, (uint32_t)E, prod_rows, a.cols, GP_LAYOUT_COL_MAJOR,
+                                                  bytes.data(), "options->randomizers"));
+        for (uint64_t col = 0; col < a.cols; ++col) be.copy_rows(*prod, col, 0, 1, prod_rows, *evals, col);
+    }
     be.ntt(*evals, NttArgs{GP_NTT_FORWARD, a.shift, GP_ORDER_NATURAL, a.order});
-    be.add_into(f, a.out->data, evals->data, rows * a.cols * E);
+    be.add_into(f, a.out->data, evals->data, rows * base_cols);
 }
 
 }  // namespace gp
