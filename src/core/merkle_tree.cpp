@@ -142,6 +142,8 @@ TreePlan plan_tree(const TreeSpec &s, const std::vector<uint64_t> &heights, uint
     uint64_t hi = 0, lo = ~0ull;
     for (size_t i = 0; i < heights.size(); ++i) {
         if (heights[i] == 0) fail(GP_ERR_INVALID_ARGUMENT, what, "[", i, "] has 0 rows");
+        if (heights[i] > (1ull << 62))
+            fail(GP_ERR_INVALID_ARGUMENT, what, "[", i, "] has ", heights[i], " rows; a tree has at most 2^62 leaves");
         if (!mmcs && !is_pow2(heights[i]))
             fail(GP_ERR_INVALID_ARGUMENT, what, "[", i, "] has ", heights[i], " rows, not a power of two (",
                  merkle_kind_name(s.kind), " trees)");

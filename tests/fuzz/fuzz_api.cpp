@@ -195,6 +195,11 @@ uint64_t invmod(uint64_t a, uint64_t p) { return powmod(a, p - 2, p); }
 
 bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 uint32_t log2u(uint64_t x) { return (uint32_t)__builtin_ctzll(x); }
+uint32_t log2_ceil(uint64_t x) { return x <= 1 ? 0 : 64 - (uint32_t)__builtin_clzll(x - 1); }
+// Digests of layer k of a tree over `leaves` leaves (Plonky3's MMCS for any
+// height), and as stored (an odd layer above one digest padded by one).
+uint64_t layer_rows(uint64_t leaves, uint32_t k) { return ((leaves - 1) >> k) + 1; }
+uint64_t padded_rows(uint64_t r) { return r <= 1 ? r : r + (r & 1); }
 uint64_t bitrev(uint64_t x, uint32_t bits) {
     uint64_t r = 0;
     for (uint32_t i = 0; i < bits; ++i, x >>= 1) r = r << 1 | (x & 1);
@@ -685,8 +690,6 @@ void merkle_check(int t, Input &in) {
 
     const uint64_t dsz = gp_merkle_digest_size(h), csz = gp_merkle_cap_size(h);
     const gp_merkle_options eff = effective(tr.os, tr.opt, gp_merkle_options_init);
-    EXPECT(dsz > 0 && csz == dsz << eff.cap_height, "digest size %llu, cap size %llu, cap height %u",
-           (unsigned long long)dsz, (unsigned long long)csz, eff.cap_height);
     uint64_t row_bytes = 0, path_bytes = 0;
     int st = CALL("gp_merkle_opening_size", gp_merkle_opening_size(h, &row_bytes, &path_bytes));
     EXPECT(st == GP_OK);
@@ -698,7 +701,11 @@ void merkle_check(int t, Input &in) {
         rb += b.cols * b.ext * esize(b.field);
         dims.push_back({b.rows, (uint32_t)b.cols, b.ext});
     }
-    const uint32_t log_h = log2u(H);
+    const uint32_t log_h = log2_ceil(H);
+    // The cap: the layer 2^cap_height below the root, as stored.
+    EXPECT(dsz > 0 && csz == dsz * padded_rows(layer_rows(H, log_h - eff.cap_height)),
+           "digest size %llu, cap size %llu, cap height %u over %llu leaves", (unsigned long long)dsz,
+           (unsigned long long)csz, eff.cap_height, (unsigned long long)H);
     EXPECT(row_bytes == rb && path_bytes == (log_h - eff.cap_height) * dsz, "opening sizes %llu, %llu",
            (unsigned long long)row_bytes, (unsigned long long)path_bytes);
     Bytes cap(csz), root(dsz);
@@ -784,7 +791,7 @@ void merkle_check(int t, Input &in) {
         EXPECT(st == GP_ERR_VERIFY_FAILED, "an opening with path bit %llu flipped gives %s",
                (unsigned long long)bit, sname(st));
     }
-    if (log_h > 0) {
+    if (log_h > 0 && (idx[0] ^ (1ull << (which % log_h))) < H) {
         const uint64_t j = idx[0] ^ (1ull << (which % log_h));
         Bytes rj(row_bytes);
         st = CALL("gp_merkle_open", gp_merkle_open(h, &j, 1, rj.data(), rj.size(), nullptr, 0));
@@ -1541,10 +1548,16 @@ void op_merkle_commit(Input &in) {
     const gp_merkle_options eff = effective(os, o, gp_merkle_options_init);
     const int kind = get_enum(eff.kind);
     EXPECT(kind >= 1 && kind <= 8, "gp_merkle_commit accepted kind %d", kind);
+    // Heights: powers of two, or for Plonky3's MMCS kinds any heights on
+    // the ladder ceil(M / 2^k) of the greatest M.
+    const bool mmcs = kind == GP_MERKLE_FIELD_SPONGE || kind == GP_MERKLE_KECCAK_PLONKY3 || kind == GP_MERKLE_KECCAK_U64;
+    uint64_t M = 0;
+    for (int m : mats) M = S.bufs[m].rows > M ? S.bufs[m].rows : M;
     for (int m : mats) {
+        const uint64_t h = S.bufs[m].rows;
         EXPECT(S.bufs[m].field == field, "gp_merkle_commit accepted matrices of different fields");
-        EXPECT(is_pow2(S.bufs[m].rows), "gp_merkle_commit accepted a height of %llu",
-               (unsigned long long)S.bufs[m].rows);
+        EXPECT(mmcs ? h == layer_rows(M, log2_ceil(M) - log2_ceil(h)) : is_pow2(h),
+               "gp_merkle_commit accepted a height of %llu under %llu", (unsigned long long)h, (unsigned long long)M);
     }
     const int t = adopt_tree(h, os, o, field, mats);
     if (t >= 0 && mode % 2) merkle_check(t, in);
