@@ -80,6 +80,16 @@ type CommitOptions struct {
 	// the budget allows; a budget below the least working set is an
 	// ErrInvalidArgument whose message names that minimum.
 	DeviceBudget uint64
+	// LDEInto (KeepDevice only) is nil, or one open buffer of this context
+	// per matrix, all distinct, that receive the LDE instead of new buffers
+	// (gp_commit_options.lde_into): buffer i of the field and matrix i's
+	// ExtDegree, with Rows*Blowup rows and Cols columns. CommitHost then
+	// returns these buffers; they stay the caller's (who closes them), are
+	// not counted in DeviceBudget, and the tree's openings read them as
+	// those of a MerkleCommit tree read its matrices. A prover that commits
+	// trace after trace of one shape saves the allocation of the LDE each
+	// time.
+	LDEInto []*Buffer
 }
 
 // CommitHost commits host traces in one call (gp_commit_host): the coset
@@ -90,7 +100,8 @@ type CommitOptions struct {
 // device only with KeepDevice. opts may be nil for the defaults.
 //
 // It returns the kept LDE buffers (one per matrix, in order, with
-// KeepDevice; nil otherwise), which the caller closes, and the tree. The
+// KeepDevice: new ones, or opts.LDEInto's; nil otherwise), which the caller
+// closes, and the tree. The
 // tree's openings read what opts.Keep names: the buffers (Open fails with
 // ErrClosed once one was closed), each matrix's LDE, or each matrix's
 // trace.
@@ -126,12 +137,21 @@ func (c *Context) CommitHostContext(ctx context.Context, field Field, opts *Comm
 		o = *opts
 	}
 	n := len(matrices)
+	if o.LDEInto != nil && len(o.LDEInto) != n {
+		return nil, nil, argError(op, ErrInvalidArgument, "LDEInto has %d buffers for %d matrices (one per matrix)", len(o.LDEInto), n)
+	}
 	// The options struct is passed to C, so what it points to must be C
 	// memory: one block, largest alignment first, of the matrix
-	// descriptions, the LDE options and the Merkle options.
+	// descriptions, the LDE options, the Merkle options and (LDEInto) the
+	// LDE buffers' handles.
 	matBytes := uintptr(n) * unsafe.Sizeof(C.gp_commit_matrix{})
 	ldeBytes := unsafe.Sizeof(C.gp_lde_options{})
-	mem := C.calloc(1, C.size_t(matBytes+ldeBytes+unsafe.Sizeof(C.gp_merkle_options{})))
+	merkleBytes := unsafe.Sizeof(C.gp_merkle_options{})
+	intoBytes := uintptr(0)
+	if o.LDEInto != nil {
+		intoBytes = uintptr(n) * unsafe.Sizeof((*C.gp_buffer)(nil))
+	}
+	mem := C.calloc(1, C.size_t(matBytes+ldeBytes+merkleBytes+intoBytes))
 	if mem == nil {
 		return nil, nil, argError(op, ErrHostOutOfMemory, "cannot allocate the descriptions of %d matrices", n)
 	}
@@ -140,6 +160,13 @@ func (c *Context) CommitHostContext(ctx context.Context, field Field, opts *Comm
 	clde := (*C.gp_lde_options)(unsafe.Add(mem, matBytes))
 	cmerkle := (*C.gp_merkle_options)(unsafe.Add(mem, matBytes+ldeBytes))
 	*clde = o.LDE.c()
+	// CommitHost refuses randomizers (the library says so); they go to C
+	// memory like the rest of the options.
+	rand, err := o.LDE.setRandomizers(op, clde, field, matrices[0].Cols, matrices[0].ExtDegree)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer C.free(rand)
 	*cmerkle = o.Merkle.c(field)
 	var co C.gp_commit_options
 	C.gp_commit_options_init(&co)
@@ -220,12 +247,21 @@ func (c *Context) CommitHostContext(ctx context.Context, field Field, opts *Comm
 	defer c.unlock()
 	var lde []*C.gp_buffer
 	var ldeOut **C.gp_buffer
-	if o.Keep == KeepDevice {
+	if o.LDEInto != nil {
+		into := unsafe.Slice((**C.gp_buffer)(unsafe.Add(mem, matBytes+ldeBytes+merkleBytes)), n)
+		for i, b := range o.LDEInto {
+			if err := c.sameContext(method, op, b, fmt.Sprintf("LDEInto[%d]", i)); err != nil {
+				return nil, nil, err
+			}
+			into[i] = b.h
+		}
+		co.lde_into = &into[0]
+	} else if o.Keep == KeepDevice {
 		lde = make([]*C.gp_buffer, n)
 		ldeOut = &lde[0]
 	}
 	var h *C.gp_merkle_tree
-	err := c.callContext(ctx, op, func() C.gp_status {
+	err = c.callContext(ctx, op, func() C.gp_status {
 		return C.gp_commit_host(c.h, C.gp_field(field), cm, C.uint32_t(n), &co, ldeOut, &h)
 	})
 	if err != nil {
@@ -256,6 +292,9 @@ func (c *Context) CommitHostContext(ctx context.Context, field Field, opts *Comm
 	var bufs []*Buffer
 	for _, b := range lde {
 		bufs = append(bufs, c.newBuffer(b))
+	}
+	if o.LDEInto != nil {
+		bufs = append([]*Buffer(nil), o.LDEInto...)
 	}
 	t := &MerkleTree{
 		ctx:        c,

@@ -458,3 +458,62 @@ func TestCommitHostErrors(t *testing.T) {
 		t.Fatalf("closed context: %v", err)
 	}
 }
+
+func TestCommitHostLDEInto(t *testing.T) {
+	// CommitOptions.LDEInto: the LDE goes into the caller's buffers, with
+	// the root of the call that allocates them; the buffers may be filled
+	// again once the tree is closed.
+	ctx := newContext(t)
+	rng := rand.New(rand.NewSource(7950))
+	c := commitCases[0]
+	p := fieldOf(t, c.field).p
+	into := make([]*gp.Buffer, len(c.specs))
+	for i, s := range c.specs {
+		into[i] = newBuffer(t, ctx, c.field, s.ext, uint64(s.rows*c.blowup()), uint64(s.cols))
+	}
+	for round := 0; round < 2; round++ {
+		traces := randomTraces(rng, c, p)
+		ref := commitReference(t, ctx, c, traces)
+		opts := gp.CommitOptions{LDE: &c.lde, Merkle: &c.merkle, LDEInto: into}
+		lde, tree, err := ctx.CommitHost(c.field, &opts, commitMatrices(c, traces, gp.KeepDevice)...)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		root, _ := tree.Root()
+		if !bytes.Equal(root, ref.root) {
+			t.Fatalf("round %d: root %x, want %x", round, root, ref.root)
+		}
+		if !reflect.DeepEqual(lde, into) {
+			t.Fatalf("round %d: CommitHost returned %v, not the LDEInto buffers", round, lde)
+		}
+		for i, b := range into {
+			if !equalU64(download(t, b, gp.ColMajor), ref.lde[i]) {
+				t.Fatalf("round %d: LDE %d differs", round, i)
+			}
+		}
+		checkOpenings(t, fmt.Sprintf("round %d", round), tree, allIndices(ref.dims), ref.openings, 2)
+		tree.Close()
+	}
+
+	traces := randomTraces(rng, c, p)
+	mats := commitMatrices(c, traces, gp.KeepDevice)
+	commit := func(opts gp.CommitOptions) error {
+		_, tree, err := ctx.CommitHost(c.field, &opts, mats...)
+		if err == nil {
+			tree.Close()
+		}
+		return err
+	}
+	expectError(t, commit(gp.CommitOptions{LDE: &c.lde, LDEInto: into[:1]}), gp.ErrInvalidArgument, "LDEInto")
+	expectError(t, commit(gp.CommitOptions{LDE: &c.lde, LDEInto: []*gp.Buffer{into[0], nil}}), gp.ErrNullPointer, "LDEInto[1]")
+	expectError(t, commit(gp.CommitOptions{LDE: &c.lde, LDEInto: []*gp.Buffer{into[1], into[0]}}), gp.ErrFieldMismatch, "lde_into[0]")
+	expectError(t, commit(gp.CommitOptions{LDE: &c.lde, Keep: gp.KeepNone, LDEInto: into}), gp.ErrInvalidArgument, "lde_into")
+	other := newContext(t)
+	stranger := newBuffer(t, other, c.field, 1, uint64(c.specs[0].rows*c.blowup()), uint64(c.specs[0].cols))
+	expectError(t, commit(gp.CommitOptions{LDE: &c.lde, LDEInto: []*gp.Buffer{stranger, into[1]}}), gp.ErrContextMismatch)
+	closed := newBuffer(t, ctx, c.field, 1, uint64(c.specs[0].rows*c.blowup()), uint64(c.specs[0].cols))
+	closed.Close()
+	if err := commit(gp.CommitOptions{LDE: &c.lde, LDEInto: []*gp.Buffer{closed, into[1]}}); !errors.Is(err, gp.ErrClosed) {
+		t.Fatalf("a closed LDEInto buffer: %v", err)
+	}
+}

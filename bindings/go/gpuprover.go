@@ -951,6 +951,62 @@ type LDEOptions struct {
 	OutputOrder Order
 	// InputLayout is the layout of LDEHost's host input.
 	InputLayout Layout
+	// Randomizers (LDE and LDEHost) is nil, or the coefficients of one
+	// randomizer polynomial per input column for the randomized LDE (zero
+	// knowledge, as Triton VM extends its tables;
+	// gp_lde_options.randomizers): a []uint64 (Goldilocks) or []uint32
+	// (BabyBear, KoalaBear), or a slice of a type defined on one of them, of
+	// count x cols x extDegree canonical values, count coefficients per
+	// column, lowest degree first (base element k of coefficient j of
+	// column c at (c*count + j)*extDegree + k: an extension column's
+	// coordinates are randomized each by its own polynomial). Output column
+	// c then holds the evaluations of f_c(X) + (X^N - s^N) r_c(X), s the
+	// input shift: the interpolant plus the trace domain's zerofier times
+	// the randomizer, which leaves the values on the trace domain as they
+	// were. count must be in [1, N*(Blowup-1)] (else ErrInvalidArgument).
+	// The slice is read during the call only (it is copied to C memory for
+	// the call). The call costs one more transform of the output's size and
+	// that size again in device memory while it runs. Contexts of several
+	// devices and CommitHost refuse it (ErrUnsupported).
+	Randomizers interface{}
+}
+
+// setRandomizers copies o.Randomizers, if set, into a C block for a call
+// over cols columns of degree ext and points co at it. It returns the block
+// (nil when there are no randomizers), which the caller frees once the call
+// returned: the options are passed by a pointer, so what they point to must
+// not be Go memory.
+func (o *LDEOptions) setRandomizers(op string, co *C.gp_lde_options, field Field, cols uint64, ext uint32) (unsafe.Pointer, error) {
+	if o == nil || o.Randomizers == nil {
+		return nil, nil
+	}
+	esz := field.ElementSize()
+	p, n, err := hostSlice(op, o.Randomizers, esz)
+	if err != nil {
+		return nil, err
+	}
+	if ext == 0 {
+		ext = 1
+	}
+	per, ok := elementCount(1, cols, ext)
+	if !ok {
+		return nil, argError(op, ErrSizeOverflow, "cols=%d x ext_degree=%d overflows 64 bits", cols, ext)
+	}
+	if per == 0 || uint64(n)%per != 0 {
+		return nil, argError(op, ErrShapeMismatch,
+			"Randomizers has %d values, not a multiple of cols x ext_degree = %d x %d", n, cols, ext)
+	}
+	block := cAlloc(n * esz)
+	if block == nil {
+		return nil, argError(op, ErrHostOutOfMemory, "cannot allocate a copy of Randomizers (%d bytes)", n*esz)
+	}
+	if n > 0 {
+		copy(unsafe.Slice((*byte)(block), n*esz), unsafe.Slice((*byte)(p), n*esz))
+	}
+	runtime.KeepAlive(o.Randomizers)
+	co.randomizers = block
+	co.randomizer_count = C.uint64_t(uint64(n) / per)
+	return block, nil
 }
 
 func (o *LDEOptions) c() C.gp_lde_options {
@@ -1006,6 +1062,11 @@ func (c *Context) LDEContext(ctx context.Context, input, output *Buffer, opts *L
 		return err
 	}
 	co := opts.c()
+	rand, err := opts.setRandomizers(op, &co, input.field, input.cols, input.ext)
+	if err != nil {
+		return err
+	}
+	defer C.free(rand)
 	return c.callContext(ctx, op, func() C.gp_status { return C.gp_lde_batch(c.h, input.h, &co, output.h) })
 }
 
@@ -1039,6 +1100,11 @@ func (c *Context) ldeHost(ctx context.Context, field Field, extDegree uint32, p 
 		return err
 	}
 	co := opts.c()
+	rand, err := opts.setRandomizers(op, &co, field, cols, extDegree)
+	if err != nil {
+		return err
+	}
+	defer C.free(rand)
 	return c.callContext(ctx, op, func() C.gp_status {
 		return C.gp_lde_batch_host(c.h, C.gp_field(field), C.uint32_t(extDegree), p, C.uint64_t(rows),
 			C.uint64_t(cols), &co, output.h)

@@ -1,6 +1,7 @@
 package gpuprover_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -758,4 +759,92 @@ func TestCloseAndReuse(t *testing.T) {
 	if ctx.Backend() != gp.BackendAuto || ctx.DeviceName() != "" {
 		t.Fatal("closed context still reports a backend")
 	}
+}
+
+func TestLDERandomized(t *testing.T) {
+	// The randomized LDE (LDEOptions.Randomizers), as Triton VM extends its
+	// tables: f_c(X) + (X^n - s^n) r_c(X). With the output coset equal to
+	// the trace domain's (Shift = InputShift = 1), rows i x Blowup hold the
+	// trace and the other rows differ from the plain LDE's.
+	rng := rand.New(rand.NewSource(3))
+	ctx := newContext(t)
+	const f = gp.Goldilocks
+	m := fieldOf(t, f)
+	const n, cols, blowup, count = 16, 2, 8, 98
+	for _, ext := range []uint32{1, 3} {
+		trace := randomValues(rng, m.p, n*cols*int(ext))
+		coeffs := randomValues(rng, m.p, count*cols*int(ext))
+		opts := gp.LDEOptions{Blowup: blowup, Shift: 1}
+		plain := newBuffer(t, ctx, f, ext, n*blowup, cols)
+		if err := ctx.LDEHost(f, ext, trace, n, cols, plain, &opts); err != nil {
+			t.Fatalf("ext %d: plain LDEHost: %v", ext, err)
+		}
+		ropts := opts
+		ropts.Randomizers = coeffs
+		got := newBuffer(t, ctx, f, ext, n*blowup, cols)
+		if err := ctx.LDEHost(f, ext, trace, n, cols, got, &ropts); err != nil {
+			t.Fatalf("ext %d: randomized LDEHost: %v", ext, err)
+		}
+		// The device input path and the typed LDEHost give the same.
+		in, err := ctx.BufferFromHost(f, ext, n, cols, gp.ColMajor, trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.Close()
+		viaBuffer := newBuffer(t, ctx, f, ext, n*blowup, cols)
+		if err := ctx.LDE(in, viaBuffer, &ropts); err != nil {
+			t.Fatalf("ext %d: randomized LDE: %v", ext, err)
+		}
+		typed := newBuffer(t, ctx, f, ext, n*blowup, cols)
+		if err := gp.LDEHost(context.Background(), ctx, f, ext, trace, n, cols, typed, &ropts); err != nil {
+			t.Fatalf("ext %d: typed randomized LDEHost: %v", ext, err)
+		}
+		g, pl := download(t, got, gp.ColMajor), download(t, plain, gp.ColMajor)
+		if !equalU64(download(t, viaBuffer, gp.ColMajor), g) || !equalU64(download(t, typed, gp.ColMajor), g) {
+			t.Fatalf("ext %d: the input paths differ", ext)
+		}
+		for r := uint64(0); r < n*blowup; r++ {
+			for c := uint64(0); c < cols; c++ {
+				for k := 0; k < int(ext); k++ {
+					i := index(gp.ColMajor, n*blowup, cols, r, c, ext, k)
+					if r%blowup == 0 {
+						if w := trace[index(gp.ColMajor, n, cols, r/blowup, c, ext, k)]; g[i] != w || pl[i] != w {
+							t.Fatalf("ext %d: row %d col %d.%d = %d (plain %d), want the trace's %d", ext, r, c, k, g[i], pl[i], w)
+						}
+					} else if g[i] == pl[i] {
+						t.Fatalf("ext %d: row %d col %d.%d = %d, as in the plain LDE", ext, r, c, k, g[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestLDERandomizedErrors(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	ctx := newContext(t)
+	const f = gp.BabyBear
+	m := fieldOf(t, f)
+	const n, cols = 8, 2
+	trace := hostData(f, randomValues(rng, m.p, n*cols))
+	out := newBuffer(t, ctx, f, 1, 2*n, cols)
+	lde := func(randomizers interface{}) error {
+		return ctx.LDEHost(f, 1, trace, n, cols, out, &gp.LDEOptions{Randomizers: randomizers})
+	}
+	// At most n x (blowup - 1) = 8 coefficients per column.
+	if err := lde(hostData(f, randomValues(rng, m.p, 8*cols))); err != nil {
+		t.Fatalf("8 coefficients: %v", err)
+	}
+	expectError(t, lde(hostData(f, randomValues(rng, m.p, 9*cols))), gp.ErrInvalidArgument, "randomizer_count")
+	expectError(t, lde([]uint32{}), gp.ErrInvalidArgument)
+	expectError(t, lde(hostData(f, randomValues(rng, m.p, 7))), gp.ErrShapeMismatch, "Randomizers")
+	expectError(t, lde(make([]uint64, 2*cols)), gp.ErrFieldMismatch)
+	nonCanonical := hostData(f, randomValues(rng, m.p, 2*cols)).([]uint32)
+	nonCanonical[1] = uint32(m.p)
+	expectError(t, lde(nonCanonical), gp.ErrNonCanonical, "randomizers[1]")
+
+	// CommitHost does not randomize its LDE.
+	_, _, err := ctx.CommitHost(f, &gp.CommitOptions{LDE: &gp.LDEOptions{Randomizers: hostData(f, make([]uint64, cols))}},
+		gp.CommitMatrix{Data: trace, Rows: n, Cols: cols})
+	expectError(t, err, gp.ErrUnsupported, "randomizers")
 }

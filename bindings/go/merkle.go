@@ -158,6 +158,26 @@ type MerkleOptions struct {
 	// pairs (sponge -> compression): Poseidon2 BabyBear 24 -> 16, KoalaBear
 	// 24 -> 16, Goldilocks 12 or 16 -> 8; others give ErrUnsupported.
 	CompressPerm Permutation
+	// LeafRows: rows per leaf. 0 or 1 hashes row i as leaf i. 2 hashes rows
+	// 2i and 2i + 1 as leaf i (the elements of row 2i of every matrix in
+	// commit order, then those of row 2i + 1), as lambdaworks' STARK prover
+	// commits its composition polynomial and FRI layers with KeccakBE. The
+	// matrices must share one even height H: the tree has H / 2 leaves, an
+	// opening of index i < H / 2 holds row 2i of every matrix followed by
+	// row 2i + 1 of every matrix, MerkleHashRows returns H / 2 digests, and
+	// MerkleVerify takes the same options with the matrices' own shapes.
+	// Only MerkleCommit, MerkleHashRows and MerkleVerify accept 2; the FRI,
+	// constraint and one-call commitments give ErrUnsupported.
+	LeafRows uint32
+}
+
+// rowsPerLeaf returns the rows hashed into one leaf: 2 with LeafRows 2,
+// else 1.
+func (o *MerkleOptions) rowsPerLeaf() uint64 {
+	if o != nil && o.LeafRows == 2 {
+		return 2
+	}
+	return 1
 }
 
 func (o *MerkleOptions) kind() MerkleKind {
@@ -213,6 +233,7 @@ func (o *MerkleOptions) c(field Field) C.gp_merkle_options {
 	co.rate = C.uint32_t(r.Rate)
 	co.cap_height = C.uint32_t(r.CapHeight)
 	co.compress_perm = C.gp_permutation(r.CompressPerm)
+	co.leaf_rows = C.uint32_t(r.LeafRows)
 	return co
 }
 
@@ -273,8 +294,9 @@ type MerkleTree struct {
 // MerkleOpening is one opened leaf: the opened row of every matrix in commit
 // order (base elements: a []uint64 for Goldilocks, a []uint32 for BabyBear
 // and KoalaBear; a matrix of height h is read at row Index >> log2(greatest
-// height / h)), and the sibling digests from the leaf layer up to the layer
-// below the cap, back to back.
+// height / h); with LeafRows 2, row 2 x Index of every matrix followed by
+// row 2 x Index + 1 of every matrix), and the sibling digests from the leaf
+// layer up to the layer below the cap, back to back.
 type MerkleOpening struct {
 	Index uint64
 	Rows  interface{}
@@ -343,7 +365,8 @@ func (c *Context) MerkleCommitContext(ctx context.Context, opts *MerkleOptions, 
 }
 
 // MerkleHashRows returns the leaf hash of every row of matrices (all of one
-// height): digest i hashes row i of all matrices concatenated
+// height): digest i hashes row i of all matrices concatenated (rows 2i and
+// 2i + 1 with LeafRows 2, one digest per pair of rows)
 // (gp_merkle_hash_rows; CapHeight is ignored). The digests are back to back,
 // laid out as Root lays out one.
 func (c *Context) MerkleHashRows(opts *MerkleOptions, matrices ...*Buffer) ([]byte, error) {
@@ -367,7 +390,7 @@ func (c *Context) MerkleHashRowsContext(ctx context.Context, opts *MerkleOptions
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, int(matrices[0].rows)*db)
+	out := make([]byte, int(matrices[0].rows/opts.rowsPerLeaf())*db)
 	co := opts.c(field)
 	err = c.callContext(ctx, op, func() C.gp_status {
 		return C.gp_merkle_hash_rows(c.h, &hs[0], C.uint32_t(len(hs)), &co, bytesPtr(out), C.uint64_t(len(out)))
@@ -470,8 +493,8 @@ func (t *MerkleTree) openingSize() (int, int, error) {
 	return int(r), int(p), err
 }
 
-// Open opens the leaves at indices (rows of the tallest matrices;
-// gp_merkle_open). It fails with ErrClosed if a committed matrix was closed.
+// Open opens the leaves at indices (rows of the tallest matrices, or leaves
+// of two rows with LeafRows 2; gp_merkle_open). It fails with ErrClosed if a committed matrix was closed.
 func (t *MerkleTree) Open(indices ...uint64) ([]MerkleOpening, error) {
 	const op = "gp_merkle_open"
 	if err := t.lock("MerkleTree.Open"); err != nil {
@@ -532,7 +555,9 @@ func (t *MerkleTree) Verify(o MerkleOpening) error {
 // (gp_merkle_verify): it recomputes the leaf from rows (the opened rows of
 // matrices of shapes dims in commit order, over field: a []uint64 or
 // []uint32), walks path up to the cap and compares with the cap's digest.
-// opts must be those of the commitment (nil: the default profile).
+// opts must be those of the commitment (nil: the default profile). With
+// LeafRows 2, dims are the matrices' own shapes and rows holds two rows of
+// each (see MerkleOpening).
 //
 // It returns nil for a valid opening and an *Error with ErrVerifyFailed for
 // an invalid one; other statuses mean malformed arguments (sizes that do not
@@ -553,6 +578,7 @@ func MerkleVerify(opts *MerkleOptions, field Field, dims []MatrixDims, cap []byt
 		cd[i] = C.gp_matrix_dims{rows: C.uint64_t(d.Rows), cols: C.uint32_t(d.Cols), ext_degree: C.uint32_t(d.ExtDegree)}
 		want += uint64(d.Cols) * uint64(d.ExtDegree)
 	}
+	want *= opts.rowsPerLeaf()
 	if uint64(n) != want {
 		return argError(op, ErrShapeMismatch, "rows has %d elements; the shapes give %d per opening", n, want)
 	}

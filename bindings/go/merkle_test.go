@@ -509,7 +509,8 @@ func TestMerkleErrors(t *testing.T) {
 	expectError(t, err, gp.ErrFieldMismatch, "gp_merkle_commit")
 	_, err = ctx.MerkleCommit(nil, foreign)
 	expectError(t, err, gp.ErrContextMismatch)
-	_, err = ctx.MerkleCommit(nil, odd)
+	// Plonky3's MMCS kinds take any height; the Miden trees powers of two.
+	_, err = ctx.MerkleCommit(&gp.MerkleOptions{Kind: gp.Miden}, odd)
 	expectError(t, err, gp.ErrInvalidArgument, "power of two")
 	_, err = ctx.MerkleCommit(&gp.MerkleOptions{CapHeight: 4}, gl)
 	expectError(t, err, gp.ErrInvalidArgument, "cap_height")
@@ -598,5 +599,82 @@ func TestMerkleCloseSemantics(t *testing.T) {
 	tree2.Close()
 	if _, err := ctx.MerkleCommit(nil, m2); !errors.Is(err, gp.ErrClosed) {
 		t.Fatalf("closed context: %v", err)
+	}
+}
+
+func TestMerklePairLeaves(t *testing.T) {
+	// LeafRows 2 (lambdaworks' composition and FRI layer trees): leaf i
+	// hashes row 2i then row 2i + 1, the tree of the even rows committed
+	// beside the odd rows.
+	ctx := cpuContext(t)
+	rng := rand.New(rand.NewSource(7480))
+	const p = 0xffffffff00000001
+	hm := &hostMat{rows: 16, cols: 3, ext: 1, data: randomValues(rng, p, 48)}
+	even := &hostMat{rows: 8, cols: 3, ext: 1}
+	odd := &hostMat{rows: 8, cols: 3, ext: 1}
+	for r := 0; r < hm.rows; r++ {
+		if r%2 == 0 {
+			even.data = append(even.data, hm.row(r)...)
+		} else {
+			odd.data = append(odd.data, hm.row(r)...)
+		}
+	}
+	buf := hm.upload(t, ctx, gp.Goldilocks)
+	evenBuf, oddBuf := even.upload(t, ctx, gp.Goldilocks), odd.upload(t, ctx, gp.Goldilocks)
+	opts := &gp.MerkleOptions{Kind: gp.KeccakBE, LeafRows: 2}
+	split := &gp.MerkleOptions{Kind: gp.KeccakBE}
+	tree, err := ctx.MerkleCommit(opts, buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	ref, err := ctx.MerkleCommit(split, evenBuf, oddBuf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	root, _ := tree.Root()
+	refRoot, _ := ref.Root()
+	if !bytes.Equal(root, refRoot) {
+		t.Fatalf("root %x, want %x (even rows beside odd rows)", root, refRoot)
+	}
+	if tree.Options().LeafRows != 2 {
+		t.Fatalf("Options().LeafRows = %d", tree.Options().LeafRows)
+	}
+	openings, err := tree.Open(0, 3, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range openings {
+		want := append(append([]uint64(nil), hm.row(2*int(o.Index))...), hm.row(2*int(o.Index)+1)...)
+		if !equalU64(o.Rows.([]uint64), want) {
+			t.Fatalf("opening %d: rows %v, want %v", o.Index, o.Rows, want)
+		}
+		if len(o.Path) != 3*32 {
+			t.Fatalf("opening %d: path of %d bytes", o.Index, len(o.Path))
+		}
+		if err := tree.Verify(o); err != nil {
+			t.Fatalf("opening %d: %v", o.Index, err)
+		}
+		capb, _ := tree.Cap()
+		if err := gp.MerkleVerify(opts, gp.Goldilocks, tree.Dims(), capb, o.Index, o.Rows, o.Path); err != nil {
+			t.Fatalf("opening %d: MerkleVerify: %v", o.Index, err)
+		}
+		// One row is not a leaf of two.
+		rows := o.Rows.([]uint64)
+		expectError(t, gp.MerkleVerify(opts, gp.Goldilocks, tree.Dims(), capb, o.Index, rows[:3], o.Path),
+			gp.ErrShapeMismatch)
+		tampered := append([]uint64(nil), rows...)
+		tampered[4] = (tampered[4] + 1) % p
+		expectError(t, gp.MerkleVerify(opts, gp.Goldilocks, tree.Dims(), capb, o.Index, tampered, o.Path),
+			gp.ErrVerifyFailed)
+	}
+	leaves, err := ctx.MerkleHashRows(opts, buf)
+	if err != nil || len(leaves) != 8*32 {
+		t.Fatalf("MerkleHashRows: %d bytes, %v", len(leaves), err)
+	}
+	refLeaves, err := ctx.MerkleHashRows(split, evenBuf, oddBuf)
+	if err != nil || !bytes.Equal(leaves, refLeaves) {
+		t.Fatalf("MerkleHashRows differs from the split matrices' (%v)", err)
 	}
 }

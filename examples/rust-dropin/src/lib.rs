@@ -14,7 +14,8 @@
 //!
 //! given as canonical `u32` values (`as_canonical_u32()`) and returning the
 //! root as the 8 canonical digest elements. The matrix height
-//! (`values.len() / width`) must be a power of two.
+//! (`values.len() / width`) may be any positive number, as Plonky3's MMCS
+//! allows.
 //!
 //! ```no_run
 //! // (no_run: doctests do not get the library's rpath with older cargo; the
@@ -35,8 +36,8 @@ use gpuprover::{
 /// This is the drop-in: the signature and output of the CPU routine, computed
 /// by gpuprover on the best backend present (CUDA if a usable GPU exists,
 /// else the CPU). Like the CPU routine it panics on input it cannot commit:
-/// `width` 0, a length that is not a multiple of `width`, a height that is
-/// not a power of two, or a value that is not a canonical KoalaBear element.
+/// `width` 0, a length that is not a multiple of `width` (or 0), or a value
+/// that is not a canonical KoalaBear element.
 /// Use [`try_koalabear_poseidon2_mmcs_root`] for a `Result` and to reuse a
 /// context.
 pub fn koalabear_poseidon2_mmcs_root(values: &[u32], width: usize) -> [u32; 8] {
@@ -81,6 +82,7 @@ pub fn try_koalabear_poseidon2_mmcs_root(
         rate: 8,   // RATE = 8
         cap_height: 0,
         compress_perm: None,
+        leaf_rows: 0,
     };
     let tree = ctx.merkle_commit(&[&matrix], &options)?;
     let root = elements_from_le_bytes::<u32>(&tree.root()?);

@@ -119,8 +119,63 @@ impl Context {
     pub fn commit_host<T: Element>(
         &self,
         field: Field,
+        matrices: Vec<CommitMatrix<T>>,
+        options: &CommitOptions,
+    ) -> Result<(Vec<Buffer>, MerkleTree)> {
+        self.commit_host_impl(field, matrices, options, None)
+    }
+
+    /// Like [`Context::commit_host`] with [`Keep::Device`], the LDE written
+    /// into the caller's buffers instead of new ones
+    /// (`gp_commit_options.lde_into`): `into[i]` receives matrix i's LDE
+    /// and must be a buffer of this context over `field` with matrix i's
+    /// `ext_degree`, `rows * blowup` rows and `cols` columns. A prover that
+    /// commits trace after trace of one shape saves the allocation of the
+    /// LDE each time. `options.keep` must be [`Keep::Device`]; the buffers
+    /// are not counted in `options.device_budget`.
+    ///
+    /// Returns the tree, which holds the buffers as [`Context::merkle_commit`]'s
+    /// trees hold their matrices: they are read-only
+    /// ([`Buffer::is_shared`]) until it is dropped, and then may be written
+    /// by the next call. None of them may be committed by a live tree when
+    /// the call is made.
+    pub fn commit_host_into<T: Element>(
+        &self,
+        field: Field,
+        matrices: Vec<CommitMatrix<T>>,
+        options: &CommitOptions,
+        into: &mut [Buffer],
+    ) -> Result<MerkleTree> {
+        if options.keep != Keep::Device {
+            return Err(Error::new(
+                Status::InvalidArgument,
+                format!(
+                    "commit_host_into writes the LDE into device buffers: keep must be \
+                     Keep::Device, not {:?}",
+                    options.keep
+                ),
+            ));
+        }
+        if into.len() != matrices.len() {
+            return Err(Error::new(
+                Status::InvalidArgument,
+                format!(
+                    "into holds {} buffers for {} matrices (one per matrix)",
+                    into.len(),
+                    matrices.len()
+                ),
+            ));
+        }
+        self.commit_host_impl(field, matrices, options, Some(into))
+            .map(|(_, tree)| tree)
+    }
+
+    fn commit_host_impl<T: Element>(
+        &self,
+        field: Field,
         mut matrices: Vec<CommitMatrix<T>>,
         options: &CommitOptions,
+        mut into: Option<&mut [Buffer]>,
     ) -> Result<(Vec<Buffer>, MerkleTree)> {
         check_element::<T>(field)?;
         let count = crate::merkle::matrix_count(matrices.len())?;
@@ -158,15 +213,29 @@ impl Context {
         raw_options.merkle = &raw_merkle;
         raw_options.keep = options.keep.to_raw();
         raw_options.device_budget = options.device_budget;
+        // The caller's buffers (`into`): each unshared and exclusively
+        // borrowed for the call, so the library may write them.
+        let raw_into = match into.as_deref_mut() {
+            Some(bufs) => bufs
+                .iter_mut()
+                .enumerate()
+                .map(|(i, b)| b.raw_mut(&format!("into[{}]", i)))
+                .collect::<Result<Vec<_>>>()?,
+            None => Vec::new(),
+        };
+        if into.is_some() {
+            raw_options.lde_into = raw_into.as_ptr();
+        }
         let mut raw_lde_out: Vec<*mut sys::gp_buffer> = match options.keep {
-            Keep::Device => vec![ptr::null_mut(); matrices.len()],
+            Keep::Device if into.is_none() => vec![ptr::null_mut(); matrices.len()],
             _ => Vec::new(),
         };
         let mut raw_tree = ptr::null_mut();
         // SAFETY: every trace holds rows * cols * ext_degree elements of the
         // field's size (checked above); every destination is valid for
         // writes of the size passed with it and exclusively borrowed; the
-        // out-pointers are valid for `count` buffers and one tree. The
+        // out-pointers are valid for `count` buffers and one tree; `into`'s
+        // handles, when given, are `count` distinct writable buffers. The
         // memory the tree's openings read is moved into the tree below.
         check(unsafe {
             sys::gp_commit_host(
@@ -228,10 +297,14 @@ impl Context {
                     .collect::<Vec<Arc<Vec<T>>>>(),
             )),
         };
+        let held = match into {
+            Some(bufs) => bufs.iter().map(Buffer::share).collect(),
+            None => lde.iter().map(Buffer::share).collect(),
+        };
         let tree = MerkleTree::from_commit(
             raw_tree,
             self,
-            lde.iter().map(Buffer::share).collect(),
+            held,
             field,
             MerkleOptions {
                 perm: Some(options.merkle.permutation_for(field)),

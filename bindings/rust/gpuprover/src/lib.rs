@@ -788,6 +788,22 @@ fn check_len(what: &str, len: usize, rows: usize, cols: usize, ext_degree: u32) 
     }
 }
 
+/// The randomizer coefficients per column that `len` values give for `cols`
+/// columns of degree `ext_degree`.
+fn randomizer_count(len: usize, cols: usize, ext_degree: u32) -> Result<u64> {
+    let per_coefficient = element_count(1, cols, ext_degree)?;
+    if per_coefficient == 0 || len % per_coefficient != 0 {
+        return Err(Error::new(
+            Status::ShapeMismatch,
+            format!(
+                "randomizers holds {} values, not a multiple of cols * ext_degree = {} * {}",
+                len, cols, ext_degree
+            ),
+        ));
+    }
+    Ok(to_u64(len / per_coefficient))
+}
+
 // ---------------------------------------------------------------------------
 // Context
 // ---------------------------------------------------------------------------
@@ -1173,6 +1189,81 @@ impl Context {
         let raw_options = options.to_raw();
         // SAFETY: `data` holds exactly rows * cols * ext_degree elements of
         // the field's size (checked above); the handles are valid.
+        check(unsafe {
+            sys::gp_lde_batch_host(
+                self.as_raw(),
+                field.to_raw(),
+                ext_degree,
+                data.as_ptr().cast(),
+                to_u64(rows),
+                to_u64(cols),
+                &raw_options,
+                out,
+            )
+        })
+    }
+
+    /// The randomized LDE (zero knowledge, as Triton VM extends its
+    /// tables; `gp_lde_options.randomizers`): like [`Context::lde`], with
+    /// output column c holding the evaluations of
+    /// `f_c(X) + (X^n - s^n) r_c(X)` (s the input shift), the interpolant
+    /// plus the trace domain's zerofier times the randomizer r_c, which
+    /// leaves the values on the trace domain as they were.
+    ///
+    /// `randomizers` holds the coefficients of one randomizer polynomial
+    /// per input column, lowest degree first, canonical: `count` per column
+    /// (`count * cols * ext_degree` values of the field's element type `T`;
+    /// an extension column's coefficients are extension elements, base
+    /// element k of coefficient j of column c at
+    /// `(c * count + j) * ext_degree + k`). `count` must be at least 1 and
+    /// at most `n * (blowup - 1)`. The call costs one more transform of the
+    /// output's size and that size again in device memory while it runs;
+    /// contexts of several devices give [`Status::Unsupported`].
+    pub fn lde_randomized<T: Element>(
+        &self,
+        input: &Buffer,
+        options: &LdeOptions,
+        randomizers: &[T],
+        output: &mut Buffer,
+    ) -> Result<()> {
+        check_element::<T>(input.field())?;
+        let count = randomizer_count(randomizers.len(), input.cols(), input.ext_degree())?;
+        let out = output.raw_mut("output")?;
+        let mut raw_options = options.to_raw();
+        raw_options.randomizers = nonnull(randomizers);
+        raw_options.randomizer_count = count;
+        // SAFETY: `randomizers` holds count * cols * ext_degree elements of
+        // the field's size (checked above) and outlives the call; all
+        // handles are valid.
+        check(unsafe { sys::gp_lde_batch(self.as_raw(), input.as_raw(), &raw_options, out) })
+    }
+
+    /// Like [`Context::lde_host`], randomized as [`Context::lde_randomized`]
+    /// describes: `randomizers` holds `count * cols * ext_degree` values,
+    /// `count` coefficients per column.
+    #[allow(clippy::too_many_arguments)]
+    pub fn lde_host_randomized<T: Element>(
+        &self,
+        field: Field,
+        ext_degree: u32,
+        data: &[T],
+        rows: usize,
+        cols: usize,
+        options: &LdeOptions,
+        randomizers: &[T],
+        output: &mut Buffer,
+    ) -> Result<()> {
+        check_element::<T>(field)?;
+        check_len("data", data.len(), rows, cols, ext_degree)?;
+        let count = randomizer_count(randomizers.len(), cols, ext_degree)?;
+        let out = output.raw_mut("output")?;
+        let mut raw_options = options.to_raw();
+        raw_options.randomizers = nonnull(randomizers);
+        raw_options.randomizer_count = count;
+        // SAFETY: `data` holds exactly rows * cols * ext_degree elements and
+        // `randomizers` count * cols * ext_degree elements of the field's
+        // size (checked above); both outlive the call; the handles are
+        // valid.
         check(unsafe {
             sys::gp_lde_batch_host(
                 self.as_raw(),

@@ -85,6 +85,19 @@ pub struct MerkleOptions {
     /// 24 -> 16, KoalaBear 24 -> 16, Goldilocks 12 or 16 -> 8; others give
     /// [`Status::Unsupported`].
     pub compress_perm: Option<Permutation>,
+    /// Rows per leaf: 0 (default) or 1 hashes row i as leaf i. 2 hashes rows
+    /// 2i and 2i + 1 as leaf i (the elements of row 2i of every matrix in
+    /// commit order, then those of row 2i + 1), as lambdaworks' STARK prover
+    /// commits its composition polynomial and FRI layers with
+    /// [`MerkleKind::KeccakBe`]. The matrices must share one even height H:
+    /// the tree has H / 2 leaves, an opening of index i < H / 2 holds row 2i
+    /// of every matrix followed by row 2i + 1 of every matrix,
+    /// [`Context::merkle_hash_rows`] returns H / 2 digests, and
+    /// [`merkle_verify`] takes the same options with the matrices' own
+    /// shapes. Only [`Context::merkle_commit`], [`Context::merkle_hash_rows`]
+    /// and [`merkle_verify`] accept 2; the FRI, constraint and one-call
+    /// commitments give [`Status::Unsupported`].
+    pub leaf_rows: u32,
 }
 
 impl MerkleOptions {
@@ -119,6 +132,7 @@ impl MerkleOptions {
         raw.compress_perm = self
             .compress_perm
             .map_or(sys::gp_permutation(0), Permutation::to_raw);
+        raw.leaf_rows = self.leaf_rows;
         raw
     }
 
@@ -139,6 +153,15 @@ impl MerkleOptions {
                 Ok(digest * elem)
             }
             _ => Ok(32),
+        }
+    }
+
+    /// Rows hashed into one leaf: 2 with `leaf_rows` 2, else 1.
+    pub(crate) fn rows_per_leaf(&self) -> usize {
+        if self.leaf_rows == 2 {
+            2
+        } else {
+            1
         }
     }
 }
@@ -212,10 +235,14 @@ impl MatrixDims {
 /// leaf layer up to the layer below the cap, back to back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MerkleOpening<T> {
-    /// The opened index (a row of the tallest matrices).
+    /// The opened index (a row of the tallest matrices; with
+    /// [`MerkleOptions::leaf_rows`] 2, a leaf: rows 2 x index and
+    /// 2 x index + 1).
     pub index: usize,
     /// The opened rows, matrix after matrix in commit order. A matrix of
-    /// height h is read at row `index >> log2(greatest height / h)`.
+    /// height h is read at row `index >> log2(greatest height / h)`. With
+    /// [`MerkleOptions::leaf_rows`] 2: row 2 x index of every matrix, then
+    /// row 2 x index + 1 of every matrix.
     pub rows: Vec<T>,
     /// The authentication path (`digest_size` bytes per layer).
     pub path: Vec<u8>,
@@ -355,9 +382,11 @@ impl Context {
     }
 
     /// The leaf hash of every row of `matrices` (all of one height):
-    /// digest i hashes row i of all matrices concatenated
+    /// digest i hashes row i of all matrices concatenated (rows 2i and
+    /// 2i + 1 with [`MerkleOptions::leaf_rows`] 2)
     /// (`gp_merkle_hash_rows`; `cap_height` is ignored). Returns one digest
-    /// per row, back to back, laid out as [`MerkleTree::root`] is.
+    /// per leaf (per row, or per pair of rows), back to back, laid out as
+    /// [`MerkleTree::root`] is.
     pub fn merkle_hash_rows(
         &self,
         matrices: &[&Buffer],
@@ -366,8 +395,7 @@ impl Context {
         let (raw_mats, count) = raw_matrices(matrices)?;
         let field = matrices[0].field();
         let raw_options = options.to_raw(field);
-        let size = matrices[0]
-            .rows()
+        let size = (matrices[0].rows() / options.rows_per_leaf())
             .checked_mul(options.digest_bytes(field)?)
             .ok_or_else(|| Error::new(Status::SizeOverflow, "rows x digest bytes overflows"))?;
         let mut out = vec![0u8; size];
@@ -479,7 +507,8 @@ impl MerkleTree {
     }
 
     /// The greatest height of the committed matrices (Plonky3's
-    /// `get_max_height`): the number of leaves.
+    /// `get_max_height`): the number of leaves, or twice it with
+    /// [`MerkleOptions::leaf_rows`] 2.
     pub fn height(&self) -> usize {
         self.dims.iter().map(|d| d.rows).max().unwrap_or(0)
     }
@@ -564,7 +593,8 @@ impl MerkleTree {
         Ok((to_usize(rows, "row bytes"), to_usize(path, "path bytes")))
     }
 
-    /// Opens the leaves at `indices` (rows of the tallest matrices;
+    /// Opens the leaves at `indices` (rows of the tallest matrices, or
+    /// leaves of two rows with [`MerkleOptions::leaf_rows`] 2;
     /// `gp_merkle_open`). `T` is the field's element type.
     pub fn open<T: Element>(&self, indices: &[usize]) -> Result<Vec<MerkleOpening<T>>> {
         check_element::<T>(self.field)?;
@@ -635,7 +665,8 @@ impl Drop for MerkleTree {
 /// recomputes the leaf from `rows` (the opened rows of matrices of shapes
 /// `dims` in commit order, over `field`), walks `path` up to the cap and
 /// compares with the cap's digest. `options` must be those of the
-/// commitment.
+/// commitment. With [`MerkleOptions::leaf_rows`] 2, `dims` are the matrices'
+/// own shapes and `rows` holds two rows of each (see [`MerkleOpening`]).
 ///
 /// Returns `Ok(())` for a valid opening and an error with
 /// [`Status::VerifyFailed`] for an invalid one; other statuses mean
@@ -657,7 +688,7 @@ pub fn merkle_verify<T: Element>(
             "no matrix shapes (a tree has at least one matrix)",
         ));
     }
-    let want: usize = dims.iter().map(MatrixDims::row_len).sum();
+    let want: usize = dims.iter().map(MatrixDims::row_len).sum::<usize>() * options.rows_per_leaf();
     if rows.len() != want {
         return Err(Error::new(
             Status::ShapeMismatch,

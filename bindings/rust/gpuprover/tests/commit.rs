@@ -465,3 +465,104 @@ fn commit_host_error_paths() {
     assert_eq!(lde.len(), 2);
     assert_eq!(tree.root().unwrap().len(), 32);
 }
+
+#[test]
+fn commit_host_into_caller_buffers() {
+    // commit_host_into: the LDE goes into the caller's buffers, with the
+    // root of the call that allocates them; the buffers are read-only while
+    // the tree lives and may be filled again once it is dropped.
+    let ctx = cpu();
+    let mut rng = Rng::new(7950);
+    let case = &cases()[0];
+    let blowup = case.lde.blowup as usize;
+    let mut into: Vec<Buffer> = case
+        .specs
+        .iter()
+        .map(|&(rows, cols, ext)| Buffer::new(&ctx, case.field, ext, rows * blowup, cols).unwrap())
+        .collect();
+    let options = CommitOptions {
+        lde: case.lde,
+        merkle: case.merkle,
+        ..CommitOptions::default()
+    };
+    for round in 0..2 {
+        let traces: Vec<Vec<u64>> = case
+            .specs
+            .iter()
+            .map(|&(rows, cols, ext)| rng.vec(rows * cols * ext as usize, GOLDILOCKS_P))
+            .collect();
+        let indices = [0, 5, 255];
+        let want = reference(&ctx, case, &traces, &indices);
+        let shared: Vec<Arc<Vec<u64>>> = traces.into_iter().map(Arc::new).collect();
+        let tree = ctx
+            .commit_host_into(
+                case.field,
+                matrices(case, &shared, Keep::Device),
+                &options,
+                &mut into,
+            )
+            .unwrap();
+        assert_eq!(tree.root().unwrap(), want.root, "round {}", round);
+        assert_eq!(tree.cap().unwrap(), want.cap, "round {}", round);
+        assert_eq!(
+            tree.open::<u64>(&indices).unwrap(),
+            want.openings,
+            "round {}",
+            round
+        );
+        assert_eq!(tree.matrices().len(), into.len());
+        for (i, b) in into.iter().enumerate() {
+            assert!(
+                b.is_shared(),
+                "round {}: buffer {} not held by the tree",
+                round,
+                i
+            );
+            assert_eq!(
+                b.to_vec::<u64>(Layout::ColMajor).unwrap(),
+                want.lde[i],
+                "round {}: LDE {}",
+                round,
+                i
+            );
+        }
+        // Committed: the buffers cannot be written until the tree is dropped.
+        let err = ctx
+            .commit_host_into(
+                case.field,
+                matrices(case, &shared, Keep::Device),
+                &options,
+                &mut into,
+            )
+            .unwrap_err();
+        assert_eq!(err.status(), Status::InvalidArgument, "{}", err);
+        assert!(err.message().contains("into[0]"), "{}", err);
+        drop(tree);
+        assert!(into.iter().all(|b| !b.is_shared()));
+    }
+
+    let traces: Vec<Arc<Vec<u64>>> = case
+        .specs
+        .iter()
+        .map(|&(rows, cols, ext)| Arc::new(rng.vec(rows * cols * ext as usize, GOLDILOCKS_P)))
+        .collect();
+    let mats = || matrices(case, &traces, Keep::Device);
+    let err = ctx
+        .commit_host_into(case.field, mats(), &options, &mut into[..1])
+        .unwrap_err();
+    assert_eq!(err.status(), Status::InvalidArgument, "{}", err);
+    let host = CommitOptions {
+        keep: Keep::None,
+        ..options
+    };
+    let err = ctx
+        .commit_host_into(case.field, mats(), &host, &mut into)
+        .unwrap_err();
+    assert_eq!(err.status(), Status::InvalidArgument, "{}", err);
+    into.swap(0, 1);
+    let err = ctx
+        .commit_host_into(case.field, mats(), &options, &mut into)
+        .unwrap_err();
+    assert_eq!(err.status(), Status::FieldMismatch, "{}", err);
+    assert!(err.message().contains("lde_into[0]"), "{}", err);
+}

@@ -2,7 +2,7 @@
 mod common;
 
 use common::*;
-use gpuprover::{Buffer, Context, Field, Layout, LdeOptions, Order};
+use gpuprover::{Buffer, Context, Field, Layout, LdeOptions, Order, Status};
 
 /// Column-major reference LDE of a column-major `rows` x `cols` trace.
 #[allow(clippy::too_many_arguments)]
@@ -283,4 +283,107 @@ fn repeated_lde_allocates_nothing() {
     assert_eq!(before.allocations, after.allocations);
     assert!(after.buffer_bytes >= out.size_bytes());
     ctx.trim().unwrap();
+}
+
+#[test]
+fn randomized_lde_keeps_the_trace_domain() {
+    // The randomized LDE (as Triton VM extends its tables): f_c(X) +
+    // (X^n - s^n) r_c(X). With the output coset equal to the trace domain's
+    // (shift = input shift = 1), rows i x blowup hold the trace and the
+    // other rows differ from the plain LDE's.
+    let ctx = cpu();
+    let mut rng = Rng::new(505);
+    let field = Field::Goldilocks;
+    let (n, cols, blowup, count) = (16usize, 2usize, 8usize, 98usize);
+    for ext in [1u32, 3] {
+        let e = ext as usize;
+        let trace = rng.vec(n * cols * e, GOLDILOCKS_P);
+        let randomizers = rng.vec(count * cols * e, GOLDILOCKS_P);
+        let options = LdeOptions {
+            blowup: blowup as u32,
+            shift: Some(1),
+            ..LdeOptions::default()
+        };
+        let mut plain = Buffer::new(&ctx, field, ext, n * blowup, cols).unwrap();
+        ctx.lde_host(field, ext, &trace, n, cols, &options, &mut plain)
+            .unwrap();
+        let mut got = Buffer::new(&ctx, field, ext, n * blowup, cols).unwrap();
+        ctx.lde_host_randomized(
+            field,
+            ext,
+            &trace,
+            n,
+            cols,
+            &options,
+            &randomizers,
+            &mut got,
+        )
+        .unwrap();
+        // The device input path gives the same.
+        let input = Buffer::from_host(&ctx, field, ext, n, cols, Layout::ColMajor, &trace).unwrap();
+        let mut via_buffer = Buffer::new(&ctx, field, ext, n * blowup, cols).unwrap();
+        ctx.lde_randomized(&input, &options, &randomizers, &mut via_buffer)
+            .unwrap();
+        let g = got.to_vec::<u64>(Layout::ColMajor).unwrap();
+        let pl = plain.to_vec::<u64>(Layout::ColMajor).unwrap();
+        assert_eq!(via_buffer.to_vec::<u64>(Layout::ColMajor).unwrap(), g);
+        for c in 0..cols {
+            for r in 0..n * blowup {
+                for k in 0..e {
+                    let i = (c * n * blowup + r) * e + k;
+                    if r % blowup == 0 {
+                        let want = trace[(c * n + r / blowup) * e + k];
+                        assert_eq!(
+                            (g[i], pl[i]),
+                            (want, want),
+                            "ext {} row {} col {}.{}",
+                            ext,
+                            r,
+                            c,
+                            k
+                        );
+                    } else {
+                        assert_ne!(g[i], pl[i], "ext {} row {} col {}.{}", ext, r, c, k);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn randomized_lde_error_paths() {
+    let ctx = cpu();
+    let mut rng = Rng::new(506);
+    let field = Field::BabyBear;
+    let p = field.modulus();
+    let (n, cols) = (8usize, 2usize);
+    let trace: Vec<u32> = rng.vec(n * cols, p).into_iter().map(|x| x as u32).collect();
+    let mut out = Buffer::new(&ctx, field, 1, 2 * n, cols).unwrap();
+    let mut lde = |randomizers: &[u32]| {
+        ctx.lde_host_randomized(
+            field,
+            1,
+            &trace,
+            n,
+            cols,
+            &LdeOptions::default(),
+            randomizers,
+            &mut out,
+        )
+    };
+    // At most n x (blowup - 1) = 8 coefficients per column.
+    let r: Vec<u32> = rng.vec(9 * cols, p).into_iter().map(|x| x as u32).collect();
+    lde(&r[..8 * cols]).unwrap();
+    let err = lde(&r).unwrap_err();
+    assert_eq!(err.status(), Status::InvalidArgument, "{}", err);
+    assert!(err.message().contains("randomizer_count"), "{}", err);
+    assert_eq!(lde(&[]).unwrap_err().status(), Status::InvalidArgument);
+    let err = lde(&r[..7]).unwrap_err();
+    assert_eq!(err.status(), Status::ShapeMismatch, "{}", err);
+    let mut non_canonical = r[..2 * cols].to_vec();
+    non_canonical[1] = p as u32;
+    let err = lde(&non_canonical).unwrap_err();
+    assert_eq!(err.status(), Status::NonCanonical, "{}", err);
+    assert!(err.message().contains("randomizers[1]"), "{}", err);
 }

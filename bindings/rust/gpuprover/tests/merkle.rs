@@ -643,8 +643,15 @@ fn merkle_error_paths() {
         status(ctx.merkle_commit(&[&foreign], &d)),
         Status::ContextMismatch
     );
+    // Plonky3's MMCS kinds take any height; the Miden trees powers of two.
     assert_eq!(
-        status(ctx.merkle_commit(&[&odd], &d)),
+        status(ctx.merkle_commit(
+            &[&odd],
+            &MerkleOptions {
+                kind: MerkleKind::Miden,
+                ..d
+            }
+        )),
         Status::InvalidArgument
     );
     let err = ctx
@@ -765,4 +772,81 @@ fn trees_and_contexts_move_together() {
         tree.root().unwrap()
     });
     assert_eq!(handle.join().unwrap().len(), 32);
+}
+
+#[test]
+fn pair_leaves_hash_two_rows_per_leaf() {
+    // leaf_rows = 2 (lambdaworks' composition and FRI layer trees): leaf i
+    // hashes row 2i then row 2i + 1, the tree of the even rows committed
+    // beside the odd rows.
+    let ctx = cpu();
+    let mut rng = Rng::new(7480);
+    let field = Field::Goldilocks;
+    let (rows, cols) = (16usize, 3usize);
+    let m = Mat::random(&mut rng, field, rows, cols, 1);
+    let half = |parity: usize| Mat {
+        rows: rows / 2,
+        cols,
+        ext: 1,
+        data: (0..rows)
+            .filter(|r| r % 2 == parity)
+            .flat_map(|r| m.row(r).to_vec())
+            .collect(),
+    };
+    let (even, odd) = (half(0).upload(&ctx, field), half(1).upload(&ctx, field));
+    let buf = m.upload(&ctx, field);
+    let pairs = MerkleOptions {
+        kind: MerkleKind::KeccakBe,
+        leaf_rows: 2,
+        ..MerkleOptions::default()
+    };
+    let split = MerkleOptions {
+        kind: MerkleKind::KeccakBe,
+        ..MerkleOptions::default()
+    };
+    assert_eq!(MerkleOptions::default().leaf_rows, 0);
+    let tree = ctx.merkle_commit(&[&buf], &pairs).unwrap();
+    let reference = ctx.merkle_commit(&[&even, &odd], &split).unwrap();
+    assert_eq!(tree.root().unwrap(), reference.root().unwrap());
+    assert_eq!(tree.options().leaf_rows, 2);
+    let cap = tree.cap().unwrap();
+    for o in tree.open::<u64>(&[0, 3, rows / 2 - 1]).unwrap() {
+        let mut want = m.row(2 * o.index).to_vec();
+        want.extend_from_slice(m.row(2 * o.index + 1));
+        assert_eq!(o.rows, want, "index {}", o.index);
+        assert_eq!(o.path.len(), 3 * 32);
+        tree.verify(&o).unwrap();
+        merkle_verify(&pairs, field, tree.dims(), &cap, o.index, &o.rows, &o.path).unwrap();
+        // One row is not a leaf of two.
+        let err = merkle_verify(
+            &pairs,
+            field,
+            tree.dims(),
+            &cap,
+            o.index,
+            &o.rows[..cols],
+            &o.path,
+        )
+        .unwrap_err();
+        assert_eq!(err.status(), Status::ShapeMismatch, "{}", err);
+        let mut tampered = o.rows.clone();
+        tampered[cols + 1] = (tampered[cols + 1] + 1) % GOLDILOCKS_P;
+        let err = merkle_verify(
+            &pairs,
+            field,
+            tree.dims(),
+            &cap,
+            o.index,
+            &tampered,
+            &o.path,
+        )
+        .unwrap_err();
+        assert_eq!(err.status(), Status::VerifyFailed, "{}", err);
+    }
+    let leaves = ctx.merkle_hash_rows(&[&buf], &pairs).unwrap();
+    assert_eq!(leaves.len(), rows / 2 * 32);
+    assert_eq!(
+        leaves,
+        ctx.merkle_hash_rows(&[&even, &odd], &split).unwrap()
+    );
 }
