@@ -1185,10 +1185,34 @@ impl Context {
     ) -> Result<()> {
         check_element::<T>(field)?;
         check_len("data", data.len(), rows, cols, ext_degree)?;
+        self.lde_host_raw(
+            field,
+            ext_degree,
+            data,
+            rows,
+            cols,
+            &options.to_raw(),
+            output,
+        )
+    }
+
+    /// `gp_lde_batch_host` on checked arguments: `data` holds exactly
+    /// rows * cols * ext_degree elements of the field's size, and whatever
+    /// `raw_options` points at outlives the call.
+    #[allow(clippy::too_many_arguments)]
+    fn lde_host_raw<T: Element>(
+        &self,
+        field: Field,
+        ext_degree: u32,
+        data: &[T],
+        rows: usize,
+        cols: usize,
+        raw_options: &sys::gp_lde_options,
+        output: &mut Buffer,
+    ) -> Result<()> {
         let out = output.raw_mut("output")?;
-        let raw_options = options.to_raw();
-        // SAFETY: `data` holds exactly rows * cols * ext_degree elements of
-        // the field's size (checked above); the handles are valid.
+        // SAFETY: the sizes were checked by the callers; the handles are
+        // valid; the options' pointers outlive the call.
         check(unsafe {
             sys::gp_lde_batch_host(
                 self.as_raw(),
@@ -1197,7 +1221,7 @@ impl Context {
                 data.as_ptr().cast(),
                 to_u64(rows),
                 to_u64(cols),
-                &raw_options,
+                raw_options,
                 out,
             )
         })
@@ -1256,26 +1280,12 @@ impl Context {
         check_element::<T>(field)?;
         check_len("data", data.len(), rows, cols, ext_degree)?;
         let count = randomizer_count(randomizers.len(), cols, ext_degree)?;
-        let out = output.raw_mut("output")?;
         let mut raw_options = options.to_raw();
+        // `randomizers` holds count * cols * ext_degree elements (checked
+        // above) and outlives the call.
         raw_options.randomizers = nonnull(randomizers);
         raw_options.randomizer_count = count;
-        // SAFETY: `data` holds exactly rows * cols * ext_degree elements and
-        // `randomizers` count * cols * ext_degree elements of the field's
-        // size (checked above); both outlive the call; the handles are
-        // valid.
-        check(unsafe {
-            sys::gp_lde_batch_host(
-                self.as_raw(),
-                field.to_raw(),
-                ext_degree,
-                data.as_ptr().cast(),
-                to_u64(rows),
-                to_u64(cols),
-                &raw_options,
-                out,
-            )
-        })
+        self.lde_host_raw(field, ext_degree, data, rows, cols, &raw_options, output)
     }
 
     /// Transforms every column of `buffer` in place (`gp_ntt_batch`).
