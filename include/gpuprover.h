@@ -140,6 +140,20 @@ typedef enum gp_field {
     GP_FIELD_KOALABEAR = 3
 } gp_field;
 
+/** Which extension of the field a degree-D element belongs to. The
+ *  elements are stored alike (D canonical base coefficients, lowest degree
+ *  first); only their products differ. */
+typedef enum gp_extension {
+    /** Plonky3's extensions: Goldilocks D = 2 with X^2 = 7, D = 3 with
+     *  X^3 = X + 1; BabyBear D = 4 with X^4 = 11; KoalaBear D = 4 with
+     *  X^4 = 3. */
+    GP_EXT_PLONKY3 = 0,
+    /** Triton VM's XFieldElement (twenty-first): Goldilocks D = 3 with
+     *  X^3 = X - 1 (the Shah polynomial X^3 - X + 1). Goldilocks only, with
+     *  D = 3 (or 1, where no extension is involved). */
+    GP_EXT_TRITON = 1
+} gp_extension;
+
 /** Bytes per base-field element (8 or 4), or 0 for an unknown field. */
 GP_API uint32_t gp_field_element_size(gp_field field);
 
@@ -760,7 +774,16 @@ typedef enum gp_merkle_kind {
      *  auxiliary rows), node = Tip5::hash_pair(left, right). Digests are 5
      *  Goldilocks elements. All matrices must have the same height. perm
      *  must be GP_PERM_TIP5. */
-    GP_MERKLE_TRITON = 8
+    GP_MERKLE_TRITON = 8,
+    /** twenty-first's MerkleTree built from digests, as Triton VM commits
+     *  each FRI round: leaf = the row's elements taken as the digest itself,
+     *  without hashing, zero-filled to 5 elements (Digest::from of an
+     *  XFieldElement is [c0, c1, c2, 0, 0]); node = Tip5::hash_pair. Rows
+     *  hold at most 5 Goldilocks elements (else GP_ERR_SHAPE_MISMATCH). All
+     *  matrices must have the same height. perm must be GP_PERM_TIP5. With
+     *  gp_fri_options.leaf = GP_FRI_LEAF_ELEMENT this is Triton's FRI round
+     *  commitment. */
+    GP_MERKLE_TRITON_DIGEST = 9
 } gp_merkle_kind;
 
 typedef struct gp_merkle_options {
@@ -1035,6 +1058,20 @@ typedef enum gp_fri_fold_kind {
     GP_FRI_FOLD_UNHALVED = 1
 } gp_fri_fold_kind;
 
+/** What one leaf of a FRI layer's tree holds. */
+typedef enum gp_fri_leaf {
+    /** The group of `arity` values one fold combines (see `order`). */
+    GP_FRI_LEAF_GROUP = 0,
+    /** One value per leaf, leaf i = position i of the layer in its order:
+     *  Triton VM's FRI (arity 2, GP_ORDER_NATURAL, shift 7, extension
+     *  GP_EXT_TRITON, merkle kind GP_MERKLE_TRITON_DIGEST). A query's
+     *  opening then holds, per layer, the group's values followed by one
+     *  path per member (in member order). Triton also commits its last
+     *  codeword: gp_merkle_commit of the remainder with the same profile
+     *  gives that root. */
+    GP_FRI_LEAF_ELEMENT = 1
+} gp_fri_leaf;
+
 typedef struct gp_fri_options {
     uint32_t struct_size;
     /** Folding arity: 2 (default), 4 or 8. A fold of arity 4 or 8 is one
@@ -1061,6 +1098,12 @@ typedef struct gp_fri_options {
     /** Profile of every layer's Merkle commitment (gp_merkle_options_init
      *  defaults); its cap_height may not exceed log2(final_size). */
     gp_merkle_options merkle;
+    /** The codeword's extension (its products with the challenges). Default
+     *  GP_EXT_PLONKY3. (Appended in 0.1.0, with `leaf`; a caller whose
+     *  struct_size ends before them gets the defaults.) */
+    gp_extension extension;
+    /** What a layer's Merkle leaf holds. Default GP_FRI_LEAF_GROUP. */
+    gp_fri_leaf leaf;
 } gp_fri_options;
 
 GP_API void gp_fri_options_init(gp_fri_options *options);
@@ -1161,7 +1204,14 @@ typedef enum gp_composition_split {
     GP_COMPOSITION_PLONKY3 = 0,
     /** winterfell's composition columns: h(x) = sum_i x^(i N) h_i(x);
      *  segment i holds coefficients i N .. (i + 1) N - 1 of h. */
-    GP_COMPOSITION_WINTERFELL = 1
+    GP_COMPOSITION_WINTERFELL = 1,
+    /** Triton VM's quotient segments: h(x) = sum_i x^i h_i(x^D); segment i
+     *  holds coefficients i, i + D, i + 2D, ... of h (twenty-first's
+     *  split_polynomial_into_segments). With the trace's FRI domain as the
+     *  segment LDE (shift 7, natural order, blowup = FRI domain / N) and
+     *  GP_MERKLE_TRITON, the tree is Triton's quotient commitment: leaf =
+     *  Tip5::hash_varlen of the D segment values (their coefficients). */
+    GP_COMPOSITION_TRITON = 2
 } gp_composition_split;
 
 typedef struct gp_constraint_options {
@@ -1223,6 +1273,10 @@ typedef struct gp_ood_options {
      *  or 4. 0 (default) means 3 for Goldilocks, 4 for BabyBear and
      *  KoalaBear. Columns are base columns or columns of degree E. */
     uint32_t challenge_degree;
+    /** The extension of degree E. Default GP_EXT_PLONKY3; GP_EXT_TRITON for
+     *  Triton VM's out-of-domain rows and DEEP codewords. (Appended in 0.1.0;
+     *  a caller whose struct_size ends before it gets the default.) */
+    gp_extension extension;
 } gp_ood_options;
 
 GP_API void gp_ood_options_init(gp_ood_options *options);

@@ -15,11 +15,13 @@
 
 #include "hash/permutations.h"
 #include "hash/tree_hash.h"
+#include "test_triton_ref.h"
 #include "test_util.h"
 
 namespace {
 
 using Lanes = std::vector<uint64_t>;
+using gpt::TritonReference;
 
 struct Mat {
     uint64_t rows, cols;  // base columns
@@ -341,42 +343,6 @@ TEST_P(SplitPermutations, OnlyOfferedPairs) {
     gp_merkle_tree_destroy(plain);
     gp_buffer_destroy(b);
 }
-
-// twenty-first's Tip5 (Neptune-Crypto/twenty-first v2.0.2,
-// twenty-first/src/tip5/mod.rs and util_types/sponge.rs) from the
-// permutation: hash_varlen = zero state, overwrite-absorb 10-element chunks
-// of input || 1 || zeros, permute after each, digest state[0..5];
-// hash_pair = left || right || [1; 6], permute, state[0..5]. MerkleTree:
-// node = hash_pair(left child, right child).
-class TritonReference {
-public:
-    explicit TritonReference(gp_context *cpu) : cpu_(cpu) {}
-    Lanes hash(std::vector<uint64_t> e) const {
-        e.push_back(1);
-        while (e.size() % 10) e.push_back(0);
-        Lanes st(16, 0);
-        for (size_t i = 0; i < e.size(); i += 10) {
-            for (int k = 0; k < 10; ++k) st[k] = e[i + k];
-            permute(st);
-        }
-        return Lanes(st.begin(), st.begin() + 5);
-    }
-    Lanes compress(const Lanes &l, const Lanes &r) const {
-        Lanes st(16, 1);
-        for (int k = 0; k < 5; ++k) {
-            st[k] = l[k];
-            st[5 + k] = r[k];
-        }
-        permute(st);
-        return Lanes(st.begin(), st.begin() + 5);
-    }
-
-private:
-    void permute(Lanes &st) const {
-        ASSERT_EQ(gp_permute_batch(cpu_, GP_PERM_TIP5, st.data(), 1), GP_OK) << gp_last_error();
-    }
-    gp_context *cpu_;
-};
 
 class TritonTree : public ::testing::TestWithParam<gp_backend> {};
 

@@ -37,6 +37,15 @@ void check_ext_degree(const FieldDesc &f, uint32_t d, const char *arg) {
              f.id == FieldId::Goldilocks ? " (1, 2 or 3)" : " (1 or 4)");
 }
 
+uint32_t check_extension(const FieldDesc &f, uint32_t d, int extension, const char *arg) {
+    if (extension == GP_EXT_PLONKY3) return 0;
+    if (extension != GP_EXT_TRITON) fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", extension, " is not a gp_extension");
+    if (f.id != FieldId::Goldilocks || (d != 1 && d != 3))
+        fail(GP_ERR_UNSUPPORTED, arg, " = GP_EXT_TRITON is Goldilocks' cubic extension; the elements are of degree ",
+             d, " over ", f.name);
+    return 1;
+}
+
 uint64_t first_non_canonical(const FieldDesc &f, const void *data, uint64_t begin, uint64_t end) {
     if (f.elem_size == 8) {
         auto *p = static_cast<const uint64_t *>(data);

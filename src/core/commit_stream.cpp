@@ -214,6 +214,9 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
     const TreeSpec spec = tree_spec(r.merkle, f, "the matrices");
     one_row_per_leaf(r.merkle, "gp_commit_host");
     const TreePlan plan = plan_tree(spec, heights, r.merkle.cap_height, "the matrices");
+    uint64_t row_elems = 0;
+    for (const CommitRequest::Mat &m : r.mats) row_elems += m.cols * m.ext;
+    check_leaf_width(r.merkle, row_elems, "a row of the matrices");
 
     std::shared_ptr<StreamSource> source;
     if (r.keep != GP_KEEP_DEVICE) {

@@ -20,7 +20,7 @@ void constraint_commit(Context *c, const Buffer &ev, const gp_constraint_options
     if (ev.cols != 1)
         fail(GP_ERR_SHAPE_MISMATCH, "evaluations has ", ev.cols, " columns; the composition is one column");
     const int split = raw(o.split);
-    if (split != GP_COMPOSITION_PLONKY3 && split != GP_COMPOSITION_WINTERFELL)
+    if (split != GP_COMPOSITION_PLONKY3 && split != GP_COMPOSITION_WINTERFELL && split != GP_COMPOSITION_TRITON)
         fail(GP_ERR_INVALID_ARGUMENT, "options->split = ", split, " is not a gp_composition_split");
     const uint32_t log_nd = check_log_size(f, ev.rows, "evaluation count");
     if (!is_pow2(o.segments) || o.segments > ev.rows)
@@ -69,14 +69,16 @@ void constraint_commit(Context *c, const Buffer &ev, const gp_constraint_options
         });
     } else {
         // Coefficients of h, then each segment's N coefficients evaluated
-        // on the LDE coset.
+        // on the LDE coset: winterfell's segment i holds coefficients
+        // i N .. (i + 1) N - 1, Triton's coefficients i, i + D, i + 2D, ....
         Buffer *coeffs = tmp.make(c, f, ev.ext, ev.rows, 1);
         be.copy_rows(ev, 0, 0, 1, ev.rows, *coeffs, 0);
         be.ntt(*coeffs, NttArgs{GP_NTT_INVERSE, shift, GP_ORDER_NATURAL, GP_ORDER_NATURAL});
         const NttArgs forward{GP_NTT_FORWARD, shift, GP_ORDER_NATURAL, order};
         for (uint64_t i = 0; i < D; ++i) {
             c->monitor->poll("constraint", i, D);
-            be.copy_rows(*coeffs, 0, i * N, 1, N, *lde, 0);
+            if (split == GP_COMPOSITION_TRITON) be.copy_rows(*coeffs, 0, i, D, N, *lde, 0);
+            else be.copy_rows(*coeffs, 0, i * N, 1, N, *lde, 0);
             be.ntt(*lde, forward);
             be.copy_rows(*lde, 0, 0, 1, N * o.blowup, *seg, i);
         }

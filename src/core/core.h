@@ -61,6 +61,9 @@ struct FieldDesc {
 const FieldDesc &field_desc(const gp_field &f, const char *arg = "field");
 // Throws unless `d` is a supported extension degree of `f`.
 void check_ext_degree(const FieldDesc &f, uint32_t d, const char *arg = "ext_degree");
+// Validates a gp_extension for elements of degree d over f (GP_EXT_TRITON:
+// Goldilocks, degree 1 or 3) and returns it as kExtPlonky3 / kExtTriton.
+uint32_t check_extension(const FieldDesc &f, uint32_t d, int extension, const char *arg);
 
 class Context;
 
@@ -207,7 +210,9 @@ struct MerkleTree {
 struct FriFoldArgs {
     FieldId field;
     uint32_t ext = 1, log_n = 0, log_a = 1;
+    uint32_t ext_kind = 0;  // kExtPlonky3 or kExtTriton (math/ext.h)
     bool bitrev = true, halve = true, final_out = false;
+    bool leaf_element = false;  // layers stored one value per leaf (else one group)
     uint64_t omega_inv = 0, shift_inv = 0, zeta_inv = 0;
     uint64_t beta[4] = {0, 0, 0, 0};
     const void *in = nullptr;
@@ -220,6 +225,7 @@ struct FriFoldArgs {
 struct OodArgs {
     FieldId field;
     uint32_t E = 1, log_m = 0, log_nb = 0;
+    uint32_t ext_kind = 0;  // kExtPlonky3 or kExtTriton (math/ext.h)
     bool bitrev = false;
     uint64_t shift = 1, omega_n = 1;
     uint64_t z[4] = {0, 0, 0, 0};
@@ -231,6 +237,7 @@ struct OodArgs {
 struct DeepArgs {
     FieldId field;
     uint32_t E = 1, log_m = 0, npoints = 0;
+    uint32_t ext_kind = 0;  // kExtPlonky3 or kExtTriton (math/ext.h)
     bool bitrev = false;
     uint64_t shift = 1, omega_m = 1, ncols = 0;
     std::vector<const Buffer *> bufs;

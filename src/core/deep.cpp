@@ -17,6 +17,7 @@ OodShape ood_shape(const std::vector<const Buffer *> &bufs, const gp_ood_options
     s.f = &f;
     s.E = o.challenge_degree ? o.challenge_degree : (f.id == FieldId::Goldilocks ? 3 : 4);
     check_ext_degree(f, s.E, "options->challenge_degree");
+    s.ext_kind = check_extension(f, s.E, raw(o.extension), "options->extension");
     const uint64_t m = s.bufs[0]->rows;
     for (size_t i = 0; i < s.bufs.size(); ++i) {
         if (s.bufs[i]->rows != m)
@@ -47,7 +48,7 @@ OodShape ood_shape(const std::vector<const Buffer *> &bufs, const gp_ood_options
     s.z = words_in(f, points, zwords);
     // No point may lie in the coset the formulas divide by: z^N != s^N with
     // N = degree bound (OOD) or M (DEEP; a superset of the former).
-    ext_dispatch(f.id, s.E, [&](auto F, auto Ec) {
+    ext_dispatch(f.id, s.E, s.ext_kind, [&](auto F, auto Ec) {
         using Fd = decltype(F);
         constexpr int E = decltype(Ec)::value;
         const auto zs = ext_from_words<Fd, E>(s.z);
@@ -68,7 +69,7 @@ void evaluate_ood(Context *c, const OodShape &s, uint32_t num_points, void *out,
     uint64_t base_cols = 0;
     for (const Buffer *b : s.bufs) base_cols += b->base_cols();
     std::vector<uint64_t> result(s.nwords);
-    ext_dispatch(s.f->id, s.E, [&](auto F, auto Ec) {
+    ext_dispatch(s.f->id, s.E, s.ext_kind, [&](auto F, auto Ec) {
         using Fd = decltype(F);
         using T = typename Fd::T;
         constexpr int E = decltype(Ec)::value;
@@ -82,6 +83,7 @@ void evaluate_ood(Context *c, const OodShape &s, uint32_t num_points, void *out,
             OodArgs a;
             a.field = s.f->id;
             a.E = E;
+            a.ext_kind = s.ext_kind;
             a.log_m = s.log_m;
             a.log_nb = s.log_nb;
             a.bitrev = s.bitrev;
@@ -125,6 +127,7 @@ void deep_composition(Context *c, const OodShape &s, uint32_t num_points, const 
     DeepArgs a;
     a.field = s.f->id;
     a.E = s.E;
+    a.ext_kind = s.ext_kind;
     a.log_m = s.log_m;
     a.npoints = num_points;
     a.bitrev = s.bitrev;
@@ -134,7 +137,7 @@ void deep_composition(Context *c, const OodShape &s, uint32_t num_points, const 
     a.z = s.z;
     a.alpha = words_in(*s.f, alphas, nwords);
     a.out = &out;
-    ext_dispatch(s.f->id, s.E, [&](auto F, auto Ec) {
+    ext_dispatch(s.f->id, s.E, s.ext_kind, [&](auto F, auto Ec) {
         using Fd = decltype(F);
         constexpr int E = decltype(Ec)::value;
         a.omega_m = two_adic_generator<Fd>(s.log_m);

@@ -16,6 +16,7 @@ namespace gp {
 struct OodShape {
     const FieldDesc *f;
     uint32_t E, log_m, log_nb;
+    uint32_t ext_kind = 0;  // kExtPlonky3 or kExtTriton
     bool bitrev;
     uint64_t shift, ncols = 0;
     uint64_t nwords = 0;  // num_points * ncols * E: the values, alphas and results

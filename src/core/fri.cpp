@@ -44,8 +44,14 @@ FriShape fri_shape(const gp_fri_options &o, const FieldDesc &f, uint32_t ext, ui
         fail(GP_ERR_INVALID_ARGUMENT, "options->shift = ", s.o.shift, " is not a nonzero canonical ", f.name,
              " element");
     s.shift = s.o.shift;
+    s.ext_kind = check_extension(f, ext, raw(s.o.extension), "options->extension");
+    const int leaf = raw(s.o.leaf);
+    if (leaf != GP_FRI_LEAF_GROUP && leaf != GP_FRI_LEAF_ELEMENT)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->leaf = ", leaf, " is not a gp_fri_leaf");
+    s.log_leaf = leaf == GP_FRI_LEAF_ELEMENT ? 0 : s.log_a;
     tree_spec(s.o.merkle, f, "the FRI layers");
     one_row_per_leaf(s.o.merkle, "the FRI commitment");
+    check_leaf_width(s.o.merkle, (uint64_t)ext << s.log_leaf, "a FRI layer's leaf");
     if (s.o.merkle.cap_height > s.log_final)
         fail(GP_ERR_INVALID_ARGUMENT, "options->merkle.cap_height = ", s.o.merkle.cap_height,
              " exceeds log2(final_size) = ", s.log_final, ", the height of the last committed layer's tree");
@@ -75,7 +81,8 @@ uint64_t FriState::opening_size() const {
     const MerkleTree *t0 = trees[0];
     uint64_t total = 0;
     for (uint32_t k = 0; k < layers; ++k)  // every layer, committed yet or not
-        total += (elem_bytes() << log_a) + (uint64_t)(log_layer(k) - log_a - t0->cap_height) * t0->digest_bytes();
+        total += (elem_bytes() << log_a) +
+                 (uint64_t)paths_per_layer() * (log_layer(k) - log_leaf - t0->cap_height) * t0->digest_bytes();
     return total;
 }
 
@@ -131,9 +138,11 @@ std::unique_ptr<FriState> fri_begin(Context *c, const Buffer &cw, const FriShape
     fri->bitrev = s.bitrev;
     fri->halve = s.halve;
     fri->shift = s.shift;
+    fri->ext_kind = s.ext_kind;
+    fri->log_leaf = s.log_leaf;
     fri->mo = s.o.merkle;
-    fri->bufs.push_back(new_buffer(c, *cw.field, cw.ext, cw.rows >> s.log_a, 1ull << s.log_a, false));
-    c->backend->fri_to_matrix(cw.field->elem_size, cw.ext, s.log_n, s.log_a, s.bitrev, cw.data, fri->bufs[0]->data);
+    fri->bufs.push_back(new_buffer(c, *cw.field, cw.ext, cw.rows >> s.log_leaf, 1ull << s.log_leaf, false));
+    c->backend->fri_to_matrix(cw.field->elem_size, cw.ext, s.log_n, s.log_leaf, s.bitrev, cw.data, fri->bufs[0]->data);
     fri_commit_layer(*fri, 0, cap, cap_size);
     return fri;
 }
@@ -153,6 +162,8 @@ void fri_fold(FriState &s, const void *beta, uint64_t beta_size, void *cap, uint
     a.log_a = s.log_a;
     a.bitrev = s.bitrev;
     a.halve = s.halve;
+    a.ext_kind = s.ext_kind;
+    a.leaf_element = s.log_leaf == 0;
     a.final_out = k + 1 == s.layers;
     fri_roots(*s.f, a.log_n, a.log_a, s.shift, k, a.omega_inv, a.zeta_inv, a.shift_inv);
     const std::vector<uint64_t> bw = words_in(*s.f, beta, s.ext);
@@ -163,7 +174,7 @@ void fri_fold(FriState &s, const void *beta, uint64_t beta_size, void *cap, uint
     a.in = s.bufs[k]->data;
     const uint64_t next = 1ull << (a.log_n - a.log_a);
     Buffer *out = a.final_out ? new_buffer(s.ctx, *s.f, s.ext, next, 1, false)
-                              : new_buffer(s.ctx, *s.f, s.ext, next >> s.log_a, 1ull << s.log_a, false);
+                              : new_buffer(s.ctx, *s.f, s.ext, next >> s.log_leaf, 1ull << s.log_leaf, false);
     a.out = out->data;
     try {
         s.ctx->backend->fri_fold(a);
@@ -220,29 +231,35 @@ void fri_open(const FriState &s, const uint64_t *indices, uint64_t count, void *
         if (indices[i] >= n)
             fail(GP_ERR_INVALID_ARGUMENT, "indices[", i, "] = ", indices[i], " is past the end of the codeword (",
                  n, " elements)");
+    // Per layer and query: the rows holding the group (its row, or one row
+    // per member with one value per leaf), opened together.
     const uint64_t gbytes = s.elem_bytes() << s.log_a;
+    const uint32_t per = s.paths_per_layer();
     uint64_t off = 0;
-    std::vector<uint64_t> groups(count);
+    std::vector<uint64_t> rows_at(count * per);
     std::vector<unsigned char> rows, paths;
     for (uint32_t k = 0; k < s.trees.size(); ++k) {
+        const uint32_t log_nk = s.log_layer(k);
         for (uint64_t i = 0; i < count; ++i) {
-            uint64_t row;
+            uint64_t g;
             uint32_t member;
-            fri_slot(s.log_layer(k), s.log_a, s.bitrev, fri_position(s.log_n, s.log_a, s.bitrev, k, indices[i]),
-                     row, member);
-            groups[i] = row;
+            fri_slot(log_nk, s.log_a, s.bitrev, fri_position(s.log_n, s.log_a, s.bitrev, k, indices[i]), g, member);
+            for (uint32_t m = 0; m < per; ++m)
+                rows_at[i * per + m] = per == 1 ? g : fri_member(log_nk, s.log_a, s.bitrev, g, m);
         }
         const uint64_t pb = fri_path_bytes(s, k);
         rows.resize(count * gbytes);
-        paths.resize(count * pb);
-        s.ctx->backend->merkle_open(*s.trees[k], groups.data(), count, rows.data(), pb ? paths.data() : nullptr);
+        paths.resize(count * per * pb);
+        s.ctx->backend->merkle_open(*s.trees[k], rows_at.data(), count * per, rows.data(),
+                                    pb ? paths.data() : nullptr);
         for (uint64_t i = 0; i < count; ++i) {
             unsigned char *dst = static_cast<unsigned char *>(out) + i * each + off;
             std::memcpy(dst, rows.data() + i * gbytes, gbytes);
-            if (pb) std::memcpy(dst + gbytes, paths.data() + i * pb, pb);
+            if (pb) std::memcpy(dst + gbytes, paths.data() + i * per * pb, per * pb);
         }
-        off += gbytes + pb;
+        off += gbytes + per * pb;
     }
+
 }
 
 void fri_verify(const FriShape &s, const void *caps, uint64_t caps_size, const void *betas, uint64_t betas_size,
@@ -260,17 +277,19 @@ void fri_verify(const FriShape &s, const void *caps, uint64_t caps_size, const v
     exact(caps_size, cap_bytes * s.layers, "caps_size");
     exact(betas_size, eb * s.layers, "betas_size");
     exact(remainder_size, eb << s.log_final, "remainder_size");
+    const uint32_t per = 1u << (s.log_a - s.log_leaf);  // paths per layer
+    auto path_bytes = [&](uint32_t log_nk) {
+        return (uint64_t)(log_nk - s.log_leaf - s.o.merkle.cap_height) * spec.digest * spec.word_size;
+    };
     uint64_t total = 0;
-    for (uint32_t k = 0; k < s.layers; ++k)
-        total += gbytes + (uint64_t)(s.log_n - (k + 1) * s.log_a - s.o.merkle.cap_height) * spec.digest *
-                              spec.word_size;
+    for (uint32_t k = 0; k < s.layers; ++k) total += gbytes + per * path_bytes(s.log_n - k * s.log_a);
     exact(opening_size, total, "opening_size");
     if (index >= n) fail(GP_ERR_INVALID_ARGUMENT, "index = ", index, " is past the end of the codeword (", n, ")");
     check_canonical(f, betas, 0, (uint64_t)ext_degree * s.layers, "betas");
     check_canonical(f, remainder, 0, (uint64_t)ext_degree << s.log_final, "remainder");
     const auto *op = static_cast<const unsigned char *>(opening);
     uint64_t off = 0;
-    ext_dispatch(f.id, ext_degree, [&](auto F, auto Dc) {
+    ext_dispatch(f.id, ext_degree, s.ext_kind, [&](auto F, auto Dc) {
         using Fd = decltype(F);
         using T = typename Fd::T;
         constexpr int D = decltype(Dc)::value;
@@ -285,11 +304,14 @@ void fri_verify(const FriShape &s, const void *caps, uint64_t caps_size, const v
             uint64_t g;
             uint32_t member;
             fri_slot(log_nk, s.log_a, s.bitrev, p, g, member);
-            const uint64_t pb = (uint64_t)(log_nk - s.log_a - s.o.merkle.cap_height) * spec.digest * spec.word_size;
-            const gp_matrix_dims dims = {1ull << (log_nk - s.log_a), 1u << s.log_a, ext_degree};
+            const uint64_t pb = path_bytes(log_nk);
+            const gp_matrix_dims dims = {1ull << (log_nk - s.log_leaf), 1u << s.log_leaf, ext_degree};
             try {
-                merkle_verify_opening(s.o.merkle, f, &dims, 1, static_cast<const unsigned char *>(caps) + k * cap_bytes,
-                                      cap_bytes, g, op + off, gbytes, op + off + gbytes, pb);
+                for (uint32_t m = 0; m < per; ++m)  // the group's row, or each member's
+                    merkle_verify_opening(s.o.merkle, f, &dims, 1,
+                                          static_cast<const unsigned char *>(caps) + k * cap_bytes, cap_bytes,
+                                          per == 1 ? g : fri_member(log_nk, s.log_a, s.bitrev, g, m),
+                                          op + off + m * (gbytes / per), gbytes / per, op + off + gbytes + m * pb, pb);
             } catch (const Error &e) {
                 if (e.status == GP_ERR_VERIFY_FAILED)
                     fail(GP_ERR_VERIFY_FAILED, "layer ", k, ": the group of position ", p,
@@ -306,7 +328,7 @@ void fri_verify(const FriShape &s, const void *caps, uint64_t caps_size, const v
             const Ext<Fd, D> beta = ext_at(betas, k);
             const Ext<Fd, D> folded = fri_fold_values<Fd, D>(v, s.log_a, s.bitrev, x0inv, (T)zeta_inv, beta,
                                                              s.halve, finv<Fd>((T)(1u << s.log_a)));
-            off += gbytes + pb;
+            off += gbytes + per * pb;
             const uint64_t pn = fri_position(s.log_n, s.log_a, s.bitrev, k + 1, index);
             Ext<Fd, D> want;
             if (k + 1 == s.layers) {

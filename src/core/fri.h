@@ -16,6 +16,8 @@ namespace gp {
 struct FriShape {
     const FieldDesc *f;
     uint32_t ext, log_n, log_a, layers, log_final;
+    uint32_t ext_kind;  // kExtPlonky3 or kExtTriton
+    uint32_t log_leaf;  // log2 of the values per leaf: log_a (groups) or 0
     bool bitrev, halve;
     uint64_t shift;
     gp_fri_options o;
@@ -35,6 +37,7 @@ struct FriState {
     Context *ctx;
     const FieldDesc *f = nullptr;
     uint32_t ext = 1, log_a = 1, log_n = 0, layers = 0, folded = 0;
+    uint32_t ext_kind = 0, log_leaf = 1;
     bool bitrev = true, halve = true;
     uint64_t shift = 1;
     gp_merkle_options mo;
@@ -48,6 +51,8 @@ struct FriState {
     uint64_t remainder_size() const { return (1ull << log_layer(layers)) * elem_bytes(); }
     // Bytes of one query's opening over every layer.
     uint64_t opening_size() const;
+    // Merkle paths per layer in an opening: 1 (a group per leaf) or arity.
+    uint32_t paths_per_layer() const { return 1u << (log_a - log_leaf); }
     ~FriState();
 };
 

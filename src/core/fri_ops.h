@@ -8,6 +8,10 @@
 //   natural:      group g = positions g + k * n/a, k < a (winterfell).
 // Base column (k * D + c) holds coefficient c of member k of every group, so
 // the tree hashes a row as the a values flattened, lowest coefficient first.
+// With one value per leaf (Triton VM's FRI) the layer is stored as matrix
+// form of arity 1: D base columns of n values, position p at row p; the fold
+// reads and writes every value through its storage slot (log_leaf = 0)
+// instead of its group's row (log_leaf = log a).
 //
 // Member k of group g is the evaluation at x0 * zeta^sigma(k), with zeta a
 // primitive a-th root of unity, sigma(k) = k (natural) or bitrev(k) (bit-
@@ -27,6 +31,11 @@
 #include "math/field.h"
 
 namespace gp {
+
+// Position of member k of group g in a layer of 2^log_n values.
+GP_HD uint64_t fri_member(uint32_t log_n, uint32_t log_a, bool bitrev, uint64_t g, uint32_t k) {
+    return bitrev ? (g << log_a) + k : g + ((uint64_t)k << (log_n - log_a));
+}
 
 // Row and member of position p in a layer of 2^log_n values.
 GP_HD void fri_slot(uint32_t log_n, uint32_t log_a, bool bitrev, uint64_t p, uint64_t &row, uint32_t &k) {
@@ -76,6 +85,7 @@ template <class F, int D>
 struct FriFoldParams {
     using T = typename F::T;
     uint32_t log_n, log_a;  // input layer size 2^log_n
+    uint32_t log_leaf;      // log2 of the values per stored row: log_a, or 0 (one per leaf)
     bool bitrev, halve, final_out;
     T omega_inv;  // 1 / (primitive 2^log_n-th root)
     T shift_inv;  // 1 / (this layer's coset shift)
@@ -90,8 +100,12 @@ template <class F, int D>
 GP_HD void fri_fold_group(const FriFoldParams<F, D> &p, const typename F::T *in, uint64_t g, typename F::T *out) {
     const uint32_t log_m = p.log_n - p.log_a, a = 1u << p.log_a;
     Ext<F, D> v[8];
-    for (uint32_t k = 0; k < a; ++k)
-        for (int c = 0; c < D; ++c) v[k].c[c] = in[fri_matrix_index(log_m, D, g, k, c)];
+    for (uint32_t k = 0; k < a; ++k) {
+        uint64_t row = g;
+        uint32_t kk = k;
+        if (p.log_leaf != p.log_a) fri_slot(p.log_n, p.log_leaf, p.bitrev, fri_member(p.log_n, p.log_a, p.bitrev, g, k), row, kk);
+        for (int c = 0; c < D; ++c) v[k].c[c] = in[fri_matrix_index(p.log_n - p.log_leaf, D, row, kk, c)];
+    }
     const uint64_t e = p.bitrev ? bit_reverse(g, log_m) : g;
     const typename F::T x0inv = F::mul(p.shift_inv, fpow<F>(p.omega_inv, e));
     const Ext<F, D> r = fri_fold_values<F, D>(v, p.log_a, p.bitrev, x0inv, p.zeta_inv, p.beta, p.halve, p.a_inv);
@@ -99,11 +113,11 @@ GP_HD void fri_fold_group(const FriFoldParams<F, D> &p, const typename F::T *in,
         for (int c = 0; c < D; ++c) out[((uint64_t)c << log_m) + g] = r.c[c];
         return;
     }
-    // Next layer: 2^log_m values, groups of a.
+    // Next layer: 2^log_m values, stored rows of 2^log_leaf.
     uint64_t row;
     uint32_t k;
-    fri_slot(log_m, p.log_a, p.bitrev, g, row, k);
-    for (int c = 0; c < D; ++c) out[fri_matrix_index(log_m - p.log_a, D, row, k, c)] = r.c[c];
+    fri_slot(log_m, p.log_leaf, p.bitrev, g, row, k);
+    for (int c = 0; c < D; ++c) out[fri_matrix_index(log_m - p.log_leaf, D, row, k, c)] = r.c[c];
 }
 
 // Layer 0: D base columns of 2^log_n values (a codeword buffer) to matrix form.
@@ -121,6 +135,7 @@ FriFoldParams<F, D> fri_params(const FriFoldArgs &a) {
     FriFoldParams<F, D> p;
     p.log_n = a.log_n;
     p.log_a = a.log_a;
+    p.log_leaf = a.leaf_element ? 0 : a.log_a;
     p.bitrev = a.bitrev;
     p.halve = a.halve;
     p.final_out = a.final_out;

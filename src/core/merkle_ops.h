@@ -70,6 +70,9 @@ void tree_dispatch(const TreeSpec &s, Fn &&fn) {
         case GP_MERKLE_TRITON:
             fn(TritonTip5Hasher{});
             return;
+        case GP_MERKLE_TRITON_DIGEST:
+            fn(TritonDigestHasher{});
+            return;
         case GP_MERKLE_KECCAK_U64:
             if (s.field == GP_FIELD_BABYBEAR) fn(KeccakLaneHasher<BabyBear>{});
             else if (s.field == GP_FIELD_KOALABEAR) fn(KeccakLaneHasher<KoalaBear>{});

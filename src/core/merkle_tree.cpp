@@ -22,6 +22,7 @@ const char *merkle_kind_name(int kind) {
         case GP_MERKLE_KECCAK_BE: return "GP_MERKLE_KECCAK_BE";
         case GP_MERKLE_KECCAK_U64: return "GP_MERKLE_KECCAK_U64";
         case GP_MERKLE_TRITON: return "GP_MERKLE_TRITON";
+        case GP_MERKLE_TRITON_DIGEST: return "GP_MERKLE_TRITON_DIGEST";
         default: return nullptr;
     }
 }
@@ -103,6 +104,7 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
             fixed_digest(4);
             break;
         case GP_MERKLE_TRITON:
+        case GP_MERKLE_TRITON_DIGEST:
             if (s.perm != GP_PERM_TIP5)
                 fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
                      " hashes with Tip5; set GP_PERM_TIP5");
@@ -200,11 +202,20 @@ void plan_request(const std::vector<const Buffer *> &mats, const gp_merkle_optio
                      heights[0], ": rows are hashed across matrices of one height");
     }
     TreePlan p = plan_tree(a.spec, heights, leaves_only ? 0 : o.cap_height, "the matrices");
+    uint64_t row_elems = 0;
+    for (const Buffer *b : mats) row_elems += b->base_cols();
+    check_leaf_width(o, row_elems, "a row of the matrices");
     a.cap_height = leaves_only ? 0 : o.cap_height;
     a.log_h = p.log_h;
     a.leaves = p.leaves;
     a.groups = p.groups;
     for (uint32_t i : p.order) a.mats.push_back(mats[i]);
+}
+
+void check_leaf_width(const gp_merkle_options &o, uint64_t row_elems, const char *what) {
+    if (raw(o.kind) == GP_MERKLE_TRITON_DIGEST && row_elems > 5)
+        fail(GP_ERR_SHAPE_MISMATCH, what, " holds ", row_elems,
+             " base elements; GP_MERKLE_TRITON_DIGEST takes a leaf's elements as its digest (at most 5)");
 }
 
 void one_row_per_leaf(const gp_merkle_options &o, const char *where) {
@@ -352,6 +363,7 @@ void merkle_verify_opening(const gp_merkle_options &o, const FieldDesc &f, const
         return;
     }
     TreePlan p = plan_tree(s, heights, o.cap_height, "dims");
+    check_leaf_width(o, row_elems, "a row of dims");
     const uint64_t leaves = p.leaves ? p.leaves : 1ull << p.log_h;
     if (index >= leaves)
         fail(GP_ERR_INVALID_ARGUMENT, "index = ", index, " is past the end of the tree (", leaves, " leaves)");

@@ -38,6 +38,9 @@ void plan_request(const std::vector<const Buffer *> &mats, const gp_merkle_optio
 
 // Commits validated matrices and registers the tree with the context.
 // Refuses leaf_rows = 2 where `where` commits one row per leaf.
+// GP_MERKLE_TRITON_DIGEST takes at most 5 elements per leaf.
+void check_leaf_width(const gp_merkle_options &o, uint64_t row_elems, const char *what);
+
 void one_row_per_leaf(const gp_merkle_options &o, const char *where);
 
 MerkleTree *commit_matrices(Context *c, const std::vector<const Buffer *> &committed, const gp_merkle_options &o);

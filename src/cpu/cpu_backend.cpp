@@ -173,7 +173,7 @@ public:
     }
 
     void fri_fold(const FriFoldArgs &a) override {
-        ext_dispatch(a.field, a.ext, [&](auto F, auto Dc) {
+        ext_dispatch(a.field, a.ext, a.ext_kind, [&](auto F, auto Dc) {
             using Fd = decltype(F);
             constexpr int D = decltype(Dc)::value;
             const FriFoldParams<Fd, D> p = fri_params<Fd, D>(a);
@@ -208,7 +208,7 @@ public:
         }
     }
     void ood_sums(const OodArgs &a, uint64_t *out) override {
-        ext_dispatch(a.field, a.E, [&](auto F, auto Ec) {
+        ext_dispatch(a.field, a.E, a.ext_kind, [&](auto F, auto Ec) {
             using Fd = decltype(F);
             using T = typename Fd::T;
             constexpr int E = decltype(Ec)::value;
@@ -232,7 +232,7 @@ public:
         });
     }
     void deep(const DeepArgs &a) override {
-        ext_dispatch(a.field, a.E, [&](auto F, auto Ec) {
+        ext_dispatch(a.field, a.E, a.ext_kind, [&](auto F, auto Ec) {
             using Fd = decltype(F);
             using T = typename Fd::T;
             constexpr int E = decltype(Ec)::value;

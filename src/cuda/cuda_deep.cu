@@ -15,7 +15,7 @@ namespace cuda {
 void CudaBackend::ood_sums(const OodArgs &a, uint64_t *out) {
     TraceRange trace("cuda: ood sums");
     GP_CUDA(cudaSetDevice(device_));
-    ext_dispatch(a.field, a.E, [&](auto F, auto Ec) {
+    ext_dispatch(a.field, a.E, a.ext_kind, [&](auto F, auto Ec) {
         using Fd = decltype(F);
         using T = typename Fd::T;
         constexpr int E = decltype(Ec)::value;
@@ -58,7 +58,7 @@ void CudaBackend::ood_sums(const OodArgs &a, uint64_t *out) {
 void CudaBackend::deep(const DeepArgs &a) {
     TraceRange trace("cuda: deep");
     GP_CUDA(cudaSetDevice(device_));
-    ext_dispatch(a.field, a.E, [&](auto F, auto Ec) {
+    ext_dispatch(a.field, a.E, a.ext_kind, [&](auto F, auto Ec) {
         using Fd = decltype(F);
         using T = typename Fd::T;
         constexpr int E = decltype(Ec)::value;

@@ -13,7 +13,7 @@ namespace cuda {
 void CudaBackend::fri_fold(const FriFoldArgs &a) {
     TraceRange trace("cuda: fri fold");
     GP_CUDA(cudaSetDevice(device_));
-    ext_dispatch(a.field, a.ext, [&](auto F, auto Dc) {
+    ext_dispatch(a.field, a.ext, a.ext_kind, [&](auto F, auto Dc) {
         using Fd = decltype(F);
         constexpr int D = decltype(Dc)::value;
         const uint64_t groups = 1ull << (a.log_n - a.log_a);

@@ -428,4 +428,38 @@ struct TritonTip5Hasher {
     GP_HD void compress(const W *l, const W *r, W *out) const { tip5_hash_pair(l, r, out); }
 };
 
+// twenty-first's MerkleTree over digests given as such (Triton VM's FRI
+// rounds): the leaf is the row's elements themselves, zero-filled to 5
+// (Digest::from(XFieldElement) = [c0, c1, c2, 0, 0]), no hashing; node =
+// Tip5::hash_pair. Rows have at most 5 elements (validated); the state keeps
+// the elements taken so far in s[5].
+struct TritonDigestHasher {
+    using T = uint64_t;
+    using W = uint64_t;
+    static constexpr uint32_t kMaxDigest = 5;
+    uint32_t digest = 5;
+
+    using S = uint64_t;
+    static constexpr int kState = 6;
+    GP_HD uint64_t block() const { return 5; }
+    GP_HD void init(S *s, uint64_t) const {
+        for (int k = 0; k < 6; ++k) s[k] = 0;
+    }
+    template <class Cursor>
+    GP_HD void absorb(S *s, Cursor &c, uint64_t, uint64_t count) const {
+        for (uint64_t i = 0; i < count; ++i) {
+            const uint64_t x = c.next();
+            if (s[5] < 5) s[s[5]] = x;
+            ++s[5];
+        }
+    }
+    GP_HD void squeeze(const S *s, W *out) const {
+        for (int k = 0; k < 5; ++k) out[k] = s[k];
+    }
+    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
+        sponge_hash_row(*this, mats, m0, m1, row, out);
+    }
+    GP_HD void compress(const W *l, const W *r, W *out) const { tip5_hash_pair(l, r, out); }
+};
+
 }  // namespace gp

@@ -2,6 +2,9 @@
 // and device, as Plonky3 defines them:
 //   Goldilocks D = 2: X^2 = 7           (BinomialExtensionField, W = 7)
 //   Goldilocks D = 3: X^3 = X + 1       (cubic trinomial x^3 - x - 1)
+//   and, over GoldilocksTriton (Goldilocks with Triton VM's extension):
+//   Goldilocks D = 3: X^3 = X - 1       (twenty-first's XFieldElement,
+//                                        the Shah polynomial x^3 - x + 1)
 //   BabyBear   D = 4: X^4 = 11          (W = 11)
 //   KoalaBear  D = 4: X^4 = 3           (W = 3)
 //   D = 1: the base field itself.
@@ -14,6 +17,18 @@
 #include "math/field.h"
 
 namespace gp {
+
+// Goldilocks whose cubic extension is Triton VM's (X^3 - X + 1): the same
+// base field; only Ext<GoldilocksTriton, 3>'s product differs.
+struct GoldilocksTriton : Goldilocks {};
+template <class F>
+struct TritonCubic : std::false_type {};
+template <>
+struct TritonCubic<GoldilocksTriton> : std::true_type {};
+
+// Which cubic a Goldilocks degree-3 element lives in (internal mirror of
+// gp_extension).
+enum : uint32_t { kExtPlonky3 = 0, kExtTriton = 1 };
 
 template <class F, int D>
 struct Ext {
@@ -115,7 +130,11 @@ private:
         for (int i = 0; i < D; ++i)
             for (int j = 0; j < D; ++j) p[i + j] = F::add(p[i + j], F::mul(c[i], b.c[j]));
         Ext r;
-        if constexpr (D == 3) {  // Goldilocks cubic: X^3 = X + 1, X^4 = X^2 + X
+        if constexpr (D == 3 && TritonCubic<F>::value) {  // X^3 = X - 1, X^4 = X^2 - X
+            r.c[0] = F::sub(p[0], p[3]);
+            r.c[1] = F::sub(F::add(p[1], p[3]), p[4]);
+            r.c[2] = F::add(p[2], p[4]);
+        } else if constexpr (D == 3) {  // Goldilocks cubic: X^3 = X + 1, X^4 = X^2 + X
             r.c[0] = F::add(p[0], p[3]);
             r.c[1] = F::add(F::add(p[1], p[3]), p[4]);
             r.c[2] = F::add(p[2], p[4]);
@@ -141,6 +160,16 @@ void ext_dispatch(FieldId id, uint32_t degree, Fn &&fn) {
             else fn(F, std::integral_constant<int, 1>{});
         }
     });
+}
+
+// As above, with the extension kind (kExtTriton: Goldilocks degree 3 is
+// Triton VM's cubic; validated by check_extension).
+template <class Fn>
+void ext_dispatch(FieldId id, uint32_t degree, uint32_t ext_kind, Fn &&fn) {
+    if (ext_kind == kExtTriton && id == FieldId::Goldilocks && degree == 3)
+        fn(GoldilocksTriton{}, std::integral_constant<int, 3>{});
+    else
+        ext_dispatch(id, degree, fn);
 }
 
 }  // namespace gp

@@ -345,6 +345,8 @@ public:
         for (uint64_t b : a.beta) f->add_beta(b);
         f->set_in(reinterpret_cast<uint64_t>(a.in));
         f->set_out(reinterpret_cast<uint64_t>(a.out));
+        f->set_ext_kind(a.ext_kind);
+        f->set_leaf_element(a.leaf_element);
         call(q);
     }
 
@@ -386,6 +388,7 @@ public:
         o->set_bitrev(a.bitrev);
         o->set_shift(a.shift);
         o->set_omega_n(a.omega_n);
+        o->set_ext_kind(a.ext_kind);
         for (uint64_t z : a.z) o->add_z(z);
         uint64_t words = 0;
         for (const Buffer *b : a.bufs) {
@@ -409,6 +412,7 @@ public:
         d->set_shift(a.shift);
         d->set_omega_m(a.omega_m);
         d->set_ncols(a.ncols);
+        d->set_ext_kind(a.ext_kind);
         for (const Buffer *b : a.bufs) wire::put_buffer(*b, d->add_bufs());
         for (uint64_t v : a.z) d->add_z(v);
         for (uint64_t v : a.alpha) d->add_alpha(v);

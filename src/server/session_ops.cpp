@@ -472,6 +472,8 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             a.omega_inv = f.omega_inv();
             a.shift_inv = f.shift_inv();
             a.zeta_inv = f.zeta_inv();
+            a.ext_kind = check_extension(fd, a.ext, (int)f.ext_kind(), "fri_fold: ext_kind");
+            a.leaf_element = f.leaf_element();
             if (f.beta_size() > 4) fail(GP_ERR_INVALID_ARGUMENT, "fri_fold: beta");
             for (int i = 0; i < f.beta_size(); ++i) a.beta[i] = f.beta(i);
             uint64_t in_bytes;
@@ -484,7 +486,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
         case v1::Request::kFriToMatrix: {
             const auto &f = q.fri_to_matrix();
             if ((f.elem_size() != 4 && f.elem_size() != 8) || f.ext() < 1 || f.ext() > 4 || f.log_n() > kMaxLog ||
-                f.log_a() < 1 || f.log_a() > 4 || f.log_a() > f.log_n())
+                f.log_a() > 4 || f.log_a() > f.log_n())
                 fail(GP_ERR_INVALID_ARGUMENT, "fri_to_matrix: sizes");
             const uint64_t bytes = ((uint64_t)f.ext() << f.log_n()) * f.elem_size();
             be.fri_to_matrix(f.elem_size(), f.ext(), f.log_n(), f.log_a(), f.bitrev(),
@@ -510,6 +512,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             a.field = fd.id;
             check_ext_degree(fd, o.e(), "E");
             a.E = o.e();
+            a.ext_kind = check_extension(fd, a.E, (int)o.ext_kind(), "ood: ext_kind");
             a.log_m = o.log_m();
             a.log_nb = o.log_nb();
             if (a.log_m > fd.two_adicity || a.log_nb > a.log_m) fail(GP_ERR_INVALID_ARGUMENT, "ood: sizes");
@@ -534,6 +537,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             a.field = fd.id;
             check_ext_degree(fd, d.e(), "E");
             a.E = d.e();
+            a.ext_kind = check_extension(fd, a.E, (int)d.ext_kind(), "deep: ext_kind");
             a.log_m = d.log_m();
             a.npoints = d.npoints();
             if (a.log_m > fd.two_adicity || a.npoints == 0 || a.npoints > 64) fail(GP_ERR_INVALID_ARGUMENT, "deep: sizes");
