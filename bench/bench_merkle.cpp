@@ -152,6 +152,13 @@ void run_fri(benchmark::State &st, gp_backend backend) {
     o.arity = (uint32_t)st.range(4);
     o.final_size = 1ull << st.range(5);
     o.merkle = options_of(pi);
+    const bool triton = pi.kind == GP_MERKLE_TRITON_DIGEST;
+    if (triton) {  // Triton VM's FRI: natural order on 7 * <w>, its cubic, one value per leaf
+        o.order = GP_ORDER_NATURAL;
+        o.shift = 7;
+        o.extension = GP_EXT_TRITON;
+        o.leaf = GP_FRI_LEAF_ELEMENT;
+    }
     std::vector<unsigned char> beta(ext * es, 0), cap(1024), rem;
     beta[0] = 3;
     beta[es] = 5;
@@ -172,7 +179,7 @@ void run_fri(benchmark::State &st, gp_backend backend) {
     double bytes = 0, perms = 0;
     for (uint64_t nk = n; nk > o.final_size; nk /= o.arity) {
         bytes += 2.0 * nk * ext * es;
-        perms += perms_of(pi, nk / o.arity, o.arity * ext, es);
+        perms += triton ? perms_of(pi, nk, ext, es) : perms_of(pi, nk / o.arity, o.arity * ext, es);
     }
     st.counters["perms"] = perms;
 #ifdef GP_HAVE_CUDA
@@ -315,6 +322,7 @@ BENCHMARK(BM_Commit_CUDA)
     ->Args({TIP5, GL, 22, 256})
     ->Args({KECCAK_U64, GL, 22, 256})
     ->Args({TRITON, GL, 22, 256})
+    ->Args({TRITON_DIGEST, GL, 22, 3})  // rows as digests (3 elements: a cubic value)
     ->Args({MIDEN_P2, GL, 22, 256})
     ->Args({P2_GL12_8, GL, 22, 256})
     ->Args({P2_GL12, GL, 3 << 20, 256})  // tallest height 3 x 2^20, not a power of two
@@ -347,6 +355,8 @@ BENCHMARK(BM_FRI_CUDA)
     ->Args({P2_GL12, GL, 3, 24, 8, 6})
     ->Args({KECCAK, BB, 4, 24, 2, 5})
     ->Args({P2_BB16, BB, 4, 24, 2, 5})
+    ->Args({TRITON_DIGEST, GL, 3, 24, 2, 5})  // Triton's FRI (one value per leaf, Tip5 nodes)
+    ->Args({TRITON, GL, 3, 24, 2, 5})         // the same fold, groups hashed with hash_varlen
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_FRI_CPU)

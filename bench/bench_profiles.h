@@ -32,6 +32,7 @@ enum Profile : int64_t {
     MIDEN_P2 = 18,    // miden-crypto v0.24+ tree: Poseidon2 Goldilocks w12 in the Miden sponge layout
     KECCAK_BE = 19,   // lambdaworks' Keccak-256 tree (big-endian elements)
     KECCAK_BE_PAIRS = 20,  // the same with rows 2i and 2i + 1 in leaf i (leaf_rows = 2)
+    TRITON_DIGEST = 21,    // twenty-first tree over rows taken as digests (Triton's FRI rounds)
 };
 
 struct ProfileInfo {
@@ -78,6 +79,7 @@ inline ProfileInfo info(int64_t p) {
         case KECCAK_BE_PAIRS:
             return {"keccak256_be_pairs", GP_MERKLE_KECCAK_BE, GP_PERM_KECCAK_F1600, 0, 0, 0, 0, (gp_permutation)0, 2};
         case TRITON: return {"triton_tip5", GP_MERKLE_TRITON, GP_PERM_TIP5, 0, 0, 0, 0};
+        case TRITON_DIGEST: return {"triton_digest", GP_MERKLE_TRITON_DIGEST, GP_PERM_TIP5, 0, 0, 0, 0};
         case KECCAK_U64: return {"keccak_u64", GP_MERKLE_KECCAK_U64, GP_PERM_KECCAK_F1600, 0, 0, 0, 0};
         case P2_BB24_16: return {"poseidon2_bb24_16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_BABYBEAR_24, 16, 8, 0, 0, GP_PERM_POSEIDON2_BABYBEAR_16};
         case P2_KB24_16: return {"poseidon2_kb24_16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_KOALABEAR_24, 16, 8, 0, 0, GP_PERM_POSEIDON2_KOALABEAR_16};
@@ -104,6 +106,7 @@ inline double perms_of(const ProfileInfo &pi, uint64_t rows, uint64_t cols, uint
         per_leaf = (double)(cols * elem_size / 136 + 1);
     else if (pi.kind == GP_MERKLE_KECCAK_U64) per_leaf = (double)(((cols * elem_size + 7) / 8 + 16) / 17);
     else if (pi.kind == GP_MERKLE_TRITON) per_leaf = (double)(cols / 10 + 1);  // hash_varlen pads
+    else if (pi.kind == GP_MERKLE_TRITON_DIGEST) per_leaf = 0;  // the row is the digest
     else per_leaf = (double)((cols + pi.rate - 1) / pi.rate);
     return (double)rows * per_leaf + (double)(rows - 1);
 }

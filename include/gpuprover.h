@@ -783,7 +783,25 @@ typedef enum gp_merkle_kind {
      *  matrices must have the same height. perm must be GP_PERM_TIP5. With
      *  gp_fri_options.leaf = GP_FRI_LEAF_ELEMENT this is Triton's FRI round
      *  commitment. */
-    GP_MERKLE_TRITON_DIGEST = 9
+    GP_MERKLE_TRITON_DIGEST = 9,
+    /** Miden's lifted MMCS (LMCS; miden-vm crates/lifted-stark, its
+     *  algebraic and Keccak configurations) over Goldilocks: the matrices,
+     *  of power-of-two heights given in ascending order, are lifted to the
+     *  tallest height M cyclically, leaf i absorbing row (i mod h) of every
+     *  matrix of height h in the order given. perm GP_PERM_RPO256,
+     *  GP_PERM_RPX256 or GP_PERM_POSEIDON2_GOLDILOCKS_12: a sponge of
+     *  width 12 starting at zero, rate state[0..8], capacity state[8..12],
+     *  no length tag; each matrix's row overwrites the rate 8 elements at a
+     *  time, its last chunk zero-filled, one permutation per chunk (an empty
+     *  row absorbs nothing); leaf = state[0..4]; node = the permutation of
+     *  left || right || 0^4, state[0..4] (miden-crypto's merge). perm
+     *  GP_PERM_KECCAK_F1600: the same over 64-bit lanes (one canonical element
+     *  per lane) with Keccak-f[1600], rate 17 lanes of 25, node = Keccak-f of
+     *  left || right (8 lanes), lanes 0..3; digests of 4 lanes. Rows must be in
+     *  natural (domain) order, as gp_lde_batch's GP_ORDER_NATURAL writes them.
+     *  gp_commit_host and contexts of several devices refuse it
+     *  (GP_ERR_UNSUPPORTED). */
+    GP_MERKLE_MIDEN_LMCS = 10
 } gp_merkle_kind;
 
 typedef struct gp_merkle_options {

@@ -517,5 +517,85 @@ TEST_P(Triton, QuotientSegmentsMatchTritonSplit) {
     EXPECT_EQ(sum, h_x);
 }
 
+// One value per leaf with any order, arity and profile: the remainder equals
+// the grouped layout's, layer 0's cap is the tree of the codeword itself (one
+// row per value), and every opening verifies while a flipped byte does not.
+TEST_P(Triton, OneValuePerLeafInAnyOrderAndArity) {
+    Rng rng(2718);
+    const uint64_t n = 256;
+    for (gp_order order : {GP_ORDER_NATURAL, GP_ORDER_BIT_REVERSED})
+        for (uint32_t arity : {2u, 4u}) {
+            SCOPED_TRACE(::testing::Message() << "order " << order << " arity " << arity);
+            gp_fri_options o;
+            gp_fri_options_init(&o);
+            o.arity = arity;
+            o.final_size = 4;
+            o.order = order;
+            o.merkle.perm = GP_PERM_POSEIDON2_GOLDILOCKS_8;
+            o.leaf = GP_FRI_LEAF_ELEMENT;
+            gp_fri_options grouped = o;
+            grouped.leaf = GP_FRI_LEAF_GROUP;
+            const Elems cw = xfe_random_vec(n, rng);
+            const ApiData data(cw, 8);
+            const Bytes beta = le_bytes(Elems{3, 1, 4}, 8);
+            Bytes rems[2], cap0(32);
+            std::unique_ptr<gp_fri, void (*)(gp_fri *)> kept(nullptr, gp_fri_destroy);
+            for (int g = 0; g < 2; ++g) {
+                gp_fri *raw = nullptr;
+                ASSERT_GP_OK(gp_fri_begin_host(ctx(), GP_FIELD_GOLDILOCKS, 3, data.data(), n, g ? &grouped : &o,
+                                               cap0.data(), cap0.size(), &raw));
+                std::unique_ptr<gp_fri, void (*)(gp_fri *)> f(raw, gp_fri_destroy);
+                for (uint32_t k = 0; k < gp_fri_layer_count(raw); ++k)
+                    ASSERT_GP_OK(gp_fri_fold(raw, beta.data(), beta.size(), nullptr, 0));
+                rems[g].resize((size_t)gp_fri_remainder_size(raw));
+                ASSERT_GP_OK(gp_fri_remainder(raw, rems[g].data(), rems[g].size()));
+                if (g == 0) {
+                    HostMat m(n, 1, 3);
+                    m.v = cw;
+                    BufPtr b;
+                    ASSERT_GP_OK(upload(ctx(), field_ref(GP_FIELD_GOLDILOCKS), m, GP_LAYOUT_COL_MAJOR, &b));
+                    const gp_buffer *mats[1] = {b.get()};
+                    gp_merkle_tree *t = nullptr;
+                    ASSERT_GP_OK(gp_merkle_commit(ctx(), mats, 1, &o.merkle, &t));
+                    TreePtr tp(t);
+                    EXPECT_EQ(cap0, merkle_cap_bytes(t)) << "layer 0";
+                    kept = std::move(f);
+                }
+            }
+            EXPECT_EQ(rems[0], rems[1]);
+            gp_fri *f = kept.get();
+            const uint32_t K = gp_fri_layer_count(f);
+            // Caps of every layer, from a stepwise run with caps.
+            gp_fri *raw = nullptr;
+            Bytes caps((size_t)(32 * K)), c(32);
+            ASSERT_GP_OK(gp_fri_begin_host(ctx(), GP_FIELD_GOLDILOCKS, 3, data.data(), n, &o, caps.data(), 32, &raw));
+            std::unique_ptr<gp_fri, void (*)(gp_fri *)> again(raw, gp_fri_destroy);
+            Elems bw;
+            for (uint32_t k = 0; k < K; ++k) {
+                ASSERT_GP_OK(gp_fri_fold(raw, beta.data(), beta.size(), c.data(), c.size()));
+                if (k + 1 < K) std::copy(c.begin(), c.end(), caps.begin() + 32 * (k + 1));
+                bw.insert(bw.end(), {3, 1, 4});
+            }
+            const Bytes betas = le_bytes(bw, 8);
+            const uint64_t each = gp_fri_opening_size(f);
+            for (uint64_t idx : std::vector<uint64_t>{0, n - 1, rng.next() % n}) {
+                Bytes op((size_t)each);
+                ASSERT_GP_OK(gp_fri_open(f, &idx, 1, op.data(), op.size()));
+                EXPECT_EQ(gp_fri_verify(&o, GP_FIELD_GOLDILOCKS, 3, n, caps.data(), caps.size(), betas.data(),
+                                        betas.size(), rems[0].data(), rems[0].size(), idx, op.data(), op.size()),
+                          GP_OK)
+                    << "index " << idx << ": " << gp_last_error();
+                for (size_t at : {size_t(1), (size_t)(24 * arity + 9), op.size() - 2}) {
+                    Bytes t = op;
+                    t[at] ^= 1;
+                    EXPECT_NE(gp_fri_verify(&o, GP_FIELD_GOLDILOCKS, 3, n, caps.data(), caps.size(), betas.data(),
+                                            betas.size(), rems[0].data(), rems[0].size(), idx, t.data(), t.size()),
+                              GP_OK)
+                        << "index " << idx << " byte " << at;
+                }
+            }
+        }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Triton, ::testing::Values(GP_BACKEND_CPU, GP_BACKEND_CUDA),
                          [](const ::testing::TestParamInfo<gp_backend> &i) { return std::string(backend_name(i.param)); });

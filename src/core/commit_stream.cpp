@@ -213,6 +213,10 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
     for (const CommitRequest::Mat &m : r.mats) heights.push_back(checked_mul(m.rows_in, 1ull << log_b, "rows * blowup"));
     const TreeSpec spec = tree_spec(r.merkle, f, "the matrices");
     one_row_per_leaf(r.merkle, "gp_commit_host");
+    if (lifted_kind(spec.kind))
+        fail(GP_ERR_UNSUPPORTED, merkle_kind_name(spec.kind),
+             " absorbs each matrix's row with its own padding; gp_commit_host streams rows by column batches "
+             "(use gp_lde_batch and gp_merkle_commit)");
     const TreePlan plan = plan_tree(spec, heights, r.merkle.cap_height, "the matrices");
     uint64_t row_elems = 0;
     for (const CommitRequest::Mat &m : r.mats) row_elems += m.cols * m.ext;

@@ -126,6 +126,10 @@ struct NttArgs {
 // A validated Merkle profile: gp_merkle_kind, gp_permutation (field sponge
 // and Miden kinds), gp_field of the matrices, sponge rate, digest words and
 // bytes per digest word (merkle_ops.h maps it to a hasher type).
+// Whether leaf i of a Merkle kind reads row (i mod h) of every matrix of
+// height h (Miden's LMCS) rather than Plonky3's injection of shorter ones.
+inline bool lifted_kind(int kind) { return kind == GP_MERKLE_MIDEN_LMCS; }
+
 struct TreeSpec {
     int kind = 0, perm = 0, field = 0;
     int compress_perm = 0;  // field sponges: the compression's, when it differs

@@ -73,6 +73,13 @@ void tree_dispatch(const TreeSpec &s, Fn &&fn) {
         case GP_MERKLE_TRITON_DIGEST:
             fn(TritonDigestHasher{});
             return;
+        case GP_MERKLE_MIDEN_LMCS:
+            if (s.perm == GP_PERM_RPX256) fn(MidenLmcsHasher<RpxApply>{});
+            else if (s.perm == GP_PERM_POSEIDON2_GOLDILOCKS_12)
+                fn(MidenLmcsHasher<perm::Poseidon2Default<Goldilocks, 12>>{});
+            else if (s.perm == GP_PERM_KECCAK_F1600) fn(MidenLmcsKeccakHasher{});
+            else fn(MidenLmcsHasher<RpoApply>{});
+            return;
         case GP_MERKLE_KECCAK_U64:
             if (s.field == GP_FIELD_BABYBEAR) fn(KeccakLaneHasher<BabyBear>{});
             else if (s.field == GP_FIELD_KOALABEAR) fn(KeccakLaneHasher<KoalaBear>{});
@@ -164,13 +171,13 @@ GP_HD uint32_t log2_ceil_hd(uint64_t x) {
 }
 
 // Opening of leaf q: the row of every matrix (in the order given, matrix m
-// of height x read at row q >> (log_h - ceil(log2 x))), base columns in
-// order.
+// of height x read at row q >> (log_h - ceil(log2 x)), or with `lifted`
+// (Miden's LMCS) at row q mod x), base columns in order.
 template <class T>
-GP_HD void merkle_open_rows(const MatView<T> *mats, uint32_t count, uint32_t log_h, uint64_t q, T *out) {
+GP_HD void merkle_open_rows(const MatView<T> *mats, uint32_t count, uint32_t log_h, uint64_t q, bool lifted, T *out) {
     for (uint32_t m = 0; m < count; ++m) {
         const MatView<T> &v = mats[m];
-        const uint64_t r = q >> (log_h - log2_ceil_hd(v.rows));
+        const uint64_t r = lifted ? q & (v.rows - 1) : q >> (log_h - log2_ceil_hd(v.rows));
         for (uint64_t j = 0; j < v.base_cols; ++j) *out++ = v.data[j * v.stride + r];
     }
 }

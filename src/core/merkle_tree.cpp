@@ -23,6 +23,7 @@ const char *merkle_kind_name(int kind) {
         case GP_MERKLE_KECCAK_U64: return "GP_MERKLE_KECCAK_U64";
         case GP_MERKLE_TRITON: return "GP_MERKLE_TRITON";
         case GP_MERKLE_TRITON_DIGEST: return "GP_MERKLE_TRITON_DIGEST";
+        case GP_MERKLE_MIDEN_LMCS: return "GP_MERKLE_MIDEN_LMCS";
         default: return nullptr;
     }
 }
@@ -103,6 +104,15 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
             s.field = GP_FIELD_GOLDILOCKS;
             fixed_digest(4);
             break;
+        case GP_MERKLE_MIDEN_LMCS:
+            if (s.perm != GP_PERM_RPO256 && s.perm != GP_PERM_RPX256 && s.perm != GP_PERM_POSEIDON2_GOLDILOCKS_12 &&
+                s.perm != GP_PERM_KECCAK_F1600)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
+                     " hashes with GP_PERM_RPO256, GP_PERM_RPX256, GP_PERM_POSEIDON2_GOLDILOCKS_12 or "
+                     "GP_PERM_KECCAK_F1600 (Miden's configurations)");
+            s.field = GP_FIELD_GOLDILOCKS;
+            fixed_digest(4);
+            break;
         case GP_MERKLE_TRITON:
         case GP_MERKLE_TRITON_DIGEST:
             if (s.perm != GP_PERM_TIP5)
@@ -141,6 +151,7 @@ TreePlan plan_tree(const TreeSpec &s, const std::vector<uint64_t> &heights, uint
     // kinds take powers of two, of one height.
     const bool mmcs =
         s.kind == GP_MERKLE_FIELD_SPONGE || s.kind == GP_MERKLE_KECCAK_PLONKY3 || s.kind == GP_MERKLE_KECCAK_U64;
+    const bool lifted = s.kind == GP_MERKLE_MIDEN_LMCS;
     uint64_t hi = 0, lo = ~0ull;
     for (size_t i = 0; i < heights.size(); ++i) {
         if (heights[i] == 0) fail(GP_ERR_INVALID_ARGUMENT, what, "[", i, "] has 0 rows");
@@ -149,8 +160,23 @@ TreePlan plan_tree(const TreeSpec &s, const std::vector<uint64_t> &heights, uint
         if (!mmcs && !is_pow2(heights[i]))
             fail(GP_ERR_INVALID_ARGUMENT, what, "[", i, "] has ", heights[i], " rows, not a power of two (",
                  merkle_kind_name(s.kind), " trees)");
+        if (lifted && i > 0 && heights[i] < heights[i - 1])
+            fail(GP_ERR_SHAPE_MISMATCH, what, "[", i, "] has ", heights[i], " rows, fewer than ", what, "[", i - 1,
+                 "] (", heights[i - 1], "): ", merkle_kind_name(s.kind),
+                 " takes matrices in ascending order of height, the order its leaves absorb them");
         hi = std::max(hi, heights[i]);
         lo = std::min(lo, heights[i]);
+    }
+    if (lifted) {  // every matrix lifted into every leaf: no injection, the order kept
+        p.log_h = log2_ceil(hi);
+        if (cap_height > p.log_h)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->cap_height = ", cap_height, " exceeds the tree's height (",
+                 p.log_h, " layers above ", hi, " leaves)");
+        p.order.resize(heights.size());
+        for (uint32_t i = 0; i < heights.size(); ++i) p.order[i] = i;
+        p.groups.assign(p.log_h + 1, {0, 0});
+        p.groups[0] = {0, (uint32_t)heights.size()};
+        return p;
     }
     if (!mmcs && hi != lo)
         fail(GP_ERR_SHAPE_MISMATCH, merkle_kind_name(s.kind), " commits matrices of one height; ", what,

@@ -164,7 +164,7 @@ public:
             for (uint64_t q = 0; q < count; ++q) {
                 if (rows)
                     merkle_open_rows(views.data(), (uint32_t)views.size(), t.log_h, indices[q],
-                                     static_cast<T *>(rows) + q * row_elems);
+                                     lifted_kind(t.spec.kind), static_cast<T *>(rows) + q * row_elems);
                 if (paths)
                     merkle_open_path(static_cast<const W *>(t.nodes), t.log_h, t.path_len(), t.spec.digest,
                                      indices[q], static_cast<W *>(paths) + q * path_words);

@@ -119,7 +119,7 @@ void CudaBackend::merkle_open(const MerkleTree &t, const uint64_t *indices, uint
         W *dpaths = paths ? reinterpret_cast<W *>(base + idx_bytes + row_span) : nullptr;
         kern::k_merkle_open<T, W><<<grid_for((count + 127) / 128, (uint32_t)sms_ * 8), 128, 0, compute_>>>(
             dv, (uint32_t)t.committed.size(), row_elems, static_cast<const W *>(t.nodes), t.log_h,
-            t.path_len(), t.spec.digest, reinterpret_cast<const uint64_t *>(base), count, drows, dpaths);
+            lifted_kind(t.spec.kind), t.path_len(), t.spec.digest, reinterpret_cast<const uint64_t *>(base), count, drows, dpaths);
         check_launch();
         GP_CUDA(cudaStreamSynchronize(compute_));
         if (rows) to_host(rows, drows, row_bytes);

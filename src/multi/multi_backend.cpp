@@ -449,6 +449,9 @@ private:
 // to the tree's nodes on device 0; the top log_p layers (and the injection
 // of matrices shorter than P) are finished on the host.
 void MultiBackend::merkle_commit(const MerkleArgs &a, MerkleTree &t) {
+    if (lifted_kind(a.spec.kind))  // a matrix's shards would each be padded alone
+        fail(GP_ERR_UNSUPPORTED, "a context of several devices does not commit GP_MERKLE_MIDEN_LMCS trees (each "
+                                 "matrix's row is padded as a whole; its columns are split across devices)");
     if (a.leaves)  // the row blocks below are aligned powers of two
         fail(GP_ERR_UNSUPPORTED, "a context of several devices commits matrices whose tallest height is a power "
                                  "of two; this one has ", a.leaves, " rows");

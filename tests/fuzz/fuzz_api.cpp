@@ -634,9 +634,9 @@ void sel_merkle(Input &in, int field, gp_merkle_options &o, bool *valid) {
     gp_merkle_options_init(&o);
     const uint8_t kb = in.u8();
     int kind;
-    if (kb < 0xF0) kind = 1 + kb % 8;
+    if (kb < 0xF0) kind = 1 + kb % 10;
     else {
-        static const int bad[] = {0, 9, -1, 1000};
+        static const int bad[] = {0, 11, -1, 1000};
         kind = bad[kb % 4];
         *valid = false;
     }
@@ -654,8 +654,10 @@ void sel_merkle(Input &in, int field, gp_merkle_options &o, bool *valid) {
                 break;
             case GP_MERKLE_MIDEN:
             case GP_MERKLE_MIDEN_V0_11:
-            case GP_MERKLE_MIDEN_V0_10: perm = pb % 2 ? 10 : 9; break;
-            case GP_MERKLE_TRITON: perm = 12; break;
+            case GP_MERKLE_MIDEN_V0_10:
+            case GP_MERKLE_MIDEN_LMCS: perm = pb % 2 ? 10 : 9; break;
+            case GP_MERKLE_TRITON:
+            case GP_MERKLE_TRITON_DIGEST: perm = 12; break;
             default: perm = 13; break;
         }
     } else {
@@ -1547,7 +1549,7 @@ void op_merkle_commit(Input &in) {
     EXPECT(!any_null && count > 0, "gp_merkle_commit with a NULL matrix or count 0 succeeded");
     const gp_merkle_options eff = effective(os, o, gp_merkle_options_init);
     const int kind = get_enum(eff.kind);
-    EXPECT(kind >= 1 && kind <= 8, "gp_merkle_commit accepted kind %d", kind);
+    EXPECT(kind >= 1 && kind <= 10, "gp_merkle_commit accepted kind %d", kind);
     // Heights: powers of two, or for Plonky3's MMCS kinds any heights on
     // the ladder ceil(M / 2^k) of the greatest M.
     const bool mmcs = kind == GP_MERKLE_FIELD_SPONGE || kind == GP_MERKLE_KECCAK_PLONKY3 || kind == GP_MERKLE_KECCAK_U64;
@@ -1585,7 +1587,7 @@ void op_merkle_hash_rows(Input &in) {
     const gp_merkle_options eff = effective(os, o, gp_merkle_options_init);
     const int kind = get_enum(eff.kind), perm = get_enum(eff.perm);
     const PermInfo pi = perm_info(perm);
-    uint64_t dbytes = kind == GP_MERKLE_TRITON ? 40 : 32;
+    uint64_t dbytes = kind == GP_MERKLE_TRITON || kind == GP_MERKLE_TRITON_DIGEST ? 40 : 32;
     if (kind == GP_MERKLE_FIELD_SPONGE && pi.field > 0)
         dbytes = (uint64_t)(eff.digest ? eff.digest : (esize(pi.field) == 8 ? 4 : 8)) * esize(pi.field);
     const uint64_t rows = mats[0] >= 0 ? S.bufs[mats[0]].rows : 1;
@@ -2156,7 +2158,7 @@ void op_constraint(Input &in) {
     gp_constraint_options o;
     gp_constraint_options_init(&o);
     const uint8_t sb = in.u8();
-    set_enum(o.split, sb < 0xF0 ? sb % 2 : (sb % 2 ? 2 : -1));
+    set_enum(o.split, sb < 0xF0 ? sb % 3 : (sb % 2 ? 3 : -1));
     const uint8_t db = in.u8();
     o.segments = db < 0xF0 ? 1u << (db % 5) : (db % 2 ? 0 : 3);
     const uint8_t bb = in.u8();
