@@ -323,6 +323,9 @@ BENCHMARK(BM_Commit_CUDA)
     ->Args({KECCAK_U64, GL, 22, 256})
     ->Args({TRITON, GL, 22, 256})
     ->Args({TRITON_DIGEST, GL, 22, 3})  // rows as digests (3 elements: a cubic value)
+    ->Args({LMCS_P2, GL, 22, 256})      // Miden's LMCS at W3's commitment shape
+    ->Args({LMCS_RPO, GL, 22, 256})
+    ->Args({LMCS_KECCAK, GL, 22, 256})
     ->Args({MIDEN_P2, GL, 22, 256})
     ->Args({P2_GL12_8, GL, 22, 256})
     ->Args({P2_GL12, GL, 3 << 20, 256})  // tallest height 3 x 2^20, not a power of two

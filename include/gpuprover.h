@@ -378,14 +378,22 @@ typedef enum gp_layout {
 } gp_layout;
 
 /** Creates a zero-filled buffer of `rows` x `cols` elements of the field's
- *  degree-`ext_degree` extension (1 for the base field). */
+ *  degree-`ext_degree` extension (1 for the base field). `rows` >= 1.
+ *  `cols` may be 0: a matrix of width 0, holding no memory, whose rows are
+ *  empty inputs to the Merkle commitments (gp_merkle_commit,
+ *  gp_merkle_hash_rows; each kind hashes an empty row as its reference
+ *  hashes an empty input: the zero digest for Plonky3's field and u64 Keccak
+ *  sponges, miden-crypto's hash_elements and the digest trees, keccak256 of
+ *  no bytes for the Keccak-256 kinds, Tip5::hash_varlen([]) for
+ *  GP_MERKLE_TRITON; Plonky3's MMCS injects such a matrix by its height like
+ *  any other). Transforms, LDEs, FRI, OOD/DEEP and DLPack export refuse it. */
 GP_API gp_status gp_buffer_create(gp_context *ctx, gp_field field,
                                   uint32_t ext_degree, uint64_t rows,
                                   uint64_t cols, gp_buffer **out);
 
 /** Creates a buffer from host memory holding `rows` x `cols` elements in
  *  `layout`. `data` must hold rows * cols * ext_degree base elements of
- *  gp_field_element_size(field) bytes. Values >= p give
+ *  gp_field_element_size(field) bytes (NULL when cols is 0). Values >= p give
  *  GP_ERR_NON_CANONICAL. Pinned (cudaHostAlloc'd) memory is uploaded
  *  directly; pageable memory goes through pinned staging. */
 GP_API gp_status gp_buffer_from_host(gp_context *ctx, gp_field field,
@@ -394,7 +402,8 @@ GP_API gp_status gp_buffer_from_host(gp_context *ctx, gp_field field,
                                      const void *data, gp_buffer **out);
 
 /** Copies the buffer to host memory in `layout`. `size_bytes` is the size of
- *  `data`; it must be at least rows * cols * ext_degree * element size. */
+ *  `data`; it must be at least rows * cols * ext_degree * element size.
+ *  `data` may be NULL for a buffer of 0 columns. */
 GP_API gp_status gp_buffer_to_host(const gp_buffer *buf, gp_layout layout,
                                    void *data, uint64_t size_bytes);
 
@@ -429,7 +438,8 @@ GP_API uint64_t gp_buffer_size_bytes(const gp_buffer *buf);
  *  caller keeps it alive, and unchanged by other work while a call uses the
  *  buffer, until gp_buffer_destroy(), which releases the handle but not the
  *  memory. A wrapped buffer is used as any other, including as the output
- *  of an LDE or NTT, whose results the caller then reads in place. */
+ *  of an LDE or NTT, whose results the caller then reads in place. `cols`
+ *  must be at least 1. */
 GP_API gp_status gp_buffer_wrap(gp_context *ctx, gp_field field, uint32_t ext_degree, uint64_t rows,
                                 uint64_t cols, void *data, gp_buffer **out);
 
@@ -946,7 +956,8 @@ typedef struct gp_matrix_dims {
  *  of `cap`. `options` must be those of the commitment. Returns GP_OK when
  *  the opening is valid, GP_ERR_VERIFY_FAILED when it is not, another code
  *  for malformed arguments (sizes that do not match the shapes, an index
- *  past the end, non-canonical row elements). */
+ *  past the end, non-canonical row elements). A dims entry may have 0
+ *  columns; `rows` may be NULL when the opened row is empty. */
 GP_API gp_status gp_merkle_verify(const gp_merkle_options *options, gp_field field,
                                   const gp_matrix_dims *dims, uint32_t count,
                                   const void *cap, uint64_t cap_size, uint64_t index,

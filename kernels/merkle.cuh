@@ -42,11 +42,11 @@ __global__ void k_merkle_absorb(H h, const MatView<typename H::T> *mats, typenam
 // Opening q: rows of every matrix (rows != null) and the path (paths != null).
 template <class T, class W>
 __global__ void k_merkle_open(const MatView<T> *mats, uint32_t nmats, uint64_t row_elems, const W *nodes,
-                              uint32_t log_h, uint32_t path_len, uint32_t digest, const uint64_t *indices,
+                              uint32_t log_h, bool lifted, uint32_t path_len, uint32_t digest, const uint64_t *indices,
                               uint64_t count, T *rows, W *paths) {
     for (uint64_t q = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; q < count;
          q += (uint64_t)gridDim.x * blockDim.x) {
-        if (rows) merkle_open_rows(mats, nmats, log_h, indices[q], rows + q * row_elems);
+        if (rows) merkle_open_rows(mats, nmats, log_h, indices[q], lifted, rows + q * row_elems);
         if (paths)
             merkle_open_path(nodes, log_h, path_len, digest, indices[q], paths + q * (uint64_t)path_len * digest);
     }

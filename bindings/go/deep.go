@@ -28,6 +28,12 @@ const (
 	// h(x) = sum_i x^(i N) h_i(x); segment i holds coefficients
 	// i N .. (i + 1) N - 1 of h.
 	SplitWinterfell CompositionSplit = C.GP_COMPOSITION_WINTERFELL
+	// SplitTriton: Triton VM's quotient segments, h(x) = sum_i x^i h_i(x^D);
+	// segment i holds coefficients i, i + D, i + 2D, ... of h. With the
+	// trace's FRI domain as the segment LDE (Shift 7, NaturalOrder, Blowup =
+	// FRI domain / N) and the Triton Merkle kind, the tree is Triton's
+	// quotient commitment.
+	SplitTriton CompositionSplit = C.GP_COMPOSITION_TRITON
 )
 
 // ConstraintOptions are the options of ConstraintCommit
@@ -36,7 +42,7 @@ const (
 // generator as the shift, bit-reversed segment LDEs, Plonky3's Poseidon2
 // tree.
 type ConstraintOptions struct {
-	// Split: SplitPlonky3 (the zero value) or SplitWinterfell.
+	// Split: SplitPlonky3 (the zero value), SplitWinterfell or SplitTriton.
 	Split CompositionSplit
 	// Segments is D, a power of two dividing the number of evaluations; 0
 	// means 2.
@@ -159,6 +165,10 @@ type OODOptions struct {
 	// 1 or 4; 0 means 3 for Goldilocks, 4 for BabyBear and KoalaBear (see
 	// ChallengeDegreeFor).
 	ChallengeDegree uint32
+	// Extension is the extension of degree E: ExtPlonky3 (the zero value)
+	// or ExtTriton (Triton VM's out-of-domain rows and DEEP codewords;
+	// Goldilocks, E = 3).
+	Extension Extension
 }
 
 // ChallengeDegreeFor returns E for columns over field: ChallengeDegree, or
@@ -181,6 +191,7 @@ func (o *OODOptions) c() C.gp_ood_options {
 		co.order = C.gp_order(o.Order)
 		co.degree_bound = C.uint64_t(o.DegreeBound)
 		co.challenge_degree = C.uint32_t(o.ChallengeDegree)
+		co.extension = C.gp_extension(o.Extension)
 	}
 	return co
 }

@@ -43,6 +43,20 @@ const (
 	FoldUnhalved FRIFold = C.GP_FRI_FOLD_UNHALVED
 )
 
+// FRILeaf is what one leaf of a FRI layer's tree holds (gp_fri_leaf).
+type FRILeaf int
+
+const (
+	// LeafGroup (the default): the group of Arity values one fold combines.
+	LeafGroup FRILeaf = C.GP_FRI_LEAF_GROUP
+	// LeafElement: one value per leaf, leaf i = position i of the layer in
+	// its order: Triton VM's FRI (Arity 2, NaturalOrder, Shift 7, Extension
+	// ExtTriton, Merkle kind TritonDigest). A query's opening then holds,
+	// per layer, the group's values followed by one path per member (in
+	// member order); OpeningSize gives its length.
+	LeafElement FRILeaf = C.GP_FRI_LEAF_ELEMENT
+)
+
 // FRIOptions are the options of a FRI commitment (gp_fri_options). A nil
 // *FRIOptions and every zero field mean the C defaults.
 type FRIOptions struct {
@@ -63,6 +77,12 @@ type FRIOptions struct {
 	// Plonky3's Poseidon2 for the codeword's field); its CapHeight may not
 	// exceed log2(FinalSize).
 	Merkle MerkleOptions
+	// Extension is the codeword's extension (its products with the
+	// challenges): ExtPlonky3 (the zero value) or ExtTriton (Goldilocks
+	// cubics only).
+	Extension Extension
+	// Leaf: LeafGroup (the zero value) or LeafElement.
+	Leaf FRILeaf
 }
 
 func (o *FRIOptions) resolved(field Field) FRIOptions {
@@ -99,6 +119,8 @@ func (o *FRIOptions) c(field Field) C.gp_fri_options {
 	size := co.merkle.struct_size
 	co.merkle = r.Merkle.c(field)
 	co.merkle.struct_size = size
+	co.extension = C.gp_extension(r.Extension)
+	co.leaf = C.gp_fri_leaf(r.Leaf)
 	return co
 }
 

@@ -180,6 +180,33 @@ func (f Field) String() string {
 	return fmt.Sprintf("Field(%d)", uint32(f))
 }
 
+// Extension is the extension of the field a degree-D element belongs to
+// (gp_extension). The elements are stored alike (D canonical base
+// coefficients, lowest degree first); only their products differ. The zero
+// value means ExtPlonky3.
+type Extension int
+
+const (
+	// ExtPlonky3: Plonky3's extensions, Goldilocks D = 2 with X^2 = 7, D = 3
+	// with X^3 = X + 1; BabyBear D = 4 with X^4 = 11; KoalaBear D = 4 with
+	// X^4 = 3.
+	ExtPlonky3 Extension = C.GP_EXT_PLONKY3
+	// ExtTriton: Triton VM's XFieldElement (twenty-first), Goldilocks D = 3
+	// with X^3 = X - 1 (the Shah polynomial X^3 - X + 1). Goldilocks only,
+	// with D = 3.
+	ExtTriton Extension = C.GP_EXT_TRITON
+)
+
+func (e Extension) String() string {
+	switch e {
+	case ExtPlonky3:
+		return "Plonky3"
+	case ExtTriton:
+		return "Triton"
+	}
+	return fmt.Sprintf("Extension(%d)", int(e))
+}
+
 // ElementSize returns the bytes per base-field element (8 or 4), or 0 for an
 // unknown field.
 func (f Field) ElementSize() int { return int(C.gp_field_element_size(C.gp_field(f))) }

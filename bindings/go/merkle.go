@@ -109,6 +109,12 @@ const (
 	// Triton: Triton VM / twenty-first Tip5 tree (hash_varlen leaves,
 	// hash_pair nodes); 5-element Goldilocks digests, one height.
 	Triton MerkleKind = C.GP_MERKLE_TRITON
+	// TritonDigest: twenty-first's tree of digests, as Triton VM commits
+	// each FRI round: leaf = the row's elements taken as the digest (at most
+	// 5 Goldilocks elements, zero-filled; Digest::from of an XFieldElement),
+	// node = Tip5 hash_pair; one height. With FRIOptions.Leaf = LeafElement
+	// this is Triton's FRI round commitment.
+	TritonDigest MerkleKind = C.GP_MERKLE_TRITON_DIGEST
 )
 
 func (k MerkleKind) String() string {
@@ -129,6 +135,8 @@ func (k MerkleKind) String() string {
 		return "KeccakU64"
 	case Triton:
 		return "Triton"
+	case TritonDigest:
+		return "TritonDigest"
 	}
 	return fmt.Sprintf("MerkleKind(%d)", int(k))
 }
@@ -189,8 +197,8 @@ func (o *MerkleOptions) kind() MerkleKind {
 
 // PermutationFor returns the permutation used for matrices over field: Perm
 // if set, else Poseidon2 (Goldilocks width 8, BabyBear and KoalaBear width
-// 16) for FieldSponge, RPO256 for the Miden kinds and Keccak-f[1600] for the
-// Keccak kinds.
+// 16) for FieldSponge, RPO256 for the Miden kinds, Keccak-f[1600] for the
+// Keccak kinds and Tip5 for the Triton kinds.
 func (o *MerkleOptions) PermutationFor(field Field) Permutation {
 	if o != nil && o.Perm != 0 {
 		return o.Perm
@@ -200,7 +208,7 @@ func (o *MerkleOptions) PermutationFor(field Field) Permutation {
 		return RPO256
 	case KeccakPlonky3, KeccakBE, KeccakU64:
 		return KeccakF1600
-	case Triton:
+	case Triton, TritonDigest:
 		return Tip5
 	}
 	switch field {
@@ -239,7 +247,11 @@ func (o *MerkleOptions) c(field Field) C.gp_merkle_options {
 
 // digestBytes returns the bytes of one digest for matrices over field.
 func (o *MerkleOptions) digestBytes(field Field) (int, error) {
-	if o.kind() != FieldSponge {
+	switch o.kind() {
+	case FieldSponge:
+	case Triton, TritonDigest:
+		return 5 * 8, nil // Tip5 digests: 5 Goldilocks elements
+	default:
 		return 32, nil
 	}
 	_, pf, err := o.PermutationFor(field).Info()

@@ -20,7 +20,7 @@ GP_EXPORT gp_status gp_buffer_from_host(gp_context *ctx, gp_field field, uint32_
                                         const void *data, gp_buffer **out) {
     return guard("gp_buffer_from_host", [&] {
         ContextCall call(ctx, HandleKind::Context, "ctx");
-        GP_REQUIRE_PTR(data);
+        if (cols != 0) GP_REQUIRE_PTR(data);
         GP_REQUIRE_PTR(out);
         *out = nullptr;
         const FieldDesc &f = field_desc(field);
@@ -35,13 +35,13 @@ GP_EXPORT gp_status gp_buffer_to_host(const gp_buffer *buf, gp_layout layout, vo
                                       uint64_t size_bytes) {
     return guard("gp_buffer_to_host", [&] {
         ContextCall call(buf, HandleKind::Buffer, "buf");
-        GP_REQUIRE_PTR(data);
         const Buffer *b = buf_of(buf);
+        if (b->bytes) GP_REQUIRE_PTR(data);
         check_layout(layout, "layout");
         if (size_bytes < b->bytes)
             fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes,
                  " is smaller than the buffer (", b->bytes, " bytes)");
-        b->ctx->backend->download(*b, data, (gp_layout)raw(layout));
+        if (b->bytes) b->ctx->backend->download(*b, data, (gp_layout)raw(layout));
     });
 }
 

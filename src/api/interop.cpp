@@ -100,6 +100,7 @@ GP_EXPORT gp_status gp_buffer_to_dlpack(gp_buffer *buf, DLManagedTensor **out) {
         GP_REQUIRE_PTR(out);
         *out = nullptr;
         const Buffer &b = *buf_of(buf);
+        if (b.cols == 0) fail(GP_ERR_INVALID_ARGUMENT, "buf has 0 columns (no memory to export)");
         require_one_device(b, "buf");
         auto e = std::make_unique<Export>();
         e->shape[0] = (int64_t)b.base_cols();

@@ -19,6 +19,7 @@ GP_EXPORT gp_status gp_ntt_batch(gp_context *ctx, gp_buffer *buf, const gp_ntt_o
         check_buffer(ctx, buf, "buf");
         gp_ntt_options o = read_options(options, gp_ntt_options_init, "gp_ntt_options");
         auto *b = reinterpret_cast<Buffer *>(buf);
+        if (b->cols == 0) fail(GP_ERR_INVALID_ARGUMENT, "buf has 0 columns: nothing to transform");
         int dir = raw(o.direction);
         if (dir != GP_NTT_FORWARD && dir != GP_NTT_INVERSE)
             fail(GP_ERR_INVALID_ARGUMENT, "options->direction = ", dir, " is not a gp_ntt_direction");

@@ -118,7 +118,7 @@ GP_EXPORT gp_status gp_merkle_verify(const gp_merkle_options *options, gp_field 
     return guard("gp_merkle_verify", [&] {
         GP_REQUIRE_PTR(dims);
         GP_REQUIRE_PTR(cap);
-        GP_REQUIRE_PTR(rows);
+        if (rows_size) GP_REQUIRE_PTR(rows);  // a row of width-0 matrices is empty
         if (count == 0) fail(GP_ERR_INVALID_ARGUMENT, "count = 0 (a tree needs at least one matrix)");
         gp_merkle_options o = read_options(options, gp_merkle_options_init, "gp_merkle_options");
         merkle_verify_opening(o, field_desc(field), dims, count, cap, cap_size, index, rows, rows_size, path,

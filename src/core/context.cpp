@@ -11,10 +11,13 @@ namespace gp {
 namespace {
 
 // A buffer's description, its shape checked and its size computed; no
-// memory yet.
-std::unique_ptr<Buffer> describe(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols) {
+// memory yet. A buffer of the library's own memory may have no columns (a
+// matrix of width 0: its rows are empty sponge inputs); borrowed memory may
+// not.
+std::unique_ptr<Buffer> describe(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols,
+                                 bool allow_empty) {
     if (rows == 0) fail(GP_ERR_INVALID_ARGUMENT, "rows = 0 (a buffer needs at least one row)");
-    if (cols == 0) fail(GP_ERR_INVALID_ARGUMENT, "cols = 0 (a buffer needs at least one column)");
+    if (cols == 0 && !allow_empty) fail(GP_ERR_INVALID_ARGUMENT, "cols = 0 (borrowed memory needs a column)");
     const uint64_t elems = checked_mul(checked_mul(rows, cols, "rows * cols"), ext, "rows * cols * ext");
     auto b = std::make_unique<Buffer>();
     b->ctx = c;
@@ -44,7 +47,8 @@ Buffer *adopt(std::unique_ptr<Buffer> b) {
 }  // namespace
 
 Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols, bool spread) {
-    std::unique_ptr<Buffer> b = describe(c, f, ext, rows, cols);
+    std::unique_ptr<Buffer> b = describe(c, f, ext, rows, cols, true);
+    if (b->bytes == 0) return adopt(std::move(b));  // no columns: no memory
     c->backend->alloc_storage(*b, spread);
     Buffer storage = *b;
     try {
@@ -57,7 +61,7 @@ Buffer *new_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, 
 
 Buffer *wrap_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols, void *data,
                     std::function<void()> release) {
-    std::unique_ptr<Buffer> b = describe(c, f, ext, rows, cols);
+    std::unique_ptr<Buffer> b = describe(c, f, ext, rows, cols, false);
     if (reinterpret_cast<uintptr_t>(data) % f.elem_size)
         fail(GP_ERR_INVALID_ARGUMENT, "data = ", data, " is not aligned to the ", f.elem_size, "-byte elements of ",
              f.name);
@@ -72,7 +76,7 @@ Buffer *wrap_buffer(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows,
 
 // Frees a buffer's memory (or hands borrowed memory back) and the buffer.
 static void dispose(Context &c, Buffer *b) {
-    if (b->owned) c.backend->free_storage(*b);
+    if (b->owned && b->bytes) c.backend->free_storage(*b);
     if (b->release) b->release();
     delete b;
 }
@@ -80,6 +84,7 @@ static void dispose(Context &c, Buffer *b) {
 Buffer *buffer_from_host(Context *c, const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols,
                          gp_layout layout, const void *data, const char *arg) {
     Buffer *b = new_buffer(c, f, ext, rows, cols);
+    if (b->bytes == 0) return b;  // no columns
     try {
         c->backend->upload(*b, data, layout, arg);
     } catch (...) {

@@ -22,6 +22,7 @@ OodShape ood_shape(const std::vector<const Buffer *> &bufs, const gp_ood_options
     for (size_t i = 0; i < s.bufs.size(); ++i) {
         if (s.bufs[i]->rows != m)
             fail(GP_ERR_SHAPE_MISMATCH, "columns[", i, "] has ", s.bufs[i]->rows, " rows but columns[0] has ", m);
+        if (s.bufs[i]->cols == 0) fail(GP_ERR_SHAPE_MISMATCH, "columns[", i, "] has 0 columns");
         if (s.bufs[i]->ext != 1 && s.bufs[i]->ext != s.E)
             fail(GP_ERR_SHAPE_MISMATCH, "columns[", i, "] has extension degree ", s.bufs[i]->ext,
                  "; columns must be base columns or of the challenge degree ", s.E);

@@ -372,7 +372,6 @@ void merkle_verify_opening(const gp_merkle_options &o, const FieldDesc &f, const
     for (uint32_t i = 0; i < count; ++i) {
         std::string arg = "dims[" + std::to_string(i) + "]";
         check_ext_degree(f, dims[i].ext_degree, (arg + ".ext_degree").c_str());
-        if (dims[i].cols == 0) fail(GP_ERR_INVALID_ARGUMENT, arg, ".cols = 0");
         heights[i] = dims[i].rows;
         if (__builtin_add_overflow(row_elems, (uint64_t)dims[i].cols * dims[i].ext_degree, &row_elems))
             fail(GP_ERR_SIZE_OVERFLOW, "the row length of dims[0..", i, "] overflows 64 bits");

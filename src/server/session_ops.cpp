@@ -155,10 +155,11 @@ Buffer buffer_of(const SessionMemory &mem, const v1::BufferRef &r, const char *w
     b.ext = r.ext();
     b.rows = r.rows();
     b.cols = r.cols();
-    if (b.rows == 0 || b.cols == 0 || b.rows > (1ull << kMaxLog) || b.cols > (1ull << 32))
+    if (b.rows == 0 || b.rows > (1ull << kMaxLog) || b.cols > (1ull << 32))
         fail(GP_ERR_INVALID_ARGUMENT, what, ": ", b.rows, " x ", b.cols, " is no buffer shape");
     b.bytes = checked_mul(checked_mul(b.rows, b.base_cols(), what), b.field->elem_size, what);
     b.stride = r.stride();
+    if (b.cols == 0) return b;  // a matrix of width 0: no memory
     uint64_t extent = b.bytes;
     if (b.stride) {
         if (b.stride < b.rows) fail(GP_ERR_INVALID_ARGUMENT, what, ": stride ", b.stride, " < rows ", b.rows);

@@ -68,10 +68,12 @@ __all__ = [
     "DEVICES_ALL",
     "DeviceInfo",
     "Direction",
+    "Extension",
     "Field",
     "FieldInfo",
     "Fri",
     "FriFold",
+    "FriLeaf",
     "FriOptions",
     "GpuproverError",
     "Keep",
@@ -209,6 +211,9 @@ class MerkleKind(enum.IntEnum):
     KECCAK_BE = 6  # lambdaworks / Lambda VM Keccak-256 over big-endian Goldilocks
     KECCAK_U64 = 7  # Plonky3 MerkleTreeMmcs over the Keccak-f sponge on 64-bit lanes (any field, mixed heights)
     TRITON = 8  # Triton VM / twenty-first Tip5 tree (hash_varlen leaves, hash_pair nodes; one height)
+    # twenty-first's tree of digests (Triton's FRI rounds): leaf = the row's elements as the digest (at most 5
+    # Goldilocks elements, zero-filled), node = Tip5 hash_pair; one height
+    TRITON_DIGEST = 9
 
 
 class Keep(enum.IntEnum):
@@ -226,11 +231,31 @@ class FriFold(enum.IntEnum):
     UNHALVED = 1  # Lambda VM: the same without the 1/arity factor
 
 
+class FriLeaf(enum.IntEnum):
+    """What one leaf of a FRI layer's tree holds (gp_fri_leaf)."""
+
+    GROUP = 0  # the group of `arity` values one fold combines
+    # one value per leaf (Triton VM: arity 2, Order.NATURAL, shift 7, Extension.TRITON, MerkleKind.TRITON_DIGEST);
+    # an opening holds, per layer, the group's values followed by one path per member
+    ELEMENT = 1
+
+
+class Extension(enum.IntEnum):
+    """Which extension of the field a degree-D element belongs to
+    (gp_extension): stored alike, multiplied differently."""
+
+    # Plonky3's: Goldilocks D = 2 with X^2 = 7, D = 3 with X^3 = X + 1; BabyBear D = 4 with X^4 = 11;
+    # KoalaBear D = 4 with X^4 = 3
+    PLONKY3 = 0
+    TRITON = 1  # Triton VM's XFieldElement: Goldilocks D = 3 with X^3 = X - 1 (Goldilocks only, D = 3)
+
+
 class CompositionSplit(enum.IntEnum):
     """How the composition polynomial is cut into segments (gp_composition_split)."""
 
     PLONKY3 = 0  # segment i interpolates rows i, i + D, ... on shift * w^i * <w^D>
     WINTERFELL = 1  # h(x) = sum_i x^(i N) h_i(x); segment i holds coefficients i N .. (i + 1) N - 1
+    TRITON = 2  # Triton VM: h(x) = sum_i x^i h_i(x^D); segment i holds coefficients i, i + D, i + 2D, ...
 
 
 FieldInfo = collections.namedtuple("FieldInfo", "modulus generator two_adicity")
@@ -464,6 +489,8 @@ class _FriOptions(ctypes.Structure):
         ("shift", _u64),
         ("fold", _c_enum),
         ("merkle", _MerkleOptions),
+        ("extension", _c_enum),
+        ("leaf", _c_enum),
     ]
 
 
@@ -486,6 +513,7 @@ class _OodOptions(ctypes.Structure):
         ("order", _c_enum),
         ("degree_bound", _u64),
         ("challenge_degree", _u32),
+        ("extension", _c_enum),
     ]
 
 
@@ -985,7 +1013,7 @@ def _default_permutation(kind, field):
         return Permutation.RPO256
     if kind in (MerkleKind.KECCAK_PLONKY3, MerkleKind.KECCAK_BE, MerkleKind.KECCAK_U64):
         return Permutation.KECCAK_F1600
-    if kind == MerkleKind.TRITON:
+    if kind in (MerkleKind.TRITON, MerkleKind.TRITON_DIGEST):
         return Permutation.TIP5
     return {Field.BABYBEAR: Permutation.POSEIDON2_BABYBEAR_16,
             Field.KOALABEAR: Permutation.POSEIDON2_KOALABEAR_16}.get(field, Permutation.POSEIDON2_GOLDILOCKS_8)
@@ -1020,8 +1048,8 @@ class MerkleOptions:
 
     def permutation_for(self, field):
         """perm if set, else Poseidon2 (Goldilocks width 8, BabyBear and
-        KoalaBear width 16) for FIELD_SPONGE, RPO256 for the Miden kinds and
-        KECCAK_F1600 for the Keccak kinds."""
+        KoalaBear width 16) for FIELD_SPONGE, RPO256 for the Miden kinds,
+        KECCAK_F1600 for the Keccak kinds and TIP5 for the Triton kinds."""
         if self.perm is not None:
             return _opt_enum(Permutation, self.perm)
         return _default_permutation(self.kind, _opt_enum(Field, field))
@@ -1046,6 +1074,8 @@ class MerkleOptions:
         return o
 
     def _digest_bytes(self, field):
+        if int(self.kind) in (MerkleKind.TRITON, MerkleKind.TRITON_DIGEST):
+            return 5 * 8  # Tip5 digests: 5 Goldilocks elements
         if int(self.kind) != MerkleKind.FIELD_SPONGE:
             return 32
         _, pf = permutation_info(self.permutation_for(field))
@@ -1061,7 +1091,12 @@ class FriOptions:
     the codeword size, reached by folds of `arity`); order: of the codeword
     and every layer (Plonky3: BIT_REVERSED); shift: the domain is
     shift * <omega> (1: the subgroup, as Plonky3 folds); fold: FriFold;
-    merkle: the MerkleOptions of every layer (cap_height <= log2(final_size)).
+    merkle: the MerkleOptions of every layer (cap_height <= log2(final_size));
+    extension: the codeword's Extension (its products with the challenges;
+    Extension.TRITON: Goldilocks cubics only); leaf: FriLeaf, what a layer's
+    Merkle leaf holds (FriLeaf.ELEMENT: one value per leaf, as Triton VM
+    commits with MerkleKind.TRITON_DIGEST; an opening then holds one path per
+    group member, opening_size says how long).
     """
 
     arity: int = 2
@@ -1070,6 +1105,8 @@ class FriOptions:
     shift: int = 1
     fold: int = FriFold.HALVED
     merkle: MerkleOptions = dataclasses.field(default_factory=MerkleOptions)
+    extension: int = Extension.PLONKY3
+    leaf: int = FriLeaf.GROUP
 
     def resolved(self, field):
         """These options with merkle.perm filled in for `field`."""
@@ -1086,6 +1123,8 @@ class FriOptions:
         o.shift = _uint("shift", self.shift)
         o.fold = _enum(FriFold, "fold", self.fold)
         _embed_merkle(o, self.merkle, field)
+        o.extension = _enum(Extension, "extension", self.extension)
+        o.leaf = _enum(FriLeaf, "leaf", self.leaf)
         return o
 
     def _cap_bytes(self, function, field):
@@ -1143,13 +1182,16 @@ class OodOptions:
     degree_bound: N, a power of two <= M (0: M), evaluate_ood reads the
     sub-coset shift * <omega_N> only; challenge_degree: E, the extension of
     the points, values and coefficients (Goldilocks 1, 2, 3; BabyBear and
-    KoalaBear 1, 4; 0: 3 for Goldilocks, 4 otherwise).
+    KoalaBear 1, 4; 0: 3 for Goldilocks, 4 otherwise); extension: the
+    Extension of degree E (Extension.TRITON for Triton VM's out-of-domain
+    rows and DEEP codewords: Goldilocks, E = 3).
     """
 
     shift: int = 0
     order: int = Order.NATURAL
     degree_bound: int = 0
     challenge_degree: int = 0
+    extension: int = Extension.PLONKY3
 
     def challenge_degree_for(self, field):
         """E for columns over `field`: challenge_degree, or the field's default."""
@@ -1164,6 +1206,7 @@ class OodOptions:
         o.order = _enum(Order, "order", self.order)
         o.degree_bound = _uint("degree_bound", self.degree_bound)
         o.challenge_degree = _uint("challenge_degree", self.challenge_degree, _U32_MAX)
+        o.extension = _enum(Extension, "extension", self.extension)
         return o
 
 

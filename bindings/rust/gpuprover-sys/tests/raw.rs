@@ -66,6 +66,14 @@ fn options_structs_have_the_c_size() {
         // compress_perm (appended last): 0, the sponge's permutation.
         assert_eq!(o.compress_perm, gp_permutation(0));
         assert_eq!(gp_merkle_kind::GP_MERKLE_KECCAK_U64.0, 7);
+        assert_eq!(gp_merkle_kind::GP_MERKLE_TRITON_DIGEST.0, 9);
+        assert_eq!(
+            (
+                gp_extension::GP_EXT_PLONKY3.0,
+                gp_extension::GP_EXT_TRITON.0
+            ),
+            (0, 1)
+        );
 
         let mut o: gp_fri_options = std::mem::zeroed();
         gp_fri_options_init(&mut o);
@@ -73,17 +81,24 @@ fn options_structs_have_the_c_size() {
         assert_eq!((o.arity, o.final_size, o.shift), (2, 1, 1));
         assert_eq!(o.order, gp_order::GP_ORDER_BIT_REVERSED);
         assert_eq!(o.merkle.struct_size as usize, size_of::<gp_merkle_options>());
+        // extension and leaf (appended after merkle): Plonky3's, one group
+        // per leaf.
+        assert_eq!(o.extension, gp_extension::GP_EXT_PLONKY3);
+        assert_eq!(o.leaf, gp_fri_leaf::GP_FRI_LEAF_GROUP);
+        assert_eq!(gp_fri_leaf::GP_FRI_LEAF_ELEMENT.0, 1);
 
         let mut o: gp_ood_options = std::mem::zeroed();
         gp_ood_options_init(&mut o);
         assert_eq!(o.struct_size as usize, size_of::<gp_ood_options>());
         assert_eq!((o.shift, o.degree_bound, o.challenge_degree), (0, 0, 0));
         assert_eq!(o.order, gp_order::GP_ORDER_NATURAL);
+        assert_eq!(o.extension, gp_extension::GP_EXT_PLONKY3);
 
         let mut o: gp_constraint_options = std::mem::zeroed();
         gp_constraint_options_init(&mut o);
         assert_eq!(o.struct_size as usize, size_of::<gp_constraint_options>());
         assert_eq!(o.split, gp_composition_split::GP_COMPOSITION_PLONKY3);
+        assert_eq!(gp_composition_split::GP_COMPOSITION_TRITON.0, 2);
         assert_eq!((o.segments, o.blowup, o.shift), (2, 2, 0));
         assert_eq!(o.output_order, gp_order::GP_ORDER_BIT_REVERSED);
         assert_eq!(o.merkle.struct_size as usize, size_of::<gp_merkle_options>());

@@ -6,8 +6,8 @@ use std::fmt;
 use std::ptr;
 
 use crate::{
-    check, check_element, sys, to_u64, type_name_of, Buffer, Context, Element, Error, Field,
-    MerkleOptions, MerkleTree, Order, Result, Status,
+    check, check_element, sys, to_u64, type_name_of, Buffer, Context, Element, Error, Extension,
+    Field, MerkleOptions, MerkleTree, Order, Result, Status,
 };
 
 // ---------------------------------------------------------------------------
@@ -25,6 +25,12 @@ pub enum CompositionSplit {
     /// winterfell's composition columns: `h(x) = sum_i x^(i N) h_i(x)`;
     /// segment i holds coefficients `i N .. (i + 1) N - 1` of h.
     Winterfell,
+    /// Triton VM's quotient segments: `h(x) = sum_i x^i h_i(x^D)`; segment
+    /// i holds coefficients `i, i + D, i + 2D, ...` of h. With the trace's
+    /// FRI domain as the segment LDE (shift 7, natural order, blowup = FRI
+    /// domain / N) and [`MerkleKind::Triton`](crate::MerkleKind::Triton),
+    /// the tree is Triton's quotient commitment.
+    Triton,
 }
 
 impl CompositionSplit {
@@ -32,6 +38,7 @@ impl CompositionSplit {
         match self {
             CompositionSplit::Plonky3 => sys::gp_composition_split::GP_COMPOSITION_PLONKY3,
             CompositionSplit::Winterfell => sys::gp_composition_split::GP_COMPOSITION_WINTERFELL,
+            CompositionSplit::Triton => sys::gp_composition_split::GP_COMPOSITION_TRITON,
         }
     }
 }
@@ -216,6 +223,10 @@ pub struct OodOptions {
     /// means 3 for Goldilocks, 4 for BabyBear and KoalaBear; see
     /// [`OodOptions::challenge_degree_for`].
     pub challenge_degree: u32,
+    /// The extension of degree E. Default [`Extension::Plonky3`];
+    /// [`Extension::Triton`] for Triton VM's out-of-domain rows and DEEP
+    /// codewords (Goldilocks, E = 3).
+    pub extension: Extension,
 }
 
 impl OodOptions {
@@ -237,6 +248,7 @@ impl OodOptions {
         raw.order = self.order.to_raw();
         raw.degree_bound = to_u64(self.degree_bound);
         raw.challenge_degree = self.challenge_degree;
+        raw.extension = self.extension.to_raw();
         raw
     }
 }

@@ -12,8 +12,8 @@ use std::ptr::{self, NonNull};
 
 use crate::{
     check, check_element, elements_from_le_bytes, elements_to_le_bytes, nonnull, sys, to_u64,
-    to_usize, type_name_of, Buffer, Context, Element, Error, Field, MerkleOptions, Order, Result,
-    Status,
+    to_usize, type_name_of, Buffer, Context, Element, Error, Extension, Field, MerkleOptions,
+    Order, Result, Status,
 };
 
 /// How a group of sibling values is combined with the challenge
@@ -34,6 +34,30 @@ impl FriFold {
         match self {
             FriFold::Halved => sys::gp_fri_fold_kind::GP_FRI_FOLD_HALVED,
             FriFold::Unhalved => sys::gp_fri_fold_kind::GP_FRI_FOLD_UNHALVED,
+        }
+    }
+}
+
+/// What one leaf of a FRI layer's tree holds (`gp_fri_leaf`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FriLeaf {
+    /// The group of `arity` values one fold combines (see `order`).
+    #[default]
+    Group,
+    /// One value per leaf, leaf i = position i of the layer in its order:
+    /// Triton VM's FRI (arity 2, natural order, shift 7,
+    /// [`Extension::Triton`], [`MerkleKind::TritonDigest`](crate::MerkleKind::TritonDigest)).
+    /// A query's opening then holds, per layer, the group's values followed
+    /// by one path per member (in member order); [`Fri::opening_size`] gives
+    /// its length.
+    Element,
+}
+
+impl FriLeaf {
+    fn to_raw(self) -> sys::gp_fri_leaf {
+        match self {
+            FriLeaf::Group => sys::gp_fri_leaf::GP_FRI_LEAF_GROUP,
+            FriLeaf::Element => sys::gp_fri_leaf::GP_FRI_LEAF_ELEMENT,
         }
     }
 }
@@ -59,6 +83,12 @@ pub struct FriOptions {
     /// Profile of every layer's Merkle commitment; its `cap_height` may not
     /// exceed log2(`final_size`).
     pub merkle: MerkleOptions,
+    /// The codeword's extension (its products with the challenges). Default
+    /// [`Extension::Plonky3`]; [`Extension::Triton`] for Goldilocks cubics
+    /// only.
+    pub extension: Extension,
+    /// What a layer's Merkle leaf holds. Default [`FriLeaf::Group`].
+    pub leaf: FriLeaf,
 }
 
 impl Default for FriOptions {
@@ -70,6 +100,8 @@ impl Default for FriOptions {
             shift: 1,
             fold: FriFold::Halved,
             merkle: MerkleOptions::default(),
+            extension: Extension::Plonky3,
+            leaf: FriLeaf::Group,
         }
     }
 }
@@ -104,6 +136,8 @@ impl FriOptions {
         let merkle_size = raw.merkle.struct_size;
         raw.merkle = self.merkle.to_raw(field);
         raw.merkle.struct_size = merkle_size;
+        raw.extension = self.extension.to_raw();
+        raw.leaf = self.leaf.to_raw();
         raw
     }
 }

@@ -96,7 +96,7 @@ mod typed;
 
 pub use commit::{CommitMatrix, CommitOptions, Keep};
 pub use deep::{CompositionSplit, ConstraintCommitment, ConstraintOptions, OodOptions};
-pub use fri::{fri_verify, Fri, FriFold, FriOptions};
+pub use fri::{fri_verify, Fri, FriFold, FriLeaf, FriOptions};
 pub use merkle::{merkle_verify, MatrixDims, MerkleKind, MerkleOpening, MerkleOptions, MerkleTree};
 pub use monitor::{CallStats, CancelHandle, Counters};
 pub use typed::{BabyBear, FieldType, Goldilocks, KoalaBear};
@@ -542,6 +542,32 @@ impl Layout {
         match self {
             Layout::ColMajor => sys::gp_layout::GP_LAYOUT_COL_MAJOR,
             Layout::RowMajor => sys::gp_layout::GP_LAYOUT_ROW_MAJOR,
+        }
+    }
+}
+
+/// Which extension of the field a degree-D element belongs to
+/// (`gp_extension`). The elements are stored alike (D canonical base
+/// coefficients, lowest degree first); only their products differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Extension {
+    /// Plonky3's extensions: Goldilocks D = 2 with `X^2 = 7`, D = 3 with
+    /// `X^3 = X + 1`; BabyBear D = 4 with `X^4 = 11`; KoalaBear D = 4 with
+    /// `X^4 = 3`.
+    #[default]
+    Plonky3,
+    /// Triton VM's `XFieldElement` (twenty-first): Goldilocks D = 3 with
+    /// `X^3 = X - 1` (the Shah polynomial `X^3 - X + 1`). Goldilocks only,
+    /// with D = 3.
+    Triton,
+}
+
+impl Extension {
+    /// The raw `gp_extension` value.
+    pub fn to_raw(self) -> sys::gp_extension {
+        match self {
+            Extension::Plonky3 => sys::gp_extension::GP_EXT_PLONKY3,
+            Extension::Triton => sys::gp_extension::GP_EXT_TRITON,
         }
     }
 }

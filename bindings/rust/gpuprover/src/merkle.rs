@@ -37,6 +37,13 @@ pub enum MerkleKind {
     /// Triton VM / twenty-first Tip5 tree: `hash_varlen` leaves,
     /// `hash_pair` nodes, 5-element Goldilocks digests, one height.
     Triton,
+    /// twenty-first's tree of digests, as Triton VM commits each FRI round:
+    /// leaf = the row's elements taken as the digest (at most 5 Goldilocks
+    /// elements, zero-filled; `Digest::from` of an `XFieldElement`), node =
+    /// Tip5 `hash_pair`; one height. With
+    /// [`FriLeaf::Element`](crate::FriLeaf::Element) this is Triton's FRI
+    /// round commitment.
+    TritonDigest,
 }
 
 impl MerkleKind {
@@ -52,6 +59,7 @@ impl MerkleKind {
             MerkleKind::KeccakBe => K::GP_MERKLE_KECCAK_BE,
             MerkleKind::KeccakU64 => K::GP_MERKLE_KECCAK_U64,
             MerkleKind::Triton => K::GP_MERKLE_TRITON,
+            MerkleKind::TritonDigest => K::GP_MERKLE_TRITON_DIGEST,
         }
     }
 }
@@ -113,8 +121,8 @@ impl MerkleOptions {
 
     /// The permutation used for matrices over `field`: `perm` if set, else
     /// Poseidon2 (Goldilocks width 8, BabyBear and KoalaBear width 16) for
-    /// `FieldSponge`, RPO256 for the Miden kinds and Keccak-f\[1600\] for the
-    /// Keccak kinds.
+    /// `FieldSponge`, RPO256 for the Miden kinds, Keccak-f\[1600\] for the
+    /// Keccak kinds and Tip5 for the Triton kinds.
     pub fn permutation_for(&self, field: Field) -> Permutation {
         self.perm
             .unwrap_or_else(|| self.kind.default_permutation(field))
@@ -137,7 +145,8 @@ impl MerkleOptions {
     }
 
     /// Bytes of one digest for matrices over `field`, as the library lays
-    /// digests out (elements x element size, or 32 for Keccak).
+    /// digests out (elements x element size: 5 x 8 for Tip5, or 32 for
+    /// Keccak).
     pub(crate) fn digest_bytes(&self, field: Field) -> Result<usize> {
         match self.kind {
             MerkleKind::FieldSponge => {
@@ -152,6 +161,8 @@ impl MerkleOptions {
                 };
                 Ok(digest * elem)
             }
+            // Tip5 digests: 5 Goldilocks elements.
+            MerkleKind::Triton | MerkleKind::TritonDigest => Ok(5 * 8),
             _ => Ok(32),
         }
     }
@@ -180,7 +191,7 @@ impl MerkleKind {
             MerkleKind::KeccakPlonky3 | MerkleKind::KeccakBe | MerkleKind::KeccakU64 => {
                 Permutation::KeccakF1600
             }
-            MerkleKind::Triton => Permutation::Tip5,
+            MerkleKind::Triton | MerkleKind::TritonDigest => Permutation::Tip5,
         }
     }
 }
