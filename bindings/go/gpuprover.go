@@ -411,6 +411,15 @@ func hostSlice(op string, data interface{}, elemSize int) (unsafe.Pointer, int, 
 	return p, n, nil
 }
 
+// hostSliceOrNil is hostSlice that also takes nil (no elements), for the
+// calls whose data may be empty: a buffer of 0 columns, an empty opened row.
+func hostSliceOrNil(op string, data interface{}, elemSize int) (unsafe.Pointer, int, error) {
+	if data == nil {
+		return unsafe.Pointer(&emptyHost[0]), 0, nil
+	}
+	return hostSlice(op, data, elemSize)
+}
+
 // elementCount returns rows*cols*ext, or false on overflow.
 func elementCount(rows, cols uint64, ext uint32) (uint64, bool) {
 	if rows == 0 || cols == 0 || ext == 0 {
@@ -794,7 +803,10 @@ func (c *Context) newBuffer(h *C.gp_buffer) *Buffer {
 }
 
 // NewBuffer creates a zero-filled buffer of rows x cols elements of the
-// field's degree-extDegree extension (1 for the base field).
+// field's degree-extDegree extension (1 for the base field). cols may be 0:
+// a matrix of width 0, holding no memory, whose rows the Merkle commitments
+// (MerkleCommit, MerkleHashRows) hash as empty inputs; transforms, LDEs,
+// FRI, OOD/DEEP and DLPack export refuse it.
 func (c *Context) NewBuffer(field Field, extDegree uint32, rows, cols uint64) (*Buffer, error) {
 	if err := c.lock("Context.NewBuffer"); err != nil {
 		return nil, err
@@ -812,10 +824,10 @@ func (c *Context) NewBuffer(field Field, extDegree uint32, rows, cols uint64) (*
 
 // BufferFromHost creates a buffer from rows x cols elements in layout. data
 // is a []uint64 (Goldilocks) or []uint32 (BabyBear, KoalaBear) of exactly
-// rows*cols*extDegree base elements. The generic BufferFromHost takes a
-// typed slice.
+// rows*cols*extDegree base elements (empty or nil when cols is 0). The
+// generic BufferFromHost takes a typed slice.
 func (c *Context) BufferFromHost(field Field, extDegree uint32, rows, cols uint64, layout Layout, data interface{}) (*Buffer, error) {
-	p, n, err := hostSlice("gp_buffer_from_host", data, field.ElementSize())
+	p, n, err := hostSliceOrNil("gp_buffer_from_host", data, field.ElementSize())
 	if err != nil {
 		return nil, err
 	}
@@ -908,10 +920,10 @@ func (b *Buffer) Len() int { return int(b.rows * b.cols * uint64(b.ext)) }
 func (b *Buffer) SizeBytes() uint64 { return uint64(b.Len()) * uint64(b.field.ElementSize()) }
 
 // ToHost copies the buffer into dst in layout. dst is a []uint64 (Goldilocks)
-// or []uint32 (BabyBear, KoalaBear) of at least Len() elements. The generic
-// ToHost takes a typed slice.
+// or []uint32 (BabyBear, KoalaBear) of at least Len() elements (empty or nil
+// for a buffer of 0 columns). The generic ToHost takes a typed slice.
 func (b *Buffer) ToHost(layout Layout, dst interface{}) error {
-	p, n, err := hostSlice("gp_buffer_to_host", dst, b.field.ElementSize())
+	p, n, err := hostSliceOrNil("gp_buffer_to_host", dst, b.field.ElementSize())
 	if err != nil {
 		return err
 	}

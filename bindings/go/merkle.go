@@ -115,6 +115,13 @@ const (
 	// node = Tip5 hash_pair; one height. With FRIOptions.Leaf = LeafElement
 	// this is Triton's FRI round commitment.
 	TritonDigest MerkleKind = C.GP_MERKLE_TRITON_DIGEST
+	// MidenLMCS: Miden's lifted MMCS (miden-vm lifted-stark) over
+	// Goldilocks: matrices of power-of-two heights given in ascending order
+	// of height, lifted cyclically to the tallest (leaf i absorbs row
+	// i mod h of every matrix of height h); Perm RPO256, RPX256,
+	// Poseidon2Goldilocks12 (the default) or KeccakF1600; 32-byte digests
+	// (4 Goldilocks elements, or 4 Keccak lanes).
+	MidenLMCS MerkleKind = C.GP_MERKLE_MIDEN_LMCS
 )
 
 func (k MerkleKind) String() string {
@@ -137,6 +144,8 @@ func (k MerkleKind) String() string {
 		return "Triton"
 	case TritonDigest:
 		return "TritonDigest"
+	case MidenLMCS:
+		return "MidenLMCS"
 	}
 	return fmt.Sprintf("MerkleKind(%d)", int(k))
 }
@@ -197,8 +206,9 @@ func (o *MerkleOptions) kind() MerkleKind {
 
 // PermutationFor returns the permutation used for matrices over field: Perm
 // if set, else Poseidon2 (Goldilocks width 8, BabyBear and KoalaBear width
-// 16) for FieldSponge, RPO256 for the Miden kinds, Keccak-f[1600] for the
-// Keccak kinds and Tip5 for the Triton kinds.
+// 16) for FieldSponge, RPO256 for the Miden kinds, Poseidon2Goldilocks12
+// for MidenLMCS, Keccak-f[1600] for the Keccak kinds and Tip5 for the
+// Triton kinds.
 func (o *MerkleOptions) PermutationFor(field Field) Permutation {
 	if o != nil && o.Perm != 0 {
 		return o.Perm
@@ -210,6 +220,8 @@ func (o *MerkleOptions) PermutationFor(field Field) Permutation {
 		return KeccakF1600
 	case Triton, TritonDigest:
 		return Tip5
+	case MidenLMCS:
+		return Poseidon2Goldilocks12
 	}
 	switch field {
 	case BabyBear:
@@ -566,7 +578,8 @@ func (t *MerkleTree) Verify(o MerkleOpening) error {
 // MerkleVerify checks one opening on the host, without a context
 // (gp_merkle_verify): it recomputes the leaf from rows (the opened rows of
 // matrices of shapes dims in commit order, over field: a []uint64 or
-// []uint32), walks path up to the cap and compares with the cap's digest.
+// []uint32, or nil when the opened row is empty, as for matrices of 0
+// columns), walks path up to the cap and compares with the cap's digest.
 // opts must be those of the commitment (nil: the default profile). With
 // LeafRows 2, dims are the matrices' own shapes and rows holds two rows of
 // each (see MerkleOpening).
@@ -577,7 +590,7 @@ func (t *MerkleTree) Verify(o MerkleOpening) error {
 func MerkleVerify(opts *MerkleOptions, field Field, dims []MatrixDims, cap []byte, index uint64,
 	rows interface{}, path []byte) error {
 	const op = "gp_merkle_verify"
-	rp, n, err := hostSlice(op, rows, field.ElementSize())
+	rp, n, err := hostSliceOrNil(op, rows, field.ElementSize())
 	if err != nil {
 		return err
 	}

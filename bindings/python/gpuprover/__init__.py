@@ -214,6 +214,9 @@ class MerkleKind(enum.IntEnum):
     # twenty-first's tree of digests (Triton's FRI rounds): leaf = the row's elements as the digest (at most 5
     # Goldilocks elements, zero-filled), node = Tip5 hash_pair; one height
     TRITON_DIGEST = 9
+    # Miden's lifted MMCS (miden-vm lifted-stark) over Goldilocks: power-of-two heights in ascending order, leaf i
+    # absorbing row (i mod h) of every matrix of height h; RPO256, RPX256, Poseidon2 Goldilocks 12 or Keccak-f[1600]
+    MIDEN_LMCS = 10
 
 
 class Keep(enum.IntEnum):
@@ -1015,6 +1018,8 @@ def _default_permutation(kind, field):
         return Permutation.KECCAK_F1600
     if kind in (MerkleKind.TRITON, MerkleKind.TRITON_DIGEST):
         return Permutation.TIP5
+    if kind == MerkleKind.MIDEN_LMCS:
+        return Permutation.POSEIDON2_GOLDILOCKS_12
     return {Field.BABYBEAR: Permutation.POSEIDON2_BABYBEAR_16,
             Field.KOALABEAR: Permutation.POSEIDON2_KOALABEAR_16}.get(field, Permutation.POSEIDON2_GOLDILOCKS_8)
 
@@ -1049,7 +1054,8 @@ class MerkleOptions:
     def permutation_for(self, field):
         """perm if set, else Poseidon2 (Goldilocks width 8, BabyBear and
         KoalaBear width 16) for FIELD_SPONGE, RPO256 for the Miden kinds,
-        KECCAK_F1600 for the Keccak kinds and TIP5 for the Triton kinds."""
+        POSEIDON2_GOLDILOCKS_12 for MIDEN_LMCS, KECCAK_F1600 for the Keccak
+        kinds and TIP5 for the Triton kinds."""
         if self.perm is not None:
             return _opt_enum(Permutation, self.perm)
         return _default_permutation(self.kind, _opt_enum(Field, field))
@@ -1655,7 +1661,10 @@ class Context:
 
     @_api("Context.buffer")
     def buffer(self, field, rows, cols, ext_degree=1):
-        """A zero-filled rows x cols buffer of the degree-ext_degree extension."""
+        """A zero-filled rows x cols buffer of the degree-ext_degree extension.
+        cols may be 0: a matrix of width 0, holding no memory, whose rows the
+        Merkle commitments (merkle_commit, merkle_hash_rows) hash as empty
+        inputs; transforms, LDEs, FRI, OOD/DEEP and DLPack export refuse it."""
         with self._lock:
             h = ctypes.c_void_p()
             _check("gp_buffer_create",
@@ -1667,8 +1676,11 @@ class Context:
     @_api("Context.buffer_from_host")
     def buffer_from_host(self, field, data, rows, cols, ext_degree=1, layout=Layout.COL_MAJOR):
         """A buffer holding rows x cols elements of `data` (in `layout`):
-        exactly rows * cols * ext_degree base-field values."""
+        exactly rows * cols * ext_degree base-field values (empty, or None,
+        when cols is 0)."""
         fn = "gp_buffer_from_host"
+        if data is None:
+            data = b""
         field, ext = _enum(Field, "field", field), _uint("ext_degree", ext_degree, _U32_MAX)
         rows, cols = _uint("rows", rows), _uint("cols", cols)
         host = _host(fn, "data", data, _element_size(field))
@@ -2596,7 +2608,8 @@ def merkle_verify(options, field, dims, cap, index, rows, path):
     """Checks one opening on the host, without a context (gp_merkle_verify):
     recomputes the leaf from `rows` (the opened rows of matrices of shapes
     `dims` — MatrixDims or (rows, cols, ext_degree) tuples — in commit order,
-    over `field`), walks `path` (bytes) up to the cap (bytes) and compares
+    over `field`; empty, or None, when the opened row is, as for matrices of
+    0 columns), walks `path` (bytes) up to the cap (bytes) and compares
     with the cap's digest. `options` (a MerkleOptions, or None for the
     defaults) must be those of the commitment.
 
@@ -2613,7 +2626,7 @@ def merkle_verify(options, field, dims, cap, index, rows, path):
     cdims = (_MatrixDims * len(dims))(*[
         _MatrixDims(_uint("rows", d.rows), _uint("cols", d.cols, _U32_MAX), _uint("ext_degree", d.ext_degree, _U32_MAX))
         for d in dims])
-    host = _host(fn, "rows", rows, esize)
+    host = _host(fn, "rows", b"" if rows is None else rows, esize)
     want = sum(d.cols * d.ext_degree for d in dims) * (2 if opts.leaf_rows == 2 else 1)
     if host.count != want:
         raise _error(fn, Status.SHAPE_MISMATCH, "rows has %d elements; the shapes give %d per opening", host.count,

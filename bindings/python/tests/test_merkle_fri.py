@@ -320,6 +320,82 @@ class TestMerkle(Base):
                 gp.merkle_verify(tree.options, GL, tree.dims, root, o.index, o.rows, o.path)
                 self.assert_verifies_until_tampered(tree, o, 9)
 
+    def test_miden_lmcs(self):
+        self.assertEqual(gp.MerkleKind.MIDEN_LMCS, 10)
+        opts = gp.MerkleOptions(kind=gp.MerkleKind.MIDEN_LMCS)
+        self.assertEqual(opts.permutation_for(GL), gp.Permutation.POSEIDON2_GOLDILOCKS_12)
+        self.assertEqual(opts._digest_bytes(GL), 32)
+        # One row of [0, 1, ..., 7]: a single leaf, one full rate block, so
+        # the root is miden-crypto's RPO256 hash_elements of [0..7] (current
+        # layout), from tests/vectors/rpo256.json (sponge_variants[0], the
+        # vector of 8 elements).
+        one = self.ctx.buffer_from_host(GL, list(range(8)), 1, 8, layout=gp.Layout.ROW_MAJOR)
+        self.addCleanup(one.close)
+        with self.ctx.merkle_commit(one, kind=gp.MerkleKind.MIDEN_LMCS, perm=gp.Permutation.RPO256) as tree:
+            self.assertEqual(tree.digest_size, 32)
+            self.assertEqual(words(GL, tree.root()),
+                             [0x4b3c182215fa152d, 0x872676ff4576e410, 0x61644a79a8db9653, 0x77d8ddd0a9218f81])
+        # Heights 4 then 8, lifted: leaf i reads row i mod 4 of the first.
+        short_rows, short = self.upload(GL, 4, 3)
+        tall_rows, tall = self.upload(GL, 8, 8)
+        with self.ctx.merkle_commit([short, tall], opts) as tree:
+            self.assertEqual(tree.options.perm, gp.Permutation.POSEIDON2_GOLDILOCKS_12)
+            root = tree.root()
+            self.assertEqual(len(root), 32)
+            for o in tree.open([0, 5, 7]):
+                self.assertEqual(list(o.rows), short_rows[o.index % 4] + tall_rows[o.index])
+                gp.merkle_verify(tree.options, GL, tree.dims, root, o.index, o.rows, o.path)
+                self.assert_verifies_until_tampered(tree, o, 3)
+        # Descending heights are refused.
+        with self.assertRaises(gp.GpuproverError) as cm:
+            self.ctx.merkle_commit([tall, short], opts)
+        self.assertStatus(cm, gp.Status.SHAPE_MISMATCH, "gp_merkle_commit")
+
+    def test_zero_columns(self):
+        empty = self.ctx.buffer(GL, 8, 0)
+        self.addCleanup(empty.close)
+        self.assertEqual((empty.rows, empty.cols, empty.size), (8, 0, 0))
+        self.assertEqual(list(empty.to_host()), [])
+        self.assertEqual(empty.tolist(gp.Layout.ROW_MAJOR), [])
+        with self.ctx.buffer_from_host(GL, [], 8, 0) as b:
+            self.assertEqual((b.rows, b.cols), (8, 0))
+            self.assertEqual(list(b.to_host(out=array.array("Q"))), [])
+        with self.ctx.buffer_from_host(GL, None, 8, 0, layout=gp.Layout.ROW_MAJOR) as b:
+            self.assertEqual((b.rows, b.cols), (8, 0))
+        with self.assertRaises(gp.GpuproverError) as cm:
+            self.ctx.buffer_from_host(GL, [1], 8, 0)
+        self.assertStatus(cm, gp.Status.SHAPE_MISMATCH)
+        # miden-crypto's EMPTY_SUBTREES at depth 3 (Poseidon2 trees): every
+        # leaf the zero digest.
+        with self.ctx.merkle_commit(empty, kind=gp.MerkleKind.MIDEN,
+                                    perm=gp.Permutation.POSEIDON2_GOLDILOCKS_12) as tree:
+            self.assertEqual(words(GL, tree.root()),
+                             [0xfbc3edafb6c813b9, 0x35d8cfadb189f5af, 0x9cc65f5d198e28f1, 0x14a74616a8e04623])
+            for o in tree.open([0, 6]):
+                self.assertEqual(list(o.rows), [])
+                tree.verify(o)
+                gp.merkle_verify(tree.options, GL, [(8, 0, 1)], tree.root(), o.index, b"", o.path)
+                gp.merkle_verify(tree.options, GL, [(8, 0, 1)], tree.root(), o.index, None, o.path)
+                self.assert_verifies_until_tampered(tree, o, 1)
+        # Keccak-256 of no bytes per row.
+        digests = self.ctx.merkle_hash_rows(empty, kind=gp.MerkleKind.KECCAK_PLONKY3)
+        self.assertEqual(digests, bytes.fromhex("c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470") * 8)
+        # Beside a matrix with columns, and under LMCS.
+        rows, buf = self.upload(GL, 8, 2)
+        with self.ctx.merkle_commit([empty, buf], kind=gp.MerkleKind.KECCAK_PLONKY3) as tree:
+            for o in tree.open([3]):
+                self.assertEqual(list(o.rows), rows[3])
+                tree.verify(o)
+        with self.ctx.merkle_commit(empty, kind=gp.MerkleKind.MIDEN_LMCS) as tree:
+            for o in tree.open([1]):
+                tree.verify(o)
+        # What the library refuses with 0 columns: DLPack export, transforms.
+        with self.assertRaises(gp.GpuproverError) as cm:
+            empty.__dlpack__()
+        self.assertStatus(cm, gp.Status.INVALID_ARGUMENT, "gp_buffer_to_dlpack")
+        with self.assertRaises(gp.GpuproverError):
+            self.ctx.lde(empty)
+
     def test_compress_perm(self):
         ctx = gp.Context(backend=gp.Backend.CPU, cpu_threads=2)
         self.addCleanup(ctx.close)

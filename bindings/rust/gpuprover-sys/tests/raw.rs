@@ -67,6 +67,7 @@ fn options_structs_have_the_c_size() {
         assert_eq!(o.compress_perm, gp_permutation(0));
         assert_eq!(gp_merkle_kind::GP_MERKLE_KECCAK_U64.0, 7);
         assert_eq!(gp_merkle_kind::GP_MERKLE_TRITON_DIGEST.0, 9);
+        assert_eq!(gp_merkle_kind::GP_MERKLE_MIDEN_LMCS.0, 10);
         assert_eq!(
             (
                 gp_extension::GP_EXT_PLONKY3.0,

@@ -1608,7 +1608,11 @@ impl<T> Drop for OwnedVec<T> {
 
 impl Buffer {
     /// A zero-filled buffer of `rows` x `cols` elements of the field's
-    /// degree-`ext_degree` extension (1 for the base field).
+    /// degree-`ext_degree` extension (1 for the base field). `cols` may be 0:
+    /// a matrix of width 0, holding no memory, whose rows the Merkle
+    /// commitments ([`Context::merkle_commit`], [`Context::merkle_hash_rows`])
+    /// hash as empty inputs; transforms, LDEs, FRI, OOD/DEEP and DLPack
+    /// export refuse it.
     pub fn new(
         ctx: &Context,
         field: Field,
@@ -1633,10 +1637,10 @@ impl Buffer {
 
     /// A buffer holding `data`: `rows` x `cols` elements of degree
     /// `ext_degree` in `layout`. `data.len()` must be `rows * cols *
-    /// ext_degree` and `T` the field's element type (`u64` for Goldilocks,
-    /// `u32` for BabyBear and KoalaBear); values `>= p` give
-    /// [`Status::NonCanonical`]. [`Buffer::from_host_typed`] takes the field
-    /// as a type.
+    /// ext_degree` (empty when `cols` is 0) and `T` the field's element type
+    /// (`u64` for Goldilocks, `u32` for BabyBear and KoalaBear); values
+    /// `>= p` give [`Status::NonCanonical`]. [`Buffer::from_host_typed`]
+    /// takes the field as a type.
     pub fn from_host<T: Element>(
         ctx: &Context,
         field: Field,
@@ -1673,7 +1677,8 @@ impl Buffer {
     /// for Goldilocks, `u32` for BabyBear and KoalaBear; the base columns of
     /// extension column c are `c * ext_degree + k`). The values are checked
     /// to be canonical. Results written into the buffer (as the output of an
-    /// LDE or NTT) are read in place.
+    /// LDE or NTT) are read in place. `cols` must be at least 1
+    /// ([`Buffer::new`] and [`Buffer::from_host`] take 0 columns).
     ///
     /// # Safety
     ///
@@ -1819,7 +1824,8 @@ impl Buffer {
     }
 
     /// Copies the buffer into `out` in `layout`. `out` must hold at least
-    /// `rows * cols * ext_degree` elements of the field's type.
+    /// `rows * cols * ext_degree` elements of the field's type (it may be
+    /// empty for a buffer of 0 columns).
     pub fn to_host<T: Element>(&self, layout: Layout, out: &mut [T]) -> Result<()> {
         check_element::<T>(self.field())?;
         let size_bytes = to_u64(out.len()) * size_of::<T>() as u64;

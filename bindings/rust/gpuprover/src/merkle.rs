@@ -44,6 +44,13 @@ pub enum MerkleKind {
     /// [`FriLeaf::Element`](crate::FriLeaf::Element) this is Triton's FRI
     /// round commitment.
     TritonDigest,
+    /// Miden's lifted MMCS (LMCS; miden-vm `lifted-stark`) over Goldilocks:
+    /// matrices of power-of-two heights given in ascending order of height,
+    /// lifted cyclically to the tallest (leaf i absorbs row `i mod h` of
+    /// every matrix of height h). Permutation RPO256, RPX256,
+    /// Poseidon2 Goldilocks width 12 (the default) or Keccak-f\[1600\];
+    /// 32-byte digests (4 Goldilocks elements, or 4 Keccak lanes).
+    MidenLmcs,
 }
 
 impl MerkleKind {
@@ -60,6 +67,7 @@ impl MerkleKind {
             MerkleKind::KeccakU64 => K::GP_MERKLE_KECCAK_U64,
             MerkleKind::Triton => K::GP_MERKLE_TRITON,
             MerkleKind::TritonDigest => K::GP_MERKLE_TRITON_DIGEST,
+            MerkleKind::MidenLmcs => K::GP_MERKLE_MIDEN_LMCS,
         }
     }
 }
@@ -121,8 +129,9 @@ impl MerkleOptions {
 
     /// The permutation used for matrices over `field`: `perm` if set, else
     /// Poseidon2 (Goldilocks width 8, BabyBear and KoalaBear width 16) for
-    /// `FieldSponge`, RPO256 for the Miden kinds, Keccak-f\[1600\] for the
-    /// Keccak kinds and Tip5 for the Triton kinds.
+    /// `FieldSponge`, RPO256 for the Miden kinds, Poseidon2 Goldilocks
+    /// width 12 for `MidenLmcs`, Keccak-f\[1600\] for the Keccak kinds and
+    /// Tip5 for the Triton kinds.
     pub fn permutation_for(&self, field: Field) -> Permutation {
         self.perm
             .unwrap_or_else(|| self.kind.default_permutation(field))
@@ -163,6 +172,7 @@ impl MerkleOptions {
             }
             // Tip5 digests: 5 Goldilocks elements.
             MerkleKind::Triton | MerkleKind::TritonDigest => Ok(5 * 8),
+            // 4 Goldilocks elements or 4 Keccak lanes (MidenLmcs), Keccak-256.
             _ => Ok(32),
         }
     }
@@ -192,6 +202,7 @@ impl MerkleKind {
                 Permutation::KeccakF1600
             }
             MerkleKind::Triton | MerkleKind::TritonDigest => Permutation::Tip5,
+            MerkleKind::MidenLmcs => Permutation::Poseidon2Goldilocks12,
         }
     }
 }
@@ -674,9 +685,9 @@ impl Drop for MerkleTree {
 
 /// Checks one opening on the host, without a context (`gp_merkle_verify`):
 /// recomputes the leaf from `rows` (the opened rows of matrices of shapes
-/// `dims` in commit order, over `field`), walks `path` up to the cap and
-/// compares with the cap's digest. `options` must be those of the
-/// commitment. With [`MerkleOptions::leaf_rows`] 2, `dims` are the matrices'
+/// `dims` in commit order, over `field`; empty when the opened row is, as
+/// for matrices of 0 columns), walks `path` up to the cap and compares with
+/// the cap's digest. `options` must be those of the commitment. With [`MerkleOptions::leaf_rows`] 2, `dims` are the matrices'
 /// own shapes and `rows` holds two rows of each (see [`MerkleOpening`]).
 ///
 /// Returns `Ok(())` for a valid opening and an error with

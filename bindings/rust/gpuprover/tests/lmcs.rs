@@ -1,0 +1,184 @@
+//! Miden's lifted MMCS ([`MerkleKind::MidenLmcs`]) and matrices of 0
+//! columns: known roots, openings and their verification, and what the
+//! library refuses.
+mod common;
+
+use common::*;
+use gpuprover::{
+    elements_from_le_bytes, merkle_verify, Buffer, Field, Layout, LdeOptions, MatrixDims,
+    MerkleKind, MerkleOptions, Permutation, Status,
+};
+
+const GL: Field = Field::Goldilocks;
+
+fn lmcs() -> MerkleOptions {
+    MerkleOptions {
+        kind: MerkleKind::MidenLmcs,
+        ..MerkleOptions::default()
+    }
+}
+
+#[test]
+fn miden_lmcs_kind_and_defaults() {
+    assert_eq!(MerkleKind::MidenLmcs.to_raw().0, 10);
+    assert_eq!(
+        lmcs().permutation_for(GL),
+        Permutation::Poseidon2Goldilocks12
+    );
+}
+
+#[test]
+fn miden_lmcs_root_of_one_row_is_rpo_hash_elements() {
+    let ctx = cpu();
+    let data: Vec<u64> = (0..8).collect();
+    let buf = Buffer::from_host(&ctx, GL, 1, 1, 8, Layout::RowMajor, &data).unwrap();
+    let options = MerkleOptions {
+        perm: Some(Permutation::Rpo256),
+        ..lmcs()
+    };
+    let tree = ctx.merkle_commit(&[&buf], &options).unwrap();
+    assert_eq!(tree.digest_size(), 32);
+    // One leaf, one full rate block: miden-crypto's RPO256 hash_elements of
+    // [0..7] (current layout), from tests/vectors/rpo256.json
+    // (sponge_variants[0], the vector of 8 elements).
+    assert_eq!(
+        elements_from_le_bytes::<u64>(&tree.root().unwrap()),
+        [
+            0x4b3c_1822_15fa_152d,
+            0x8726_76ff_4576_e410,
+            0x6164_4a79_a8db_9653,
+            0x77d8_ddd0_a921_8f81
+        ]
+    );
+}
+
+#[test]
+fn miden_lmcs_lifts_ascending_heights() {
+    let ctx = cpu();
+    let mut rng = Rng::new(7600);
+    let short: Vec<u64> = rng.vec(4 * 3, GOLDILOCKS_P);
+    let tall: Vec<u64> = rng.vec(8 * 8, GOLDILOCKS_P);
+    let sb = Buffer::from_host(&ctx, GL, 1, 4, 3, Layout::RowMajor, &short).unwrap();
+    let tb = Buffer::from_host(&ctx, GL, 1, 8, 8, Layout::RowMajor, &tall).unwrap();
+    let tree = ctx.merkle_commit(&[&sb, &tb], &lmcs()).unwrap();
+    assert_eq!(tree.digest_size(), 32);
+    let root = tree.root().unwrap();
+    for o in tree.open::<u64>(&[0, 5, 7]).unwrap() {
+        let s = o.index % 4;
+        let mut want = short[s * 3..(s + 1) * 3].to_vec();
+        want.extend_from_slice(&tall[o.index * 8..(o.index + 1) * 8]);
+        assert_eq!(o.rows, want);
+        merkle_verify(
+            tree.options(),
+            GL,
+            tree.dims(),
+            &root,
+            o.index,
+            &o.rows,
+            &o.path,
+        )
+        .unwrap();
+        let mut bad = o.clone();
+        bad.path[3] ^= 4;
+        assert_eq!(
+            tree.verify(&bad).unwrap_err().status(),
+            Status::VerifyFailed
+        );
+    }
+    // Descending heights are refused.
+    let err = ctx.merkle_commit(&[&tb, &sb], &lmcs()).unwrap_err();
+    assert_eq!(err.status(), Status::ShapeMismatch, "{}", err);
+}
+
+#[test]
+fn zero_column_buffers_create_and_copy() {
+    let ctx = cpu();
+    let empty = Buffer::new(&ctx, GL, 1, 8, 0).unwrap();
+    assert_eq!((empty.rows(), empty.cols(), empty.len()), (8, 0, 0));
+    assert!(empty.is_empty());
+    assert_eq!(empty.size_bytes(), 0);
+    assert!(empty.to_vec::<u64>(Layout::ColMajor).unwrap().is_empty());
+    empty.to_host::<u64>(Layout::RowMajor, &mut []).unwrap();
+    let b = Buffer::from_host::<u64>(&ctx, GL, 1, 8, 0, Layout::RowMajor, &[]).unwrap();
+    assert_eq!((b.rows(), b.cols()), (8, 0));
+    let v = Buffer::from_vec::<u64>(&ctx, GL, 1, 8, 0, Vec::new()).unwrap();
+    assert_eq!((v.rows(), v.cols()), (8, 0));
+    // The data is still checked against the shape.
+    assert_eq!(
+        Buffer::from_host::<u64>(&ctx, GL, 1, 8, 0, Layout::RowMajor, &[1])
+            .unwrap_err()
+            .status(),
+        Status::ShapeMismatch
+    );
+    // Transforms refuse it.
+    let mut out = Buffer::new(&ctx, GL, 1, 16, 0).unwrap();
+    assert!(ctx.lde(&empty, &LdeOptions::default(), &mut out).is_err());
+}
+
+#[test]
+fn zero_column_merkle_commitments() {
+    let ctx = cpu();
+    let empty = Buffer::new(&ctx, GL, 1, 8, 0).unwrap();
+    // miden-crypto's EMPTY_SUBTREES at depth 3 (Poseidon2 trees): every
+    // leaf the zero digest.
+    let miden = MerkleOptions {
+        kind: MerkleKind::Miden,
+        perm: Some(Permutation::Poseidon2Goldilocks12),
+        ..MerkleOptions::default()
+    };
+    let tree = ctx.merkle_commit(&[&empty], &miden).unwrap();
+    let root = tree.root().unwrap();
+    assert_eq!(
+        elements_from_le_bytes::<u64>(&root),
+        [
+            0xfbc3_edaf_b6c8_13b9,
+            0x35d8_cfad_b189_f5af,
+            0x9cc6_5f5d_198e_28f1,
+            0x14a7_4616_a8e0_4623
+        ]
+    );
+    let dims = [MatrixDims {
+        rows: 8,
+        cols: 0,
+        ext_degree: 1,
+    }];
+    assert_eq!(tree.dims(), &dims);
+    for o in tree.open::<u64>(&[0, 6]).unwrap() {
+        assert!(o.rows.is_empty());
+        tree.verify(&o).unwrap();
+        merkle_verify::<u64>(tree.options(), GL, &dims, &root, o.index, &[], &o.path).unwrap();
+        let mut bad = o.clone();
+        bad.path[1] ^= 4;
+        assert_eq!(
+            tree.verify(&bad).unwrap_err().status(),
+            Status::VerifyFailed
+        );
+    }
+
+    // Keccak-256 of no bytes per row.
+    let keccak = MerkleOptions {
+        kind: MerkleKind::KeccakPlonky3,
+        ..MerkleOptions::default()
+    };
+    let digests = ctx.merkle_hash_rows(&[&empty], &keccak).unwrap();
+    let empty_keccak: [u8; 32] = [
+        0xc5, 0xd2, 0x46, 0x01, 0x86, 0xf7, 0x23, 0x3c, 0x92, 0x7e, 0x7d, 0xb2, 0xdc, 0xc7, 0x03,
+        0xc0, 0xe5, 0x00, 0xb6, 0x53, 0xca, 0x82, 0x27, 0x3b, 0x7b, 0xfa, 0xd8, 0x04, 0x5d, 0x85,
+        0xa4, 0x70,
+    ];
+    assert_eq!(digests, empty_keccak.repeat(8));
+
+    // Beside a matrix with columns, and under MidenLmcs.
+    let mut rng = Rng::new(7601);
+    let data: Vec<u64> = rng.vec(8 * 2, GOLDILOCKS_P);
+    let buf = Buffer::from_host(&ctx, GL, 1, 8, 2, Layout::RowMajor, &data).unwrap();
+    let mixed = ctx.merkle_commit(&[&empty, &buf], &keccak).unwrap();
+    for o in mixed.open::<u64>(&[3]).unwrap() {
+        assert_eq!(o.rows, &data[6..8]);
+        mixed.verify(&o).unwrap();
+    }
+    let lifted = ctx.merkle_commit(&[&empty], &lmcs()).unwrap();
+    for o in lifted.open::<u64>(&[1]).unwrap() {
+        lifted.verify(&o).unwrap();
+    }
+}
