@@ -701,7 +701,13 @@ typedef enum gp_permutation {
      *  BabyBear widths 16 and 24, Goldilocks width 12. */
     GP_PERM_POSEIDON2_BABYBEAR_HL_16 = 16,
     GP_PERM_POSEIDON2_BABYBEAR_HL_24 = 17,
-    GP_PERM_POSEIDON2_GOLDILOCKS_HL_12 = 18
+    GP_PERM_POSEIDON2_GOLDILOCKS_HL_12 = 18,
+    /** BLAKE3 (hash mode, 32-byte output). A hash function, not a
+     *  permutation: it names the hash of the Merkle kinds that take it
+     *  (GP_MERKLE_MIDEN_LMCS); gp_permute_batch refuses it
+     *  (GP_ERR_UNSUPPORTED) and gp_permutation_info reports width 16 (its
+     *  compression state of 32-bit words) and field 0. */
+    GP_PERM_BLAKE3 = 19
 } gp_permutation;
 
 /** Writes the permutation's state width (elements, or 64-bit lanes for
@@ -807,7 +813,11 @@ typedef enum gp_merkle_kind {
      *  left || right || 0^4, state[0..4] (miden-crypto's merge). perm
      *  GP_PERM_KECCAK_F1600: the same over 64-bit lanes (one canonical element
      *  per lane) with Keccak-f[1600], rate 17 lanes of 25, node = Keccak-f of
-     *  left || right (8 lanes), lanes 0..3; digests of 4 lanes. Rows must be in
+     *  left || right (8 lanes), lanes 0..3; digests of 4 lanes. perm
+     *  GP_PERM_BLAKE3 (Miden's default): a 32-byte state, zero at first;
+     *  for each matrix in order (a width-0 one too), state = BLAKE3(state
+     *  || the row's elements, 8 little-endian bytes each); leaf = state;
+     *  node = BLAKE3(left || right); digests of 32 bytes. Rows must be in
      *  natural (domain) order, as gp_lde_batch's GP_ORDER_NATURAL writes them.
      *  gp_commit_host and contexts of several devices refuse it
      *  (GP_ERR_UNSUPPORTED). */

@@ -93,7 +93,17 @@ TEST(PermuteBatch, InfoMatchesInstances) {
         EXPECT_EQ((int)field, (int)e.field) << (int)e.id;
     }
     EXPECT_EQ(gp_permutation_info((gp_permutation)0, nullptr, nullptr), GP_ERR_INVALID_ARGUMENT);
-    EXPECT_EQ(gp_permutation_info((gp_permutation)19, nullptr, nullptr), GP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(gp_permutation_info((gp_permutation)20, nullptr, nullptr), GP_ERR_INVALID_ARGUMENT);
+    // BLAKE3 names a hash, not a permutation: described, never applied.
+    uint32_t width = 0;
+    gp_field field = GP_FIELD_GOLDILOCKS;
+    ASSERT_GP_OK(gp_permutation_info(GP_PERM_BLAKE3, &width, &field));
+    EXPECT_EQ(width, 16u);
+    EXPECT_EQ((int)field, 0);
+    CtxPtr ctx;
+    ASSERT_GP_OK(make_context(GP_BACKEND_CPU, &ctx));
+    uint32_t state[16] = {0};
+    EXPECT_EQ(gp_permute_batch(ctx.get(), GP_PERM_BLAKE3, state, 1), GP_ERR_UNSUPPORTED);
 }
 
 TEST(PermuteBatch, CpuMatchesHeaderForEveryPermutation) {

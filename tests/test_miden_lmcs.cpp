@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "hash/blake3.h"
 #include "test_util.h"
 
 using namespace gpt;
@@ -28,15 +29,38 @@ namespace {
 
 using Digest = std::vector<uint64_t>;
 
+// BLAKE3 of bytes, through the byte path of the library's header (pinned to
+// the upstream vectors below).
+Digest blake3_bytes(const Bytes &in) {
+    gp::blake3::Stream b;
+    b.init();
+    for (unsigned char c : in) b.put_byte(c);
+    uint32_t out[8];
+    b.finish(out);
+    Digest d(4);
+    for (int k = 0; k < 4; ++k) d[k] = (uint64_t)out[2 * k] | ((uint64_t)out[2 * k + 1] << 32);
+    return d;
+}
+
 struct LmcsRef {
     gp_context *cpu;
     gp_permutation perm;
+    bool blake3() const { return perm == GP_PERM_BLAKE3; }
     bool keccak() const { return perm == GP_PERM_KECCAK_F1600; }
     uint32_t width() const { return keccak() ? 25 : 12; }
     uint32_t rate() const { return keccak() ? 17 : 8; }
     void permute(Digest &s) const { ASSERT_EQ(gp_permute_batch(cpu, perm, s.data(), 1), GP_OK) << gp_last_error(); }
     // Leaf of the rows given, one per matrix.
     Digest leaf(const std::vector<Elems> &rows) const {
+        if (blake3()) {  // ChainingHasher: state = BLAKE3(state || row bytes), per matrix
+            Digest st(4, 0);
+            for (const Elems &row : rows) {
+                Elems words = st;
+                words.insert(words.end(), row.begin(), row.end());
+                st = blake3_bytes(le_bytes(words, 8));
+            }
+            return st;
+        }
         Digest s(width(), 0);
         for (const Elems &row : rows)
             for (size_t j = 0; j < row.size(); j += rate()) {
@@ -46,6 +70,11 @@ struct LmcsRef {
         return Digest(s.begin(), s.begin() + 4);
     }
     Digest merge(const Digest &l, const Digest &r) const {
+        if (blake3()) {
+            Elems lr = l;
+            lr.insert(lr.end(), r.begin(), r.end());
+            return blake3_bytes(le_bytes(lr, 8));
+        }
         Digest s(width(), 0);
         for (int k = 0; k < 4; ++k) {
             s[k] = l[k];
@@ -61,6 +90,7 @@ const char *perm_name(gp_permutation p) {
         case GP_PERM_RPO256: return "rpo256";
         case GP_PERM_RPX256: return "rpx256";
         case GP_PERM_POSEIDON2_GOLDILOCKS_12: return "poseidon2_gl12";
+        case GP_PERM_BLAKE3: return "blake3";
         default: return "keccak_f1600";
     }
 }
@@ -95,8 +125,8 @@ TEST_P(MidenLmcs, LiftedTreeMatchesDefinition) {
         ptrs.push_back(bufs.back().get());
     }
     const uint64_t N = 16;
-    for (gp_permutation perm :
-         {GP_PERM_RPO256, GP_PERM_RPX256, GP_PERM_POSEIDON2_GOLDILOCKS_12, GP_PERM_KECCAK_F1600}) {
+    for (gp_permutation perm : {GP_PERM_RPO256, GP_PERM_RPX256, GP_PERM_POSEIDON2_GOLDILOCKS_12,
+                                GP_PERM_KECCAK_F1600, GP_PERM_BLAKE3}) {
         SCOPED_TRACE(perm_name(perm));
         const LmcsRef ref{cpu.get(), perm};
         auto rows_of = [&](uint64_t i) {
@@ -126,7 +156,7 @@ TEST_P(MidenLmcs, LiftedTreeMatchesDefinition) {
         uint64_t row_bytes = 0, path_bytes = 0;
         ASSERT_GP_OK(gp_merkle_opening_size(raw, &row_bytes, &path_bytes));
         std::vector<gp_matrix_dims> dims;
-        for (auto [h, w] : shapes) dims.push_back({h, w, 1});
+        for (auto [h, w] : shapes) dims.push_back({h, (uint32_t)w, 1});
         const Bytes cap = merkle_cap_bytes(raw);
         for (uint64_t idx : std::vector<uint64_t>{0, 5, 15}) {
             Bytes row((size_t)row_bytes), path((size_t)path_bytes);
@@ -156,6 +186,39 @@ TEST_P(MidenLmcs, LiftedTreeMatchesDefinition) {
                           GP_ERR_SHAPE_MISMATCH);  // descending heights
         }
     }
+}
+
+// The BLAKE3 header against the upstream vectors (inputs i mod 251), byte by
+// byte, and word by word where the length allows.
+TEST(Blake3, UpstreamVectors) {
+    const std::string t = read_text_file(vectors_path("blake3.json"));
+    ASSERT_FALSE(t.empty());
+    size_t cases = 0;
+    for (size_t pos = 0; (pos = json_find_key(t, "input_len", pos)) != std::string::npos; ++cases) {
+        const uint64_t n = json_number(t, pos);
+        const size_t h = t.find('"', json_find_key(t, "hash", pos)) + 1;
+        const std::string want = t.substr(h, 64);
+        pos = h;
+        Bytes in((size_t)n);
+        for (uint64_t i = 0; i < n; ++i) in[(size_t)i] = (unsigned char)(i % 251);
+        const Bytes got = le_bytes(blake3_bytes(in), 8);
+        EXPECT_EQ(hex_bytes(got), want) << n << " bytes";
+        if (n % 8 == 0) {
+            gp::blake3::Stream b;
+            b.init();
+            for (uint64_t i = 0; i < n; i += 8) {
+                uint64_t w = 0;
+                for (int k = 0; k < 8; ++k) w |= (uint64_t)in[(size_t)(i + k)] << (8 * k);
+                b.put_word(w);
+            }
+            uint32_t out[8];
+            b.finish(out);
+            Elems d(4);
+            for (int k = 0; k < 4; ++k) d[k] = (uint64_t)out[2 * k] | ((uint64_t)out[2 * k + 1] << 32);
+            EXPECT_EQ(hex_bytes(le_bytes(d, 8)), want) << n << " bytes, word by word";
+        }
+    }
+    EXPECT_EQ(cases, 22u);
 }
 
 TEST_P(MidenLmcs, OneRowOfEightOrSixteenIsHashElements) {

@@ -189,7 +189,7 @@ TEST_P(Triton, DigestTreeIsTwentyFirstMerkleTreeOfDigests) {
         Bytes row((size_t)row_bytes), path(5 * 40);
         ASSERT_GP_OK(gp_merkle_open(raw, &idx, 1, row.data(), row.size(), path.data(), path.size()));
         EXPECT_EQ(path, auth_path(tree_layers(ref, leaves), idx));
-        const gp_matrix_dims dims = {rows, cols, d};
+        const gp_matrix_dims dims = {rows, (uint32_t)cols, d};
         const Bytes cap = merkle_cap_bytes(raw);
         EXPECT_EQ(gp_merkle_verify(&o, GP_FIELD_GOLDILOCKS, &dims, 1, cap.data(), cap.size(), idx, row.data(),
                                    row.size(), path.data(), path.size()),

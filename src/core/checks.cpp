@@ -100,6 +100,7 @@ uint32_t check_log_size(const FieldDesc &f, uint64_t n, const char *arg) {
 
 PermShape perm_shape(int id, const char *arg) {
     PermShape p{0, 0};
+    if (id == GP_PERM_BLAKE3) return PermShape{16, 4};  // a hash: its compression state
     bool known = perm::dispatch(id, [&](auto P) {
         p.width = (uint32_t)decltype(P)::WIDTH;
         p.elem_size = (uint32_t)sizeof(typename decltype(P)::T);

@@ -78,6 +78,7 @@ void tree_dispatch(const TreeSpec &s, Fn &&fn) {
             else if (s.perm == GP_PERM_POSEIDON2_GOLDILOCKS_12)
                 fn(MidenLmcsHasher<perm::Poseidon2Default<Goldilocks, 12>>{});
             else if (s.perm == GP_PERM_KECCAK_F1600) fn(MidenLmcsKeccakHasher{});
+            else if (s.perm == GP_PERM_BLAKE3) fn(MidenLmcsBlake3Hasher{});
             else fn(MidenLmcsHasher<RpoApply>{});
             return;
         case GP_MERKLE_KECCAK_U64:

@@ -48,6 +48,9 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
     };
     switch (s.kind) {
         case GP_MERKLE_FIELD_SPONGE: {
+            if (s.perm == GP_PERM_BLAKE3)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = GP_PERM_BLAKE3 is a hash, not a sponge permutation "
+                                              "(GP_MERKLE_MIDEN_LMCS takes it)");
             if (pfield == 0)
                 fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm,
                      " (Keccak-f) has no field sponge: use GP_MERKLE_KECCAK_U64 (its sponge over 64-bit lanes), "
@@ -106,10 +109,10 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
             break;
         case GP_MERKLE_MIDEN_LMCS:
             if (s.perm != GP_PERM_RPO256 && s.perm != GP_PERM_RPX256 && s.perm != GP_PERM_POSEIDON2_GOLDILOCKS_12 &&
-                s.perm != GP_PERM_KECCAK_F1600)
+                s.perm != GP_PERM_KECCAK_F1600 && s.perm != GP_PERM_BLAKE3)
                 fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
-                     " hashes with GP_PERM_RPO256, GP_PERM_RPX256, GP_PERM_POSEIDON2_GOLDILOCKS_12 or "
-                     "GP_PERM_KECCAK_F1600 (Miden's configurations)");
+                     " hashes with GP_PERM_BLAKE3, GP_PERM_RPO256, GP_PERM_RPX256, GP_PERM_POSEIDON2_GOLDILOCKS_12 "
+                     "or GP_PERM_KECCAK_F1600 (Miden's configurations)");
             s.field = GP_FIELD_GOLDILOCKS;
             fixed_digest(4);
             break;

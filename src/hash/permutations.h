@@ -66,7 +66,8 @@ inline int field_of(int id) {
         case GP_PERM_POSEIDON2_KOALABEAR_16:
         case GP_PERM_POSEIDON2_KOALABEAR_24:
         case GP_PERM_POSEIDON2_KOALABEAR_32: return GP_FIELD_KOALABEAR;
-        case GP_PERM_KECCAK_F1600: return 0;
+        case GP_PERM_KECCAK_F1600:
+        case GP_PERM_BLAKE3: return 0;
         default: return GP_FIELD_GOLDILOCKS;
     }
 }

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "hash/blake3.h"
 #include "hash/keccak.h"
 #include "hash/rpo.h"
 #include "hash/tip5.h"
@@ -529,6 +530,66 @@ struct MidenLmcsKeccakHasher {
         squeeze(s, out);
     }
     GP_HD void compress(const W *l, const W *r, W *out) const { KeccakLaneHasher<Goldilocks>{}.compress(l, r, out); }
+};
+
+// Miden's BLAKE3 configuration: ChainingHasher (a 32-byte state, zero at
+// first; per matrix, state = BLAKE3(state || the row's elements as 8-byte
+// little-endian words), a width-0 row too) and node = BLAKE3(left || right)
+// (CompressionFunctionFromHasher). Digests are the 32 bytes as 4 words. The
+// streamed pieces hash their whole input as one matrix row (the streamed
+// commitment refuses this kind).
+struct MidenLmcsBlake3Hasher {
+    using T = uint64_t;
+    using W = uint64_t;
+    static constexpr uint32_t kMaxDigest = 4;
+    uint32_t digest = 4;
+
+    using S = uint64_t;
+    static constexpr int kState = 4;
+    GP_HD uint64_t block() const { return 1ull << 40; }
+    GP_HD void init(S *s, uint64_t) const {
+        for (int k = 0; k < 4; ++k) s[k] = 0;
+    }
+    GP_HD static void chain(S *s, blake3::Stream &b) {
+        uint32_t out[8];
+        b.finish(out);
+        for (int k = 0; k < 4; ++k) s[k] = (uint64_t)out[2 * k] | ((uint64_t)out[2 * k + 1] << 32);
+    }
+    template <class Cursor>
+    GP_HD void absorb(S *s, Cursor &c, uint64_t, uint64_t count) const {
+        blake3::Stream b;
+        b.init();
+        for (int k = 0; k < 4; ++k) b.put_word(s[k]);
+        for (uint64_t i = 0; i < count; ++i) b.put_word(c.next());
+        chain(s, b);
+    }
+    GP_HD void squeeze(const S *s, W *out) const {
+        for (int k = 0; k < 4; ++k) out[k] = s[k];
+    }
+    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
+        S s[4] = {0, 0, 0, 0};
+        for (uint32_t m = m0; m < m1; ++m) {
+            const MatView<T> &v = mats[m];
+            const uint64_t r = row & (v.rows - 1);
+            blake3::Stream b;
+            b.init();
+            for (int k = 0; k < 4; ++k) b.put_word(s[k]);
+            for (uint64_t j = 0; j < v.base_cols; ++j) b.put_word(v.data[j * v.stride + r]);
+            chain(s, b);
+        }
+        squeeze(s, out);
+    }
+    GP_HD void compress(const W *l, const W *r, W *out) const {
+        uint32_t blk[16], o[8];
+        for (int k = 0; k < 4; ++k) {
+            blk[2 * k] = (uint32_t)l[k];
+            blk[2 * k + 1] = (uint32_t)(l[k] >> 32);
+            blk[8 + 2 * k] = (uint32_t)r[k];
+            blk[8 + 2 * k + 1] = (uint32_t)(r[k] >> 32);
+        }
+        blake3::hash_block(blk, o);
+        for (int k = 0; k < 4; ++k) out[k] = (uint64_t)o[2 * k] | ((uint64_t)o[2 * k + 1] << 32);
+    }
 };
 
 // twenty-first's MerkleTree over digests given as such (Triton VM's FRI

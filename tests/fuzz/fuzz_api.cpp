@@ -663,7 +663,7 @@ void sel_merkle(Input &in, int field, gp_merkle_options &o, bool *valid) {
             default: perm = 13; break;
         }
     } else {
-        perm = pb < 0xF0 ? pb % 21 : -(int)(pb % 3);  // anything, also 0, 19, 20 and negatives
+        perm = pb < 0xF0 ? pb % 22 : -(int)(pb % 3);  // anything, also 0, 19 (BLAKE3), 20, 21 and negatives
         *valid = false;                               // (maybe valid, not known here)
     }
     set_enum(o.kind, kind);
@@ -1462,7 +1462,7 @@ void op_permute(Input &in) {
     int perm;
     if (pb < 0xF0) perm = 1 + pb % 18;
     else {
-        static const int bad[] = {0, 19, -1, 0x7fffffff, 100, (int)0x80000000, 20, 255};
+        static const int bad[] = {0, 21, -1, 0x7fffffff, 100, (int)0x80000000, 20, 255};
         perm = bad[pb % 8];
     }
     const PermInfo pi = perm_info(perm);
