@@ -326,6 +326,7 @@ BENCHMARK(BM_Commit_CUDA)
     ->Args({LMCS_P2, GL, 22, 256})      // Miden's LMCS at W3's commitment shape
     ->Args({LMCS_RPO, GL, 22, 256})
     ->Args({LMCS_KECCAK, GL, 22, 256})
+    ->Args({LMCS_BLAKE3, GL, 22, 256})
     ->Args({MIDEN_P2, GL, 22, 256})
     ->Args({P2_GL12_8, GL, 22, 256})
     ->Args({P2_GL12, GL, 3 << 20, 256})  // tallest height 3 x 2^20, not a power of two

@@ -36,6 +36,7 @@ enum Profile : int64_t {
     LMCS_P2 = 22,          // Miden's lifted MMCS, Poseidon2 Goldilocks w12 (StatefulSponge rate 8)
     LMCS_RPO = 23,         // the same over RPO256
     LMCS_KECCAK = 24,      // the same over Keccak-f (rate 17 lanes)
+    LMCS_BLAKE3 = 25,      // the same with BLAKE3 (ChainingHasher leaves; Miden's default)
 };
 
 struct ProfileInfo {
@@ -86,6 +87,7 @@ inline ProfileInfo info(int64_t p) {
         case LMCS_P2: return {"miden_lmcs_poseidon2", GP_MERKLE_MIDEN_LMCS, GP_PERM_POSEIDON2_GOLDILOCKS_12, 8, 4, p2_muls(12, 4, 22), p2_sbox_muls(12, 4, 22)};
         case LMCS_RPO: return {"miden_lmcs_rpo", GP_MERKLE_MIDEN_LMCS, GP_PERM_RPO256, 8, 4, 0, 0};
         case LMCS_KECCAK: return {"miden_lmcs_keccak", GP_MERKLE_MIDEN_LMCS, GP_PERM_KECCAK_F1600, 17, 4, 0, 0};
+        case LMCS_BLAKE3: return {"miden_lmcs_blake3", GP_MERKLE_MIDEN_LMCS, GP_PERM_BLAKE3, 8, 4, 0, 0};
         case KECCAK_U64: return {"keccak_u64", GP_MERKLE_KECCAK_U64, GP_PERM_KECCAK_F1600, 0, 0, 0, 0};
         case P2_BB24_16: return {"poseidon2_bb24_16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_BABYBEAR_24, 16, 8, 0, 0, GP_PERM_POSEIDON2_BABYBEAR_16};
         case P2_KB24_16: return {"poseidon2_kb24_16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_KOALABEAR_24, 16, 8, 0, 0, GP_PERM_POSEIDON2_KOALABEAR_16};

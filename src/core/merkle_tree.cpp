@@ -177,8 +177,9 @@ TreePlan plan_tree(const TreeSpec &s, const std::vector<uint64_t> &heights, uint
                  p.log_h, " layers above ", hi, " leaves)");
         p.order.resize(heights.size());
         for (uint32_t i = 0; i < heights.size(); ++i) p.order[i] = i;
-        p.groups.assign(p.log_h + 1, {0, 0});
-        p.groups[0] = {0, (uint32_t)heights.size()};
+        const uint32_t n = (uint32_t)heights.size();
+        p.groups.assign(p.log_h + 1, {n, n});
+        p.groups[0] = {0, n};
         return p;
     }
     if (!mmcs && hi != lo)

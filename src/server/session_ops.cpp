@@ -394,19 +394,27 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
                 (uint32_t)m.group_begin_size() > a.log_h + 1)
                 fail(GP_ERR_INVALID_ARGUMENT, "merkle_commit: malformed groups");
             a.mats = pointers(mats);
-            // The groups cover the matrices in order; group k has height 2^(log_h - k).
+            // The groups cover the matrices in order; group k has height
+            // 2^(log_h - k). Lifted trees (Miden's LMCS): every matrix in
+            // group 0, powers of two up to 2^log_h in ascending order.
+            const bool lifted = lifted_kind(a.spec.kind);
             uint32_t next = 0;
             for (int k = 0; k < m.group_begin_size(); ++k) {
                 const uint32_t b = m.group_begin(k), e = m.group_end(k);
-                if (b != next || e < b || e > mats.size())
+                if (b != next || e < b || e > mats.size() || (lifted && k > 0 && e != b))
                     fail(GP_ERR_INVALID_ARGUMENT, "merkle_commit: malformed groups");
-                for (uint32_t i = b; i < e; ++i)
-                    if (mats[i].rows != (1ull << (a.log_h - k)) || mats[i].field != mats[0].field)
+                for (uint32_t i = b; i < e; ++i) {
+                    const bool height_ok =
+                        lifted ? is_pow2(mats[i].rows) && mats[i].rows <= (1ull << a.log_h) &&
+                                     (i == 0 || mats[i].rows >= mats[i - 1].rows)
+                               : mats[i].rows == (1ull << (a.log_h - k));
+                    if (!height_ok || mats[i].field != mats[0].field)
                         fail(GP_ERR_INVALID_ARGUMENT, "merkle_commit: matrix ", i, " is not of its group's height");
+                }
                 a.groups.push_back({b, e});
                 next = e;
             }
-            if (next != mats.size() || mats[0].rows != (1ull << a.log_h))
+            if (next != mats.size() || (lifted ? mats.back().rows : mats[0].rows) != (1ull << a.log_h))
                 fail(GP_ERR_INVALID_ARGUMENT, "merkle_commit: malformed groups");
             if (a.spec.field && (int)mats[0].field->id != a.spec.field)
                 fail(GP_ERR_FIELD_MISMATCH, "merkle_commit: matrices of another field than the profile's");
