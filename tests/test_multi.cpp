@@ -203,6 +203,33 @@ Bytes fri_deep_constraint(gp_backend backend, const std::vector<int32_t> &devs) 
         gp_fri_destroy(f);
     }
 
+    {  // Triton VM's FRI: its cubic, one value per leaf, rows as digests.
+        Buf cw3;
+        const Bytes c3 = random_elems(field, m * 3, 18);
+        EXPECT_EQ(gp_buffer_from_host(ctx, field, 3, m, 1, GP_LAYOUT_COL_MAJOR, c3.data(), &cw3.b), GP_OK);
+        gp_fri_options fo;
+        gp_fri_options_init(&fo);
+        fo.final_size = 8;
+        fo.order = GP_ORDER_NATURAL;
+        fo.shift = 7;
+        fo.extension = GP_EXT_TRITON;
+        fo.leaf = GP_FRI_LEAF_ELEMENT;
+        fo.merkle.kind = GP_MERKLE_TRITON_DIGEST;
+        fo.merkle.perm = GP_PERM_TIP5;
+        gp_fri *f = nullptr;
+        EXPECT_EQ(gp_fri_commit(ctx, cw3, &fo, challenge, nullptr, &f), GP_OK) << gp_last_error();
+        if (f) {
+            Bytes rem(gp_fri_remainder_size(f));
+            EXPECT_EQ(gp_fri_remainder(f, rem.data(), rem.size()), GP_OK);
+            put(out, rem.data(), rem.size());
+            const std::vector<uint64_t> idx = {3, m - 2};
+            Bytes op(gp_fri_opening_size(f) * idx.size());
+            EXPECT_EQ(gp_fri_open(f, idx.data(), idx.size(), op.data(), op.size()), GP_OK) << gp_last_error();
+            put(out, op.data(), op.size());
+            gp_fri_destroy(f);
+        }
+    }
+
     // Columns: a 5-column base LDE (spread) and a 3-column ext-2 LDE.
     const uint64_t n = 1 << 8;
     Buf base, ext2;
@@ -223,6 +250,15 @@ Bytes fri_deep_constraint(gp_backend backend, const std::vector<int32_t> &devs) 
     Bytes vals(2 * 8 * 2 * 8);  // 2 points x 8 columns x E words
     EXPECT_EQ(gp_evaluate_ood(ctx, cols, 2, &oo, z.data(), 2, vals.data(), vals.size()), GP_OK) << gp_last_error();
     put(out, vals.data(), vals.size());
+    {  // The base columns at points of Triton VM's cubic.
+        gp_ood_options to = oo;
+        to.challenge_degree = 3;
+        to.extension = GP_EXT_TRITON;
+        const Bytes z3 = random_elems(field, 2 * 3, 19);
+        Bytes v3(2 * 5 * 3 * 8);
+        EXPECT_EQ(gp_evaluate_ood(ctx, cols, 1, &to, z3.data(), 2, v3.data(), v3.size()), GP_OK) << gp_last_error();
+        put(out, v3.data(), v3.size());
+    }
     const Bytes alphas = random_elems(field, 2 * 8 * 2, 15);
     Buf q;
     EXPECT_EQ(gp_buffer_create(ctx, field, 2, n * 4, 1, &q.b), GP_OK);
@@ -233,7 +269,7 @@ Bytes fri_deep_constraint(gp_backend backend, const std::vector<int32_t> &devs) 
         put(out, d.data(), d.size());
     }
 
-    for (gp_composition_split split : {GP_COMPOSITION_PLONKY3, GP_COMPOSITION_WINTERFELL}) {
+    for (gp_composition_split split : {GP_COMPOSITION_PLONKY3, GP_COMPOSITION_WINTERFELL, GP_COMPOSITION_TRITON}) {
         gp_constraint_options co;
         gp_constraint_options_init(&co);
         co.split = split;
@@ -387,6 +423,36 @@ TEST(Multi, SpreadBuffersHaveNoSingleAddress) {
     ASSERT_EQ(gp_buffer_create(single, GP_FIELD_GOLDILOCKS, 1, 128, 4, &out2.b), GP_OK);
     ASSERT_EQ(gp_lde_batch(single, in1, &lo, out2), GP_OK);
     EXPECT_TRUE(download(out1, GP_LAYOUT_COL_MAJOR) == download(out2, GP_LAYOUT_COL_MAJOR));
+}
+
+// Miden's LMCS pads each matrix's row as a whole: refused over spread
+// columns. A matrix of width 0 beside a spread one commits as on one device.
+TEST(Multi, LiftedTreesRefusedAndWidthZeroMatrices) {
+    Ctx ctx(GP_BACKEND_CPU, {0, 0});
+    Ctx single(GP_BACKEND_CPU, {0});
+    const Bytes data = random_elems(GP_FIELD_GOLDILOCKS, 64 * 6, 21);
+    Buf a, e, a1, e1;
+    ASSERT_EQ(gp_buffer_from_host(ctx, GP_FIELD_GOLDILOCKS, 1, 64, 6, GP_LAYOUT_COL_MAJOR, data.data(), &a.b), GP_OK);
+    ASSERT_EQ(gp_buffer_create(ctx, GP_FIELD_GOLDILOCKS, 1, 32, 0, &e.b), GP_OK) << gp_last_error();
+    ASSERT_EQ(gp_buffer_from_host(single, GP_FIELD_GOLDILOCKS, 1, 64, 6, GP_LAYOUT_COL_MAJOR, data.data(), &a1.b),
+              GP_OK);
+    ASSERT_EQ(gp_buffer_create(single, GP_FIELD_GOLDILOCKS, 1, 32, 0, &e1.b), GP_OK);
+    gp_merkle_options o;
+    gp_merkle_options_init(&o);
+    const gp_buffer *many[2] = {a, e}, *one[2] = {a1, e1};
+    Tree t, t1;
+    ASSERT_EQ(gp_merkle_commit(ctx, many, 2, &o, &t.t), GP_OK) << gp_last_error();
+    ASSERT_EQ(gp_merkle_commit(single, one, 2, &o, &t1.t), GP_OK) << gp_last_error();
+    Bytes r(32), r1(32);
+    ASSERT_EQ(gp_merkle_root(t.t, r.data(), r.size()), GP_OK);
+    ASSERT_EQ(gp_merkle_root(t1.t, r1.data(), r1.size()), GP_OK);
+    EXPECT_TRUE(r == r1);
+    o.kind = GP_MERKLE_MIDEN_LMCS;
+    o.perm = GP_PERM_POSEIDON2_GOLDILOCKS_12;
+    const gp_buffer *lifted[1] = {a};
+    gp_merkle_tree *raw = nullptr;
+    EXPECT_EQ(gp_merkle_commit(ctx, lifted, 1, &o, &raw), GP_ERR_UNSUPPORTED);
+    EXPECT_EQ(raw, nullptr);
 }
 
 TEST(Multi, NonCanonicalInputNamesTheCallersIndex) {
