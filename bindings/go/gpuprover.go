@@ -334,7 +334,8 @@ const (
 	Inverse Direction = C.GP_NTT_INVERSE
 )
 
-// Permutation is a hash permutation for PermuteBatch.
+// Permutation is a hash permutation for PermuteBatch, or Blake3, a hash
+// function that names the hash of the Merkle kinds that take it (MidenLMCS).
 type Permutation int
 
 const (
@@ -356,10 +357,14 @@ const (
 	Poseidon2BabyBearHL16   Permutation = C.GP_PERM_POSEIDON2_BABYBEAR_HL_16
 	Poseidon2BabyBearHL24   Permutation = C.GP_PERM_POSEIDON2_BABYBEAR_HL_24
 	Poseidon2GoldilocksHL12 Permutation = C.GP_PERM_POSEIDON2_GOLDILOCKS_HL_12
+	// Blake3: BLAKE3 (hash mode, 32-byte output), a hash function, not a
+	// permutation: PermuteBatch refuses it (ErrUnsupported) and Info reports
+	// width 16 (its compression state of 32-bit words) and field 0.
+	Blake3 Permutation = C.GP_PERM_BLAKE3
 )
 
 // Info returns the permutation's state width (elements, or 64-bit lanes for
-// Keccak) and its field (0 for Keccak's raw lanes).
+// Keccak) and its field (0 for Keccak's raw lanes; Blake3 gives 16 and 0).
 func (p Permutation) Info() (width int, field Field, err error) {
 	var w C.uint32_t
 	var f C.gp_field
@@ -1192,8 +1197,13 @@ func (c *Context) NTTContext(ctx context.Context, buf *Buffer, opts *NTTOptions)
 // PermuteBatch applies perm in place to the states stored back to back in
 // states: a []uint64 for Goldilocks permutations and Keccak-f[1600] lanes, a
 // []uint32 for BabyBear and KoalaBear, whose length is a multiple of the
-// permutation's width. The generic PermuteBatch takes a typed slice.
+// permutation's width. The generic PermuteBatch takes a typed slice. Blake3,
+// a hash, is refused (ErrUnsupported) whatever states holds, as the library
+// does.
 func (c *Context) PermuteBatch(perm Permutation, states interface{}) error {
+	if perm == Blake3 {
+		return c.refuseHash(perm)
+	}
 	esz, err := permElementSize(perm)
 	if err != nil {
 		return err
@@ -1215,6 +1225,12 @@ func permElementSize(perm Permutation) (int, error) {
 		return 8, nil // Keccak lanes
 	}
 	return field.ElementSize(), nil
+}
+
+// refuseHash passes perm, a hash, to gp_permute_batch with no states, for the
+// library's answer (ErrUnsupported) before any check of the states.
+func (c *Context) refuseHash(perm Permutation) error {
+	return c.permuteBatch(perm, unsafe.Pointer(&emptyHost[0]), 0)
 }
 
 func (c *Context) permuteBatch(perm Permutation, p unsafe.Pointer, n int) error {

@@ -487,6 +487,23 @@ func TestKeccakZeroState(t *testing.T) {
 	}
 }
 
+func TestBlake3IsAHash(t *testing.T) {
+	ctx := newContext(t)
+	if gp.Blake3 != 19 {
+		t.Fatalf("Blake3 = %d", int(gp.Blake3))
+	}
+	width, field, err := gp.Blake3.Info()
+	if err != nil || width != 16 || field != 0 {
+		t.Fatalf("Blake3.Info() = %d, %v, %v", width, field, err)
+	}
+	// Refused whatever the states, as gp_permute_batch does.
+	for _, states := range []interface{}{make([]uint64, 16), make([]uint32, 16), make([]uint64, 5), []uint64{}} {
+		expectError(t, ctx.PermuteBatch(gp.Blake3, states), gp.ErrUnsupported, "BLAKE3")
+	}
+	expectError(t, gp.PermuteBatch(ctx, gp.Blake3, make([]uint64, 16)), gp.ErrUnsupported, "BLAKE3")
+	expectError(t, gp.PermuteBatch(ctx, gp.Blake3, make([]uint32, 3)), gp.ErrUnsupported, "BLAKE3")
+}
+
 func TestPermutationsBatch(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	ctx := newContext(t)

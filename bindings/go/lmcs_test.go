@@ -82,6 +82,80 @@ func TestMerkleMidenLMCS(t *testing.T) {
 	expectError(t, err, gp.ErrShapeMismatch)
 }
 
+func TestMerkleMidenLMCSBlake3(t *testing.T) {
+	ctx := newContext(t)
+	opts := &gp.MerkleOptions{Kind: gp.MidenLMCS, Perm: gp.Blake3}
+	if p := opts.PermutationFor(gp.Goldilocks); p != gp.Blake3 {
+		t.Fatalf("PermutationFor = %v", p)
+	}
+	rootHex := func(bufs ...*gp.Buffer) string {
+		t.Helper()
+		tree, err := ctx.MerkleCommit(opts, bufs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tree.Close()
+		if tree.DigestSize() != 32 || tree.Options().Perm != gp.Blake3 {
+			t.Fatalf("digest %d bytes, options %+v", tree.DigestSize(), tree.Options())
+		}
+		root, err := tree.Root()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hex.EncodeToString(root)
+	}
+
+	// One row of no columns: one leaf, the root, BLAKE3 of the zero state
+	// (32 zero bytes), as b3sum prints it.
+	empty, err := ctx.NewBuffer(gp.Goldilocks, 1, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer empty.Close()
+	if got, want := rootHex(empty), "2ada83c1819a5372dae1238fc1ded123c8104fdaa15862aaee69428a1820fcda"; got != want {
+		t.Fatalf("root of a 1 x 0 matrix = %s, want %s", got, want)
+	}
+
+	// One row [1, 2]: root = BLAKE3(32 zero bytes || le64(1) || le64(2)),
+	// from: python3 -c "import sys; sys.stdout.buffer.write(bytes(32)+(1).to_bytes(8,'little')
+	// +(2).to_bytes(8,'little'))" | b3sum --no-names
+	one := (&hostMat{rows: 1, cols: 2, ext: 1, data: []uint64{1, 2}}).upload(t, ctx, gp.Goldilocks)
+	if got, want := rootHex(one), "f2a62d7e8659c80d48a5b5dc7cbc0d7189b9bf6fb754fcc85648a67953d3e6cb"; got != want {
+		t.Fatalf("root of [1, 2] = %s, want %s", got, want)
+	}
+	leaves, err := ctx.MerkleHashRows(opts, one)
+	if err != nil || hex.EncodeToString(leaves) != rootHex(one) {
+		t.Fatalf("MerkleHashRows = %x, %v", leaves, err)
+	}
+
+	// Heights 4 then 8, lifted: openings verify.
+	rng := rand.New(rand.NewSource(7601))
+	const p = 0xffffffff00000001
+	short := &hostMat{rows: 4, cols: 3, ext: 1, data: randomValues(rng, p, 12)}
+	tall := &hostMat{rows: 8, cols: 5, ext: 1, data: randomValues(rng, p, 40)}
+	lifted, err := ctx.MerkleCommit(opts, short.upload(t, ctx, gp.Goldilocks), tall.upload(t, ctx, gp.Goldilocks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lifted.Close()
+	openings, err := lifted.Open(0, 5, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range openings {
+		wantRow := append(append([]uint64(nil), short.row(int(o.Index%4))...), tall.row(int(o.Index))...)
+		if !reflect.DeepEqual(o.Rows.([]uint64), wantRow) || len(o.Path) != 3*32 {
+			t.Fatalf("row %d: %v (path %d bytes), want %v", o.Index, o.Rows, len(o.Path), wantRow)
+		}
+		if err := lifted.Verify(o); err != nil {
+			t.Fatal(err)
+		}
+		o.Path = append([]byte(nil), o.Path...)
+		o.Path[3] ^= 4
+		expectError(t, lifted.Verify(o), gp.ErrVerifyFailed)
+	}
+}
+
 func TestZeroColumnBuffers(t *testing.T) {
 	ctx := newContext(t)
 	empty, err := ctx.NewBuffer(gp.Goldilocks, 1, 8, 0)

@@ -119,8 +119,10 @@ const (
 	// Goldilocks: matrices of power-of-two heights given in ascending order
 	// of height, lifted cyclically to the tallest (leaf i absorbs row
 	// i mod h of every matrix of height h); Perm RPO256, RPX256,
-	// Poseidon2Goldilocks12 (the default) or KeccakF1600; 32-byte digests
-	// (4 Goldilocks elements, or 4 Keccak lanes).
+	// Poseidon2Goldilocks12 (the default), KeccakF1600 or Blake3 (Miden's
+	// default configuration: leaf = BLAKE3 chained over the rows' bytes,
+	// node = BLAKE3(left || right)); 32-byte digests (4 Goldilocks elements,
+	// 4 Keccak lanes, or a BLAKE3 hash).
 	MidenLMCS MerkleKind = C.GP_MERKLE_MIDEN_LMCS
 )
 

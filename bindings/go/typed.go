@@ -126,6 +126,9 @@ func LDEHost[T Element](ctx context.Context, c *Context, field Field, extDegree 
 
 // PermuteBatch is Context.PermuteBatch over a typed slice.
 func PermuteBatch[T Element](c *Context, perm Permutation, states []T) error {
+	if perm == Blake3 {
+		return c.refuseHash(perm)
+	}
 	esz, err := permElementSize(perm)
 	if err != nil {
 		return err

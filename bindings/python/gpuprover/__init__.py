@@ -177,7 +177,9 @@ class Direction(enum.IntEnum):
 
 
 class Permutation(enum.IntEnum):
-    """Hash permutations for :meth:`Context.permute_batch`."""
+    """Hash permutations for :meth:`Context.permute_batch`, and BLAKE3, a
+    hash function (no permutation: permute_batch refuses it with
+    Status.UNSUPPORTED) that names the hash of MerkleKind.MIDEN_LMCS."""
 
     POSEIDON2_GOLDILOCKS_8 = 1
     POSEIDON2_GOLDILOCKS_12 = 2
@@ -197,6 +199,7 @@ class Permutation(enum.IntEnum):
     POSEIDON2_BABYBEAR_HL_16 = 16
     POSEIDON2_BABYBEAR_HL_24 = 17
     POSEIDON2_GOLDILOCKS_HL_12 = 18
+    BLAKE3 = 19  # a hash (32-byte output), not a permutation; permutation_info: width 16, no field
 
 
 class MerkleKind(enum.IntEnum):
@@ -215,7 +218,8 @@ class MerkleKind(enum.IntEnum):
     # Goldilocks elements, zero-filled), node = Tip5 hash_pair; one height
     TRITON_DIGEST = 9
     # Miden's lifted MMCS (miden-vm lifted-stark) over Goldilocks: power-of-two heights in ascending order, leaf i
-    # absorbing row (i mod h) of every matrix of height h; RPO256, RPX256, Poseidon2 Goldilocks 12 or Keccak-f[1600]
+    # absorbing row (i mod h) of every matrix of height h; RPO256, RPX256, Poseidon2 Goldilocks 12, Keccak-f[1600]
+    # or BLAKE3 (Miden's default: leaf = chained BLAKE3 of the rows' bytes, node = BLAKE3(left || right))
     MIDEN_LMCS = 10
 
 
@@ -1260,7 +1264,8 @@ def two_adic_generator(field, log_n):
 @_api("permutation_info")
 def permutation_info(perm):
     """(width, field) of a permutation: state width in elements (64-bit
-    lanes for Keccak) and its Field, or None for Keccak's raw lanes."""
+    lanes for Keccak) and its Field, or None for Keccak's raw lanes. BLAKE3,
+    a hash, gives (16, None): its compression state of 32-bit words."""
     w, f = _u32(), _c_enum()
     _check("gp_permutation_info",
            _lib.gp_permutation_info(_enum(Permutation, "perm", perm), ctypes.byref(w), ctypes.byref(f)))
@@ -1850,9 +1855,13 @@ class Context:
         `states` (a writable buffer or a list, updated in place): 8-byte
         values for Goldilocks permutations and Keccak-f[1600] lanes, 4-byte
         values for BabyBear and KoalaBear. Its length must be a multiple of
-        the permutation's width. Returns states."""
+        the permutation's width. Returns states. BLAKE3, a hash, is refused
+        (Status.UNSUPPORTED) whatever states holds, as the library does."""
         fn = "gp_permute_batch"
         width, field = permutation_info(perm)
+        if int(perm) == Permutation.BLAKE3:
+            with self._lock:  # the library answers before looking at the states
+                _check(fn, self._lib.gp_permute_batch(self._h(), int(perm), None, 0))
         host = _host(fn, "states", states, _element_size(field) if field else 8, writable=True)
         if width == 0 or host.count % width:
             raise _error(fn, Status.SHAPE_MISMATCH, "states has %d elements, not a multiple of the width %d",

@@ -315,8 +315,20 @@ class TestPermutations(Base):
         self.ctx.permute_batch(gp.Permutation.KECCAK_F1600, lst)
         self.assertEqual(lst, KECCAK_ZERO)
 
+    def test_blake3_is_a_hash(self):
+        self.assertEqual(gp.Permutation.BLAKE3, 19)
+        self.assertEqual(gp.permutation_info(gp.Permutation.BLAKE3), (16, None))
+        self.assertEqual(gp.permutation_info(19), (16, None))
+        # Refused whatever the states, as gp_permute_batch does.
+        for states in (array.array("Q", bytes(8 * 16)), [0] * 16, [0] * 5, []):
+            with self.assertRaises(gp.GpuproverError) as cm:
+                self.ctx.permute_batch(gp.Permutation.BLAKE3, states)
+            self.assertStatus(cm, gp.Status.UNSUPPORTED, "gp_permute_batch", "BLAKE3")
+
     def test_batches(self):
         for perm in gp.Permutation:
+            if perm == gp.Permutation.BLAKE3:
+                continue  # a hash, not a permutation: test_blake3_is_a_hash
             width, field = gp.permutation_info(perm)
             p = gp.field_info(field).modulus if field else 1 << 64
             tc = TYPECODE[field] if field else "Q"

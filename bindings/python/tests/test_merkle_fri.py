@@ -351,6 +351,42 @@ class TestMerkle(Base):
             self.ctx.merkle_commit([tall, short], opts)
         self.assertStatus(cm, gp.Status.SHAPE_MISMATCH, "gp_merkle_commit")
 
+    def test_miden_lmcs_blake3(self):
+        opts = gp.MerkleOptions(kind=gp.MerkleKind.MIDEN_LMCS, perm=gp.Permutation.BLAKE3)
+        self.assertEqual(opts.permutation_for(GL), gp.Permutation.BLAKE3)
+        self.assertEqual(opts._digest_bytes(GL), 32)
+        # One row of no columns: one leaf, the root, BLAKE3 of the zero state
+        # (32 zero bytes), as b3sum prints it.
+        empty = self.ctx.buffer(GL, 1, 0)
+        self.addCleanup(empty.close)
+        with self.ctx.merkle_commit(empty, opts) as tree:
+            self.assertEqual(tree.digest_size, 32)
+            self.assertEqual(tree.options.perm, gp.Permutation.BLAKE3)
+            self.assertEqual(tree.root().hex(), "2ada83c1819a5372dae1238fc1ded123c8104fdaa15862aaee69428a1820fcda")
+        # One row [1, 2]: root = BLAKE3(32 zero bytes || le64(1) || le64(2)),
+        # from: python3 -c "import sys; sys.stdout.buffer.write(bytes(32)+(1).to_bytes(8,'little')
+        # +(2).to_bytes(8,'little'))" | b3sum --no-names
+        one = self.ctx.buffer_from_host(GL, [1, 2], 1, 2, layout=gp.Layout.ROW_MAJOR)
+        self.addCleanup(one.close)
+        with self.ctx.merkle_commit(one, opts) as tree:
+            self.assertEqual(tree.root().hex(), "f2a62d7e8659c80d48a5b5dc7cbc0d7189b9bf6fb754fcc85648a67953d3e6cb")
+            self.assertEqual(self.ctx.merkle_hash_rows(one, opts), tree.root())
+            for o in tree.open([0]):
+                self.assertEqual(list(o.rows), [1, 2])
+                self.assertEqual(o.path, b"")
+                tree.verify(o)
+        # Heights 4 then 8, lifted, open and verify.
+        short_rows, short = self.upload(GL, 4, 3)
+        tall_rows, tall = self.upload(GL, 8, 5)
+        with self.ctx.merkle_commit([short, tall], opts) as tree:
+            root = tree.root()
+            self.assertEqual(len(root), 32)
+            for o in tree.open([0, 5, 7]):
+                self.assertEqual(list(o.rows), short_rows[o.index % 4] + tall_rows[o.index])
+                self.assertEqual(len(o.path), 3 * 32)
+                gp.merkle_verify(tree.options, GL, tree.dims, root, o.index, o.rows, o.path)
+                self.assert_verifies_until_tampered(tree, o, 3)
+
     def test_zero_columns(self):
         empty = self.ctx.buffer(GL, 8, 0)
         self.addCleanup(empty.close)

@@ -610,7 +610,9 @@ impl NttDirection {
     }
 }
 
-/// The hash permutations of [`Context::permute_batch`]. Constants are those
+/// The hash permutations of [`Context::permute_batch`], and
+/// [`Permutation::Blake3`], a hash function that names the hash of the
+/// Merkle kinds that take it ([`MerkleKind::MidenLmcs`]). Constants are those
 /// of the named reference implementation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Permutation {
@@ -651,14 +653,20 @@ pub enum Permutation {
     /// HorizenLabs' Poseidon2 over Goldilocks, width 12 (miden-crypto
     /// v0.22 and v0.23 trees).
     Poseidon2GoldilocksHl12,
+    /// BLAKE3 (hash mode, 32-byte output). A hash function, not a
+    /// permutation: [`Context::permute_batch`] refuses it
+    /// ([`Status::Unsupported`]) and [`Permutation::info`] reports width 16
+    /// (its compression state of 32-bit words) and no field.
+    Blake3,
 }
 
 /// A permutation's state width and field, as the library reports them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PermutationInfo {
-    /// State width in field elements (64-bit lanes for Keccak).
+    /// State width in field elements (64-bit lanes for Keccak, 32-bit words
+    /// of the compression state for BLAKE3).
     pub width: usize,
-    /// The state's field; `None` for Keccak's raw 64-bit lanes.
+    /// The state's field; `None` for Keccak's raw 64-bit lanes and BLAKE3.
     pub field: Option<Field>,
 }
 
@@ -685,6 +693,7 @@ impl Permutation {
             Permutation::Poseidon2BabyBearHl16 => P::GP_PERM_POSEIDON2_BABYBEAR_HL_16,
             Permutation::Poseidon2BabyBearHl24 => P::GP_PERM_POSEIDON2_BABYBEAR_HL_24,
             Permutation::Poseidon2GoldilocksHl12 => P::GP_PERM_POSEIDON2_GOLDILOCKS_HL_12,
+            Permutation::Blake3 => P::GP_PERM_BLAKE3,
         }
     }
 
@@ -1328,12 +1337,26 @@ impl Context {
     /// `states` (`gp_permute_batch`). `states.len()` must be a multiple of
     /// the permutation's width; `T` is `u64` for Goldilocks permutations and
     /// Keccak, `u32` for BabyBear and KoalaBear. Field states must be
-    /// canonical.
+    /// canonical. [`Permutation::Blake3`], a hash, is refused
+    /// ([`Status::Unsupported`]) whatever `states` holds, as the library
+    /// does.
     pub fn permute_batch<T: Element>(
         &self,
         permutation: Permutation,
         states: &mut [T],
     ) -> Result<()> {
+        if permutation == Permutation::Blake3 {
+            // The library refuses it before looking at the states.
+            // SAFETY: no states are passed (count 0).
+            return check(unsafe {
+                sys::gp_permute_batch(
+                    self.as_raw(),
+                    permutation.to_raw(),
+                    states.as_mut_ptr().cast(),
+                    0,
+                )
+            });
+        }
         let info = permutation.info()?;
         let element_size = info.field.map_or(8, Field::element_size);
         if size_of::<T>() != element_size {

@@ -48,8 +48,10 @@ pub enum MerkleKind {
     /// matrices of power-of-two heights given in ascending order of height,
     /// lifted cyclically to the tallest (leaf i absorbs row `i mod h` of
     /// every matrix of height h). Permutation RPO256, RPX256,
-    /// Poseidon2 Goldilocks width 12 (the default) or Keccak-f\[1600\];
-    /// 32-byte digests (4 Goldilocks elements, or 4 Keccak lanes).
+    /// Poseidon2 Goldilocks width 12 (the default), Keccak-f\[1600\] or
+    /// BLAKE3 (Miden's default configuration: leaf = BLAKE3 chained over the
+    /// rows' bytes, node = BLAKE3(left || right)); 32-byte digests (4
+    /// Goldilocks elements, 4 Keccak lanes, or a BLAKE3 hash).
     MidenLmcs,
 }
 
@@ -172,7 +174,8 @@ impl MerkleOptions {
             }
             // Tip5 digests: 5 Goldilocks elements.
             MerkleKind::Triton | MerkleKind::TritonDigest => Ok(5 * 8),
-            // 4 Goldilocks elements or 4 Keccak lanes (MidenLmcs), Keccak-256.
+            // 4 Goldilocks elements, 4 Keccak lanes or BLAKE3 (MidenLmcs),
+            // Keccak-256.
             _ => Ok(32),
         }
     }

@@ -90,6 +90,85 @@ fn miden_lmcs_lifts_ascending_heights() {
     assert_eq!(err.status(), Status::ShapeMismatch, "{}", err);
 }
 
+fn lmcs_blake3() -> MerkleOptions {
+    MerkleOptions {
+        perm: Some(Permutation::Blake3),
+        ..lmcs()
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{:02x}", b)).collect()
+}
+
+#[test]
+fn miden_lmcs_blake3_roots() {
+    let ctx = cpu();
+    let options = lmcs_blake3();
+    assert_eq!(options.permutation_for(GL), Permutation::Blake3);
+    // One row of no columns: one leaf, the root, BLAKE3 of the zero state
+    // (32 zero bytes), as b3sum prints it.
+    let empty = Buffer::new(&ctx, GL, 1, 1, 0).unwrap();
+    let tree = ctx.merkle_commit(&[&empty], &options).unwrap();
+    assert_eq!(tree.digest_size(), 32);
+    assert_eq!(
+        hex(&tree.root().unwrap()),
+        "2ada83c1819a5372dae1238fc1ded123c8104fdaa15862aaee69428a1820fcda"
+    );
+    // One row [1, 2]: root = BLAKE3(32 zero bytes || le64(1) || le64(2)),
+    // from: python3 -c "import sys; sys.stdout.buffer.write(bytes(32)+(1).to_bytes(8,'little')
+    // +(2).to_bytes(8,'little'))" | b3sum --no-names
+    let one = Buffer::from_host::<u64>(&ctx, GL, 1, 1, 2, Layout::RowMajor, &[1, 2]).unwrap();
+    let tree = ctx.merkle_commit(&[&one], &options).unwrap();
+    let root = tree.root().unwrap();
+    assert_eq!(
+        hex(&root),
+        "f2a62d7e8659c80d48a5b5dc7cbc0d7189b9bf6fb754fcc85648a67953d3e6cb"
+    );
+    assert_eq!(ctx.merkle_hash_rows(&[&one], &options).unwrap(), root);
+    for o in tree.open::<u64>(&[0]).unwrap() {
+        assert_eq!(o.rows, [1, 2]);
+        assert!(o.path.is_empty());
+        tree.verify(&o).unwrap();
+    }
+}
+
+#[test]
+fn miden_lmcs_blake3_lifts_ascending_heights() {
+    let ctx = cpu();
+    let mut rng = Rng::new(7601);
+    let short: Vec<u64> = rng.vec(4 * 3, GOLDILOCKS_P);
+    let tall: Vec<u64> = rng.vec(8 * 5, GOLDILOCKS_P);
+    let sb = Buffer::from_host(&ctx, GL, 1, 4, 3, Layout::RowMajor, &short).unwrap();
+    let tb = Buffer::from_host(&ctx, GL, 1, 8, 5, Layout::RowMajor, &tall).unwrap();
+    let tree = ctx.merkle_commit(&[&sb, &tb], &lmcs_blake3()).unwrap();
+    assert_eq!(tree.digest_size(), 32);
+    let root = tree.root().unwrap();
+    for o in tree.open::<u64>(&[0, 5, 7]).unwrap() {
+        let s = o.index % 4;
+        let mut want = short[s * 3..(s + 1) * 3].to_vec();
+        want.extend_from_slice(&tall[o.index * 5..(o.index + 1) * 5]);
+        assert_eq!(o.rows, want);
+        assert_eq!(o.path.len(), 3 * 32);
+        merkle_verify(
+            tree.options(),
+            GL,
+            tree.dims(),
+            &root,
+            o.index,
+            &o.rows,
+            &o.path,
+        )
+        .unwrap();
+        let mut bad = o.clone();
+        bad.path[3] ^= 4;
+        assert_eq!(
+            tree.verify(&bad).unwrap_err().status(),
+            Status::VerifyFailed
+        );
+    }
+}
+
 #[test]
 fn zero_column_buffers_create_and_copy() {
     let ctx = cpu();

@@ -164,3 +164,27 @@ fn field_permutations_run_and_check_their_input() {
     ctx.permute_batch(Permutation::KeccakF1600, &mut empty)
         .unwrap();
 }
+
+#[test]
+fn blake3_is_a_hash_not_a_permutation() {
+    assert_eq!(Permutation::Blake3.to_raw().0, 19);
+    let b = Permutation::Blake3.info().unwrap();
+    assert_eq!((b.width, b.field), (16, None));
+    // Refused whatever the states, as gp_permute_batch does.
+    let ctx = cpu();
+    let mut full: Vec<u64> = vec![0; 16];
+    let mut short: Vec<u64> = vec![0; 5];
+    let mut words: Vec<u32> = vec![0; 16];
+    let mut empty: Vec<u64> = Vec::new();
+    for err in [
+        ctx.permute_batch(Permutation::Blake3, &mut full),
+        ctx.permute_batch(Permutation::Blake3, &mut short),
+        ctx.permute_batch(Permutation::Blake3, &mut words),
+        ctx.permute_batch(Permutation::Blake3, &mut empty),
+    ] {
+        let err = err.unwrap_err();
+        assert_eq!(err.status(), Status::Unsupported, "{}", err);
+        assert!(err.message().contains("BLAKE3"), "{}", err);
+    }
+    assert_eq!(full, vec![0; 16]);
+}
