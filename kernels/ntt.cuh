@@ -30,15 +30,23 @@ constexpr int kThreads = 512;
 
 template <class F>
 struct TileCfg;
+// kMinBlocks: blocks of kThreads an SM must hold (the register cap ptxas
+// works to; 0 leaves ptxas its default). The 31-bit passes fit 40 registers
+// without spilling, so three 64 KiB tiles share an SM (75% of the warp slots
+// instead of 50%: 12% faster LDE, docs/PERF.md version 15); Goldilocks
+// spills at 40, and a cap of 1 or 2 blocks lets ptxas take 62-84 registers
+// (natural-order W1 10% slower), so it keeps the default (50-60).
 template <>
 struct TileCfg<Goldilocks> {
     static constexpr int kTileLog = 13;  // 8192 elements, 64 KiB
     static constexpr int kLogC = 2;      // 4 x 8 B = 32 B rows
+    static constexpr int kMinBlocks = 0;
 };
 template <class F>
 struct TileCfg {
     static constexpr int kTileLog = 14;  // 16384 elements, 64 KiB
     static constexpr int kLogC = 3;      // 8 x 4 B = 32 B rows
+    static constexpr int kMinBlocks = 3;
 };
 
 // Shared-memory tiles are XOR-swizzled: element i lives at slot
@@ -147,7 +155,7 @@ __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32
 // column v at data + v * col_stride. Tiles of 2^t x 2^logC (logC = 0 when
 // lo = 0). DIF or DIT with the given table.
 template <class F, bool DIF>
-__global__ void __launch_bounds__(kThreads) k_tile_pass(typename F::T *data, uint64_t col_stride,
+__global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_tile_pass(typename F::T *data, uint64_t col_stride,
                                                         uint64_t ncols, uint32_t n, uint32_t lo,
                                                         uint32_t t, uint32_t logC,
                                                         const typename F::Tw *__restrict__ tw) {
@@ -182,7 +190,7 @@ __global__ void __launch_bounds__(kThreads) k_tile_pass(typename F::T *data, uin
 //  !GATHER (B_1 natural): chunk-ordered forward DIF of cosets ->
 //     natural-order interleaved LDE rows: out row i*B + r, column v / B.
 template <class F, bool GATHER>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks)
     k_chunk_pass(const typename F::T *__restrict__ src, uint64_t src_stride, uint64_t rows_in,
                  typename F::T *dst, uint64_t dst_stride, uint64_t ncols, uint32_t n, uint32_t t,
                  uint32_t logC, uint32_t log_b, const typename F::Tw *__restrict__ tw) {
@@ -322,7 +330,7 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
 // coset's top DIF segment in the same block needed 128 registers and ran
 // at a quarter occupancy (docs/PERF.md).
 template <class F>
-__global__ void __launch_bounds__(kThreads) k_lde_spread(FusedArgs a) {
+__global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_lde_spread(FusedArgs a) {
     using T = typename F::T;
     using Tw = typename F::Tw;
     extern __shared__ __align__(16) unsigned char smem_raw[];
