@@ -27,15 +27,8 @@ func TestMerkleMidenLMCS(t *testing.T) {
 	// from tests/vectors/rpo256.json (sponge_variants[0], the vector of 8
 	// elements).
 	one := (&hostMat{rows: 1, cols: 8, ext: 1, data: []uint64{0, 1, 2, 3, 4, 5, 6, 7}}).upload(t, ctx, gp.Goldilocks)
-	tree, err := ctx.MerkleCommit(&gp.MerkleOptions{Kind: gp.MidenLMCS, Perm: gp.RPO256}, one)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree, root := commitRoot(t, ctx, &gp.MerkleOptions{Kind: gp.MidenLMCS, Perm: gp.RPO256}, one)
 	defer tree.Close()
-	root, err := tree.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := []uint64{0x4b3c182215fa152d, 0x872676ff4576e410, 0x61644a79a8db9653, 0x77d8ddd0a9218f81}
 	if tree.DigestSize() != 32 || !reflect.DeepEqual(words(gp.Goldilocks, root), want) {
 		t.Fatalf("root %x (digest %d bytes), want %x", words(gp.Goldilocks, root), tree.DigestSize(), want)
@@ -47,17 +40,10 @@ func TestMerkleMidenLMCS(t *testing.T) {
 	short := &hostMat{rows: 4, cols: 3, ext: 1, data: randomValues(rng, p, 12)}
 	tall := &hostMat{rows: 8, cols: 8, ext: 1, data: randomValues(rng, p, 64)}
 	sb, tb := short.upload(t, ctx, gp.Goldilocks), tall.upload(t, ctx, gp.Goldilocks)
-	lifted, err := ctx.MerkleCommit(opts, sb, tb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lifted, lroot := commitRoot(t, ctx, opts, sb, tb)
 	defer lifted.Close()
 	if lifted.Options().Perm != gp.Poseidon2Goldilocks12 || lifted.DigestSize() != 32 {
 		t.Fatalf("options %+v, digest %d bytes", lifted.Options(), lifted.DigestSize())
-	}
-	lroot, err := lifted.Root()
-	if err != nil {
-		t.Fatal(err)
 	}
 	openings, err := lifted.Open(0, 5, 7)
 	if err != nil {
@@ -90,17 +76,10 @@ func TestMerkleMidenLMCSBlake3(t *testing.T) {
 	}
 	rootHex := func(bufs ...*gp.Buffer) string {
 		t.Helper()
-		tree, err := ctx.MerkleCommit(opts, bufs...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tree, root := commitRoot(t, ctx, opts, bufs...)
 		defer tree.Close()
 		if tree.DigestSize() != 32 || tree.Options().Perm != gp.Blake3 {
 			t.Fatalf("digest %d bytes, options %+v", tree.DigestSize(), tree.Options())
-		}
-		root, err := tree.Root()
-		if err != nil {
-			t.Fatal(err)
 		}
 		return hex.EncodeToString(root)
 	}
@@ -193,15 +172,8 @@ func TestZeroColumnBuffers(t *testing.T) {
 
 	// miden-crypto's EMPTY_SUBTREES at depth 3 (Poseidon2 trees): every leaf
 	// the zero digest.
-	tree, err := ctx.MerkleCommit(&gp.MerkleOptions{Kind: gp.Miden, Perm: gp.Poseidon2Goldilocks12}, empty)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tree, root := commitRoot(t, ctx, &gp.MerkleOptions{Kind: gp.Miden, Perm: gp.Poseidon2Goldilocks12}, empty)
 	defer tree.Close()
-	root, err := tree.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := []uint64{0xfbc3edafb6c813b9, 0x35d8cfadb189f5af, 0x9cc65f5d198e28f1, 0x14a74616a8e04623}
 	if !reflect.DeepEqual(words(gp.Goldilocks, root), want) {
 		t.Fatalf("root %x, want %x", words(gp.Goldilocks, root), want)
@@ -272,4 +244,20 @@ func TestZeroColumnBuffers(t *testing.T) {
 	if err := ctx.LDE(empty, out, nil); err == nil {
 		t.Fatal("LDE of a buffer of 0 columns succeeded")
 	}
+}
+
+// commitRoot commits the buffers and reads the root, failing the test on an
+// error; the caller closes the tree.
+func commitRoot(t *testing.T, ctx *gp.Context, opts *gp.MerkleOptions, bufs ...*gp.Buffer) (*gp.MerkleTree, []byte) {
+	t.Helper()
+	tree, err := ctx.MerkleCommit(opts, bufs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := tree.Root()
+	if err != nil {
+		tree.Close()
+		t.Fatal(err)
+	}
+	return tree, root
 }

@@ -431,27 +431,30 @@ struct TritonTip5Hasher {
 
 // ---- Miden's lifted MMCS (miden-vm crates/lifted-stark, stateful-hasher) ----
 
-// StatefulSponge over a width-12 permutation P (rate state[0..8], capacity
-// state[8..12], zero start, no length tag): each matrix's row overwrites the
-// rate 8 elements at a time, its last chunk zero-filled, one permutation per
-// chunk; leaf = state[0..4]. Leaf i reads row i mod h of a matrix of height
-// h (lifting). Node = TruncatedPermutation (miden-crypto's merge). The
-// streamed pieces (init/absorb/squeeze) treat the row as one matrix; the
-// streamed commitment refuses this kind.
-template <class P>
-struct MidenLmcsHasher {
+// StatefulSponge of width N and rate R over permutation P (zero start, no
+// length tag): each matrix's row overwrites the rate R elements at a time,
+// its last chunk zero-filled, one permutation per chunk; leaf = state[0..4].
+// Leaf i reads row i mod h of a matrix of height h (lifting). Node = C's
+// compression. The streamed pieces (init/absorb/squeeze) treat the row as
+// one matrix; the streamed commitment refuses this kind.
+//   Algebraic configurations: N = 12, R = 8 (capacity state[8..12]), node =
+//   TruncatedPermutation (miden-crypto's merge).
+//   Keccak: one canonical Goldilocks element per 64-bit lane, N = 25, R = 17
+//   lanes, node = Keccak-f of left || right (Plonky3's u64 compression).
+template <class P, int N, int R, class C>
+struct MidenLmcsSponge {
     using T = uint64_t;
     using W = uint64_t;
     static constexpr uint32_t kMaxDigest = 4;
-    static constexpr int kRate = 8;
+    static constexpr int kRate = R;
     uint32_t digest = 4;
 
     using S = uint64_t;
-    static constexpr int kState = 12;
+    static constexpr int kState = N;
     GP_HD uint64_t block() const { return kRate; }
     GP_HD void init(S *s, uint64_t) const {
         GP_UNROLL
-        for (int k = 0; k < 12; ++k) s[k] = 0;
+        for (int k = 0; k < N; ++k) s[k] = 0;
     }
     template <class Cursor>
     GP_HD void absorb(S *s, Cursor &c, uint64_t left, uint64_t count) const {
@@ -462,12 +465,12 @@ struct MidenLmcsHasher {
             P::apply(s);
         }
     }
-    GP_HD void squeeze(const S *s, W *out) const {
+    GP_HD void squeeze(const S *s, uint64_t *out) const {
         GP_UNROLL
         for (int k = 0; k < 4; ++k) out[k] = s[k];
     }
-    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
-        S s[12];
+    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, uint64_t *out) const {
+        S s[N];
         init(s, 0);
         for (uint32_t m = m0; m < m1; ++m) {
             const MatView<T> &v = mats[m];
@@ -480,57 +483,15 @@ struct MidenLmcsHasher {
         }
         squeeze(s, out);
     }
-    GP_HD void compress(const W *l, const W *r, W *out) const {
-        MidenHasher<P, MidenLayoutHead>{}.compress(l, r, out);
-    }
+    GP_HD void compress(const uint64_t *l, const uint64_t *r, uint64_t *out) const { C{}.compress(l, r, out); }
 };
 
-// The same over Keccak-f[1600] (Miden's Keccak configuration): one canonical
-// Goldilocks element per 64-bit lane, rate 17 lanes of 25; node = Keccak-f of
-// left || right (8 lanes), lanes 0..3 (Plonky3's u64 Keccak compression).
-struct MidenLmcsKeccakHasher {
-    using T = uint64_t;
-    using W = uint64_t;
-    static constexpr uint32_t kMaxDigest = 4;
-    static constexpr int kRate = 17;
-    uint32_t digest = 4;
-
-    using S = uint64_t;
-    static constexpr int kState = 25;
-    GP_HD uint64_t block() const { return kRate; }
-    GP_HD void init(S *s, uint64_t) const {
-        GP_UNROLL
-        for (int k = 0; k < 25; ++k) s[k] = 0;
-    }
-    template <class Cursor>
-    GP_HD void absorb(S *s, Cursor &c, uint64_t left, uint64_t count) const {
-        for (const uint64_t end = left - count; left > end;) {
-            GP_UNROLL
-            for (int k = 0; k < kRate; ++k) s[k] = (uint64_t)k < left ? c.next() : 0;
-            left -= left < kRate ? left : kRate;
-            keccak_f1600(s);
-        }
-    }
-    GP_HD void squeeze(const S *s, W *out) const {
-        GP_UNROLL
-        for (int k = 0; k < 4; ++k) out[k] = s[k];
-    }
-    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
-        S s[25];
-        init(s, 0);
-        for (uint32_t m = m0; m < m1; ++m) {
-            const MatView<T> &v = mats[m];
-            const uint64_t r = row & (v.rows - 1);
-            for (uint64_t j = 0; j < v.base_cols; j += kRate) {
-                GP_UNROLL
-                for (int k = 0; k < kRate; ++k) s[k] = j + k < v.base_cols ? v.data[(j + k) * v.stride + r] : 0;
-                keccak_f1600(s);
-            }
-        }
-        squeeze(s, out);
-    }
-    GP_HD void compress(const W *l, const W *r, W *out) const { KeccakLaneHasher<Goldilocks>{}.compress(l, r, out); }
+struct KeccakApply {
+    GP_HD static void apply(uint64_t *s) { keccak_f1600(s); }
 };
+template <class P>
+using MidenLmcsHasher = MidenLmcsSponge<P, 12, 8, MidenHasher<P, MidenLayoutHead>>;
+using MidenLmcsKeccakHasher = MidenLmcsSponge<KeccakApply, 25, 17, KeccakLaneHasher<Goldilocks>>;
 
 // Miden's BLAKE3 configuration: ChainingHasher (a 32-byte state, zero at
 // first; per matrix, state = BLAKE3(state || the row's elements as 8-byte

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use gpuprover::{
-    elements_from_le_bytes, merkle_verify, Buffer, Field, Layout, LdeOptions, MatrixDims,
+    elements_from_le_bytes, merkle_verify, Buffer, Context, Field, Layout, LdeOptions, MatrixDims,
     MerkleKind, MerkleOptions, Permutation, Status,
 };
 
@@ -52,39 +52,55 @@ fn miden_lmcs_root_of_one_row_is_rpo_hash_elements() {
     );
 }
 
+// Heights 4 then 8 (widths 3 and `tall_cols`): openings hold row i mod 4 of
+// the short matrix and row i of the tall one, and verify; a flipped path
+// byte does not. Returns the tall matrix's buffer and the short one's.
+fn check_lifted(
+    ctx: &Context,
+    options: &MerkleOptions,
+    seed: u64,
+    tall_cols: usize,
+) -> (Buffer, Buffer) {
+    let mut rng = Rng::new(seed);
+    let short: Vec<u64> = rng.vec(4 * 3, GOLDILOCKS_P);
+    let tall: Vec<u64> = rng.vec(8 * tall_cols, GOLDILOCKS_P);
+    let sb = Buffer::from_host(ctx, GL, 1, 4, 3, Layout::RowMajor, &short).unwrap();
+    let tb = Buffer::from_host(ctx, GL, 1, 8, tall_cols, Layout::RowMajor, &tall).unwrap();
+    {
+        let tree = ctx.merkle_commit(&[&sb, &tb], options).unwrap();
+        assert_eq!(tree.digest_size(), 32);
+        let root = tree.root().unwrap();
+        for o in tree.open::<u64>(&[0, 5, 7]).unwrap() {
+            let s = o.index % 4;
+            let mut want = short[s * 3..(s + 1) * 3].to_vec();
+            want.extend_from_slice(&tall[o.index * tall_cols..(o.index + 1) * tall_cols]);
+            assert_eq!(o.rows, want);
+            assert_eq!(o.path.len(), 3 * 32);
+            merkle_verify(
+                tree.options(),
+                GL,
+                tree.dims(),
+                &root,
+                o.index,
+                &o.rows,
+                &o.path,
+            )
+            .unwrap();
+            let mut bad = o.clone();
+            bad.path[3] ^= 4;
+            assert_eq!(
+                tree.verify(&bad).unwrap_err().status(),
+                Status::VerifyFailed
+            );
+        }
+    }
+    (tb, sb)
+}
+
 #[test]
 fn miden_lmcs_lifts_ascending_heights() {
     let ctx = cpu();
-    let mut rng = Rng::new(7600);
-    let short: Vec<u64> = rng.vec(4 * 3, GOLDILOCKS_P);
-    let tall: Vec<u64> = rng.vec(8 * 8, GOLDILOCKS_P);
-    let sb = Buffer::from_host(&ctx, GL, 1, 4, 3, Layout::RowMajor, &short).unwrap();
-    let tb = Buffer::from_host(&ctx, GL, 1, 8, 8, Layout::RowMajor, &tall).unwrap();
-    let tree = ctx.merkle_commit(&[&sb, &tb], &lmcs()).unwrap();
-    assert_eq!(tree.digest_size(), 32);
-    let root = tree.root().unwrap();
-    for o in tree.open::<u64>(&[0, 5, 7]).unwrap() {
-        let s = o.index % 4;
-        let mut want = short[s * 3..(s + 1) * 3].to_vec();
-        want.extend_from_slice(&tall[o.index * 8..(o.index + 1) * 8]);
-        assert_eq!(o.rows, want);
-        merkle_verify(
-            tree.options(),
-            GL,
-            tree.dims(),
-            &root,
-            o.index,
-            &o.rows,
-            &o.path,
-        )
-        .unwrap();
-        let mut bad = o.clone();
-        bad.path[3] ^= 4;
-        assert_eq!(
-            tree.verify(&bad).unwrap_err().status(),
-            Status::VerifyFailed
-        );
-    }
+    let (tb, sb) = check_lifted(&ctx, &lmcs(), 7600, 8);
     // Descending heights are refused.
     let err = ctx.merkle_commit(&[&tb, &sb], &lmcs()).unwrap_err();
     assert_eq!(err.status(), Status::ShapeMismatch, "{}", err);
@@ -136,37 +152,7 @@ fn miden_lmcs_blake3_roots() {
 #[test]
 fn miden_lmcs_blake3_lifts_ascending_heights() {
     let ctx = cpu();
-    let mut rng = Rng::new(7601);
-    let short: Vec<u64> = rng.vec(4 * 3, GOLDILOCKS_P);
-    let tall: Vec<u64> = rng.vec(8 * 5, GOLDILOCKS_P);
-    let sb = Buffer::from_host(&ctx, GL, 1, 4, 3, Layout::RowMajor, &short).unwrap();
-    let tb = Buffer::from_host(&ctx, GL, 1, 8, 5, Layout::RowMajor, &tall).unwrap();
-    let tree = ctx.merkle_commit(&[&sb, &tb], &lmcs_blake3()).unwrap();
-    assert_eq!(tree.digest_size(), 32);
-    let root = tree.root().unwrap();
-    for o in tree.open::<u64>(&[0, 5, 7]).unwrap() {
-        let s = o.index % 4;
-        let mut want = short[s * 3..(s + 1) * 3].to_vec();
-        want.extend_from_slice(&tall[o.index * 5..(o.index + 1) * 5]);
-        assert_eq!(o.rows, want);
-        assert_eq!(o.path.len(), 3 * 32);
-        merkle_verify(
-            tree.options(),
-            GL,
-            tree.dims(),
-            &root,
-            o.index,
-            &o.rows,
-            &o.path,
-        )
-        .unwrap();
-        let mut bad = o.clone();
-        bad.path[3] ^= 4;
-        assert_eq!(
-            tree.verify(&bad).unwrap_err().status(),
-            Status::VerifyFailed
-        );
-    }
+    check_lifted(&ctx, &lmcs_blake3(), 7601, 5);
 }
 
 #[test]
