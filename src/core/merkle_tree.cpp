@@ -246,6 +246,10 @@ void check_leaf_width(const gp_merkle_options &o, uint64_t row_elems, const char
     if (raw(o.kind) == GP_MERKLE_TRITON_DIGEST && row_elems > 5)
         fail(GP_ERR_SHAPE_MISMATCH, what, " holds ", row_elems,
              " base elements; GP_MERKLE_TRITON_DIGEST takes a leaf's elements as its digest (at most 5)");
+    // BLAKE3's chunk tree is held to 2^24 chunks of 1 KiB (blake3::kMaxDepth).
+    if (raw(o.kind) == GP_MERKLE_MIDEN_LMCS && raw(o.perm) == GP_PERM_BLAKE3 && row_elems > (1ull << 30))
+        fail(GP_ERR_SHAPE_MISMATCH, what, " holds ", row_elems,
+             " base elements; BLAKE3 leaves take at most 2^30 (8 GiB) per row");
 }
 
 void one_row_per_leaf(const gp_merkle_options &o, const char *where) {
