@@ -77,13 +77,31 @@ FriState::~FriState() {
 
 uint64_t FriState::cap_size() const { return trees[0]->cap_bytes(); }
 
-uint64_t FriState::opening_size() const {
-    const MerkleTree *t0 = trees[0];
+namespace {
+
+// Bytes of one query's opening: per layer k, the group (arity values of
+// elem_bytes) and one path per leaf the group spans (1, or arity with one
+// value per leaf), each (log2 of the layer's leaves - cap_height) digests.
+uint64_t fri_opening_bytes(uint32_t log_n, uint32_t log_a, uint32_t log_leaf, uint32_t layers, uint32_t cap_height,
+                           uint64_t elem_bytes, uint64_t digest_bytes) {
     uint64_t total = 0;
-    for (uint32_t k = 0; k < layers; ++k)  // every layer, committed yet or not
-        total += (elem_bytes() << log_a) +
-                 (uint64_t)paths_per_layer() * (log_layer(k) - log_leaf - t0->cap_height) * t0->digest_bytes();
+    for (uint32_t k = 0; k < layers; ++k)
+        total += (elem_bytes << log_a) +
+                 ((uint64_t)1 << (log_a - log_leaf)) * (log_n - k * log_a - log_leaf - cap_height) * digest_bytes;
     return total;
+}
+
+// The tree row of member m of group g: the group's row, or with one value
+// per leaf (log_leaf = 0) the member's position.
+uint64_t fri_leaf_row(uint32_t log_nk, uint32_t log_a, uint32_t log_leaf, bool bitrev, uint64_t g, uint32_t m) {
+    return log_leaf == log_a ? g : fri_member(log_nk, log_a, bitrev, g, m);
+}
+
+}  // namespace
+
+uint64_t FriState::opening_size() const {  // every layer, committed yet or not
+    return fri_opening_bytes(log_n, log_a, log_leaf, layers, trees[0]->cap_height, elem_bytes(),
+                             trees[0]->digest_bytes());
 }
 
 namespace {
@@ -245,7 +263,7 @@ void fri_open(const FriState &s, const uint64_t *indices, uint64_t count, void *
             uint32_t member;
             fri_slot(log_nk, s.log_a, s.bitrev, fri_position(s.log_n, s.log_a, s.bitrev, k, indices[i]), g, member);
             for (uint32_t m = 0; m < per; ++m)
-                rows_at[i * per + m] = per == 1 ? g : fri_member(log_nk, s.log_a, s.bitrev, g, m);
+                rows_at[i * per + m] = fri_leaf_row(log_nk, s.log_a, s.log_leaf, s.bitrev, g, m);
         }
         const uint64_t pb = fri_path_bytes(s, k);
         rows.resize(count * gbytes);
@@ -259,7 +277,6 @@ void fri_open(const FriState &s, const uint64_t *indices, uint64_t count, void *
         }
         off += gbytes + per * pb;
     }
-
 }
 
 void fri_verify(const FriShape &s, const void *caps, uint64_t caps_size, const void *betas, uint64_t betas_size,
@@ -278,12 +295,9 @@ void fri_verify(const FriShape &s, const void *caps, uint64_t caps_size, const v
     exact(betas_size, eb * s.layers, "betas_size");
     exact(remainder_size, eb << s.log_final, "remainder_size");
     const uint32_t per = 1u << (s.log_a - s.log_leaf);  // paths per layer
-    auto path_bytes = [&](uint32_t log_nk) {
-        return (uint64_t)(log_nk - s.log_leaf - s.o.merkle.cap_height) * spec.digest * spec.word_size;
-    };
-    uint64_t total = 0;
-    for (uint32_t k = 0; k < s.layers; ++k) total += gbytes + per * path_bytes(s.log_n - k * s.log_a);
-    exact(opening_size, total, "opening_size");
+    const uint64_t dbytes = (uint64_t)spec.digest * spec.word_size;
+    exact(opening_size, fri_opening_bytes(s.log_n, s.log_a, s.log_leaf, s.layers, s.o.merkle.cap_height, eb, dbytes),
+          "opening_size");
     if (index >= n) fail(GP_ERR_INVALID_ARGUMENT, "index = ", index, " is past the end of the codeword (", n, ")");
     check_canonical(f, betas, 0, (uint64_t)ext_degree * s.layers, "betas");
     check_canonical(f, remainder, 0, (uint64_t)ext_degree << s.log_final, "remainder");
@@ -304,13 +318,13 @@ void fri_verify(const FriShape &s, const void *caps, uint64_t caps_size, const v
             uint64_t g;
             uint32_t member;
             fri_slot(log_nk, s.log_a, s.bitrev, p, g, member);
-            const uint64_t pb = path_bytes(log_nk);
+            const uint64_t pb = (uint64_t)(log_nk - s.log_leaf - s.o.merkle.cap_height) * dbytes;
             const gp_matrix_dims dims = {1ull << (log_nk - s.log_leaf), 1u << s.log_leaf, ext_degree};
             try {
                 for (uint32_t m = 0; m < per; ++m)  // the group's row, or each member's
                     merkle_verify_opening(s.o.merkle, f, &dims, 1,
                                           static_cast<const unsigned char *>(caps) + k * cap_bytes, cap_bytes,
-                                          per == 1 ? g : fri_member(log_nk, s.log_a, s.bitrev, g, m),
+                                          fri_leaf_row(log_nk, s.log_a, s.log_leaf, s.bitrev, g, m),
                                           op + off + m * (gbytes / per), gbytes / per, op + off + gbytes + m * pb, pb);
             } catch (const Error &e) {
                 if (e.status == GP_ERR_VERIFY_FAILED)
