@@ -65,18 +65,6 @@ gp_fri_options triton_fri(uint64_t final_size) {
     return o;
 }
 
-// Every layer of a MerkleTree over `leaves` (layer 0 = the leaves).
-std::vector<std::vector<Digest>> tree_layers(const TritonReference &ref, std::vector<Digest> leaves) {
-    std::vector<std::vector<Digest>> layers{leaves};
-    while (layers.back().size() > 1) {
-        std::vector<Digest> next;
-        for (size_t i = 0; i < layers.back().size(); i += 2)
-            next.push_back(ref.compress(layers.back()[i], layers.back()[i + 1]));
-        layers.push_back(next);
-    }
-    return layers;
-}
-
 // The authentication path of leaf i, siblings from the bottom.
 Bytes auth_path(const std::vector<std::vector<Digest>> &layers, uint64_t i) {
     Bytes out;
@@ -188,7 +176,7 @@ TEST_P(Triton, DigestTreeIsTwentyFirstMerkleTreeOfDigests) {
         const uint64_t idx = 13, row_bytes = cols * d * 8;
         Bytes row((size_t)row_bytes), path(5 * 40);
         ASSERT_GP_OK(gp_merkle_open(raw, &idx, 1, row.data(), row.size(), path.data(), path.size()));
-        EXPECT_EQ(path, auth_path(tree_layers(ref, leaves), idx));
+        EXPECT_EQ(path, auth_path(ref.layers(leaves), idx));
         const gp_matrix_dims dims = {rows, (uint32_t)cols, d};
         const Bytes cap = merkle_cap_bytes(raw);
         EXPECT_EQ(gp_merkle_verify(&o, GP_FIELD_GOLDILOCKS, &dims, 1, cap.data(), cap.size(), idx, row.data(),
@@ -247,7 +235,7 @@ TEST_P(Triton, FriMatchesTritonProver) {
         for (const Elems &c : cws) {
             std::vector<Digest> leaves;
             for (uint64_t i = 0; i < c.size() / 3; ++i) leaves.push_back(digest_of(Xfe::at(c, i)));
-            trees.push_back(tree_layers(ref, leaves));
+            trees.push_back(ref.layers(leaves));
         }
 
         const ApiData data(cw, 8);

@@ -47,15 +47,18 @@ public:
         permute(st);
         return Digest(st.begin(), st.begin() + 5);
     }
-    // MerkleTree::par_new(leaves).root() for a power-of-two number of leaves.
-    Digest root(std::vector<Digest> layer) const {
-        while (layer.size() > 1) {
+    // Every layer of MerkleTree::par_new(leaves) (layer 0 = the leaves) for a
+    // power-of-two number of leaves, and its root.
+    std::vector<std::vector<Digest>> layers(std::vector<Digest> leaves) const {
+        std::vector<std::vector<Digest>> out{std::move(leaves)};
+        while (out.back().size() > 1) {
             std::vector<Digest> next;
-            for (size_t i = 0; i < layer.size(); i += 2) next.push_back(compress(layer[i], layer[i + 1]));
-            layer = next;
+            for (size_t i = 0; i < out.back().size(); i += 2) next.push_back(compress(out.back()[i], out.back()[i + 1]));
+            out.push_back(std::move(next));
         }
-        return layer[0];
+        return out;
     }
+    Digest root(std::vector<Digest> leaves) const { return layers(std::move(leaves)).back()[0]; }
 
 private:
     void permute(Digest &st) const {
