@@ -53,7 +53,8 @@ public:
         std::vector<std::vector<Digest>> out{std::move(leaves)};
         while (out.back().size() > 1) {
             std::vector<Digest> next;
-            for (size_t i = 0; i < out.back().size(); i += 2) next.push_back(compress(out.back()[i], out.back()[i + 1]));
+            const std::vector<Digest> &below = out.back();
+            for (size_t i = 0; i < below.size(); i += 2) next.push_back(compress(below[i], below[i + 1]));
             out.push_back(std::move(next));
         }
         return out;
