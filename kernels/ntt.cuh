@@ -12,13 +12,15 @@
 //         on the lowest segment                       (N in,  N out)
 //   A_i   inverse DIT on middle segments, in place     (only for 3+ segments)
 //   F     the top segment of the inverse DIT, then the coset scaling into
-//         B coefficient regions                         (N in, B*N out)
-//   B_i   forward DIF on every segment of every coset, in place; the
+//         B regions; for the 31-bit fields also the top segment of each
+//         coset's forward DIF                             (N in, B*N out)
+//   B_i   forward DIF on the remaining segments of every coset, in place; the
 //         last one writes bit-reversed (in place) or natural (scatter) order.
 // A column that fits one tile runs all of it in one kernel (k_lde_fused).
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "math/field.h"
 #include "math/ntt.h"
@@ -28,6 +30,7 @@ namespace kern {
 
 constexpr int kThreads = 512;
 
+
 template <class F>
 struct TileCfg;
 // kMinBlocks: blocks of kThreads an SM must hold (the register cap ptxas
@@ -36,17 +39,30 @@ struct TileCfg;
 // instead of 50%: 12% faster LDE, docs/PERF.md version 15); Goldilocks
 // spills at 40, and a cap of 1 or 2 blocks lets ptxas take 62-84 registers
 // (natural-order W1 10% slower), so it keeps the default (50-60).
+// kTopDif: the coset spread also runs the top segment of the forward DIF
+// (k_lde_spread): 8% faster for the 31-bit fields, 2-5% slower for
+// Goldilocks, whose passes are bound by arithmetic, not memory
+// (docs/PERF.md version 17).
+// kPow2RadixLog: the largest group of stages in k_tile_pass when the field's
+// inner roots are powers of two (tile_stages): Goldilocks radix-16 (its
+// inner twiddles cost no registers there) measured 9% faster than radix-8
+// on W1 and 12% on the NTT; radix-8 with power-of-two roots was slower than
+// the general form on the LDE (docs/PERF.md version 19).
 template <>
 struct TileCfg<Goldilocks> {
     static constexpr int kTileLog = 13;  // 8192 elements, 64 KiB
     static constexpr int kLogC = 2;      // 4 x 8 B = 32 B rows
     static constexpr int kMinBlocks = 0;
+    static constexpr bool kTopDif = false;
+    static constexpr int kPow2RadixLog = 4;
 };
 template <class F>
 struct TileCfg {
     static constexpr int kTileLog = 14;  // 16384 elements, 64 KiB
     static constexpr int kLogC = 3;      // 8 x 4 B = 32 B rows
     static constexpr int kMinBlocks = 3;
+    static constexpr bool kTopDif = true;
+    static constexpr int kPow2RadixLog = 3;  // unused: no power-of-two roots
 };
 
 // Shared-memory tiles are XOR-swizzled: element i lives at slot
@@ -61,6 +77,67 @@ constexpr size_t tile_bytes(uint32_t elems) {
     return (size_t)elems * sizeof(typename F::T);
 }
 
+__host__ __device__ constexpr uint32_t bit_reverse_const(uint32_t x, int bits) {
+    uint32_t r = 0;
+    for (int i = 0; i < bits; ++i) r |= ((x >> i) & 1u) << (bits - 1 - i);
+    return r;
+}
+
+// f(std::integral_constant<int, I>) for I = 0 .. N-1, unrolled with each I a
+// constant expression (the power-of-two twiddles are template arguments).
+template <class Fn, int... I>
+__device__ __forceinline__ void static_for_impl(Fn &&f, std::integer_sequence<int, I...>) {
+    (f(std::integral_constant<int, I>{}), ...);
+}
+template <int N, class Fn>
+__device__ __forceinline__ void static_for(Fn &&f) {
+    static_for_impl(f, std::make_integer_sequence<int, N>{});
+}
+
+// Butterfly whose twiddle is 2^E (fields with kPow2Roots): a shift and one
+// reduction instead of a product; a negative power swaps the difference.
+template <class F, bool DIF, int E>
+__device__ __forceinline__ void pow2_butterfly(typename F::T &a, typename F::T &b) {
+    constexpr bool neg = F::template pow2_neg<E>();
+    if constexpr (DIF) {
+        typename F::T d = neg ? F::sub(b, a) : F::sub(a, b);
+        a = F::add(a, b);
+        b = F::template mul_pow2<E>(d);
+    } else {
+        typename F::T v = F::template mul_pow2<E>(b);
+        b = neg ? F::add(a, v) : F::sub(a, v);
+        a = neg ? F::sub(a, v) : F::add(a, v);
+    }
+}
+
+// x[j] *= beta^rev(j) for j = 1 .. 2^RL - 1, beta = w_{2^L}^K0 (L = lo + s +
+// RL, K0 < 2^(L - RL)): the general twiddles of a radix-2^RL step, taken out
+// of its stages (see tile_group_stages). beta^m with m = m_odd 2^z is
+// w_{2^(L-z)}^(m_odd K0), entry m_odd K0 of that table level when below its
+// half, else minus the entry half lower.
+template <class F, int RL>
+__device__ __forceinline__ void scale_by_beta(typename F::T *x, const typename F::Tw *__restrict__ tw,
+                                              uint32_t L, uint32_t K0) {
+    static_for<(1 << RL) - 1>([&](auto jc) {
+        constexpr int j = decltype(jc)::value + 1;
+        constexpr int m = (int)bit_reverse_const(j, RL);
+        constexpr int z = __builtin_ctz(m), m_odd = m >> z;
+        // m_odd K0 < m_odd 2^(L-RL) reaches the level's half 2^(L-z-1) only
+        // when m_odd > 2^(RL-z-1).
+        constexpr bool may_wrap = m_odd > (1 << (RL - z - 1));
+        const uint32_t half = 1u << (L - z - 1), e = (uint32_t)m_odd * K0;
+        typename F::Tw w;
+        if constexpr (may_wrap) {
+            const bool wrap = e >= half;
+            w = __ldg(&tw[half + (wrap ? e - half : e)]);
+            if (wrap) w = F::P - w;  // roots are nonzero: still canonical
+        } else {
+            w = __ldg(&tw[half + e]);
+        }
+        x[j] = F::mul_tw(x[j], w);
+    });
+}
+
 // Performs local stages [s, s + RL) of a tile of 2^t rows x 2^logC columns in
 // shared memory. Global stage bit of local bit u is lo + u. When c_low, the
 // tile column adds (low_add + c) to the index (it holds the index's low bits);
@@ -68,7 +145,12 @@ constexpr size_t tile_bytes(uint32_t elems) {
 // Each thread takes groups of 2^RL elements; the 2^RL - 1 distinct twiddles
 // of a group are loaded once each. Indices fit 32 bits: a stage bit is at
 // most 31 (two-adicity <= 32).
-template <class F, int RL, bool DIF>
+// UNIT: every group of this call has K0 = 0 (the lowest stages of a
+// transform, lo + s = 0 with no column offset), so beta = 1: the twiddles
+// are the inner roots w_{2^(u+1)}^jj, and those with jj = 0 are 1, whose
+// products are skipped (7 of the 12 butterflies of a radix-8 group, 3 of 4
+// of a radix-4 one).
+template <class F, int RL, bool DIF, bool UNIT, bool INV, bool POW2>
 __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t, uint32_t logC,
                                                   uint32_t s, uint32_t lo, uint32_t low_add,
                                                   bool c_low, const typename F::Tw *__restrict__ tw) {
@@ -84,13 +166,43 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
         T x[R];
 #pragma unroll
         for (uint32_t j = 0; j < R; ++j) x[j] = sm[swz(((m0 + (j << s)) << logC) + c)];
+        if constexpr (POW2) {
+            // The twiddle of stage u is beta^(2^(RL-1-u)) w_{2^(u+1)}^jj (below).
+            // A factor applied to the difference of a DIF butterfly commutes
+            // with the later (lower) stages, which combine only elements
+            // that carry it alike, so the beta powers move to the end: the
+            // output at position j takes beta^rev(j). For DIT they move to the
+            // start the same way. What remains inside are the inner roots
+            // w_{2^(u+1)}^jj, powers of two: 2^RL - 1 general products a
+            // group instead of RL 2^(RL-1).
+            const uint32_t K0 = (m_low << lo) + add;
+            if constexpr (!DIF && !UNIT) scale_by_beta<F, RL>(x, tw, lo + s + RL, K0);
+            static_for<RL>([&](auto uc) {
+                constexpr int u = DIF ? RL - 1 - decltype(uc)::value : decltype(uc)::value;
+                static_for<(1 << u)>([&](auto jc) {
+                    constexpr int jj = decltype(jc)::value;
+                    constexpr int E = (F::root_log2(u + 1, INV) * jj) % 192;
+#pragma unroll
+                    for (uint32_t j = jj; j < R; j += (2u << u)) pow2_butterfly<F, DIF, E>(x[j], x[j + (1u << u)]);
+                });
+            });
+            if constexpr (DIF && !UNIT) scale_by_beta<F, RL>(x, tw, lo + s + RL, K0);
+#pragma unroll
+            for (uint32_t j = 0; j < R; ++j) sm[swz(((m0 + (j << s)) << logC) + c)] = x[j];
+            continue;
+        }
         // Twiddle of stage u for pairs with j mod 2^u = jj:
         //   w_{2^(q+1)}^(K0 + jj 2^(s+lo)) = beta^(2^(RL-1-u)) * w_{2^(u+1)}^jj,
         // beta = w_{2^(lo+s+RL)}^K0, K0 = (m_low << lo) + add. Where
         // multiplication is cheap (31-bit fields) the 2^RL - 1 twiddles are
         // derived from one load; otherwise each is loaded.
         typename F::Tw wt[RL][R / 2];
-        if constexpr (F::kDeriveTwiddles) {
+        if constexpr (UNIT) {
+#pragma unroll
+            for (int u = 0; u < RL; ++u)
+#pragma unroll
+                for (uint32_t jj = 1; jj < (1u << u); ++jj) wt[u][jj] = __ldg(&tw[(1u << u) + jj]);
+        } else if constexpr (F::kDeriveTwiddles) {
             typename F::Tw b = __ldg(&tw[(1u << (lo + s + RL - 1)) + (m_low << lo) + add]);
 #pragma unroll
             for (int u = RL - 1; u >= 0; --u) {
@@ -114,7 +226,9 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
                 typename F::Tw w = wt[u][jj];
 #pragma unroll
                 for (uint32_t j = jj; j < R; j += (2u << u)) {
-                    if (DIF)
+                    if (UNIT && jj == 0)
+                        unit_butterfly<F>(x[j], x[j + (1u << u)]);
+                    else if (DIF)
                         dif_butterfly<F>(x[j], x[j + (1u << u)], w);
                     else
                         dit_butterfly<F>(x[j], x[j + (1u << u)], w);
@@ -128,25 +242,43 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
 }
 
 // All local stages [0, t) of a tile, DIT ascending or DIF descending, in
-// ceil(t / 3) groups of at most three stages, the sizes as even as possible
-// (10 stages: 3 + 3 + 2 + 2, not 3 + 3 + 3 + 1). Every group is one round
-// trip through shared memory and one barrier. Groups of four stages (16
-// elements a thread) need about twice the registers and measured 1.3x
-// slower (docs/PERF.md).
-template <class F, bool DIF>
+// ceil(t / K) groups of at most K stages, the sizes as even as possible
+// (10 stages, K = 3: 3 + 3 + 2 + 2, not 3 + 3 + 3 + 1). Every group is one
+// round trip through shared memory and one barrier. K = 3 with general
+// twiddles: radix-16 groups held 15 twiddles in registers and measured 1.3x
+// slower (docs/PERF.md version 11). POW2 (fields with power-of-two inner
+// roots) takes the groups with the twiddles outside their stages, K =
+// TileCfg<F>::kPow2RadixLog: used by k_tile_pass only, where it measured
+// faster (version 19); in the gather, scatter and spread passes it was
+// slower and they keep the general form.
+template <class F, bool DIF, bool INV, bool POW2 = false>
 __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32_t lo,
                             uint32_t low_add, bool c_low, const typename F::Tw *tw) {
-    const uint32_t groups = (t + 2) / 3;
+    constexpr uint32_t K = POW2 ? TileCfg<F>::kPow2RadixLog : 3;
+    const uint32_t groups = (t + K - 1) / K;
     for (uint32_t gi = 0; gi < groups; ++gi) {
         // Group gi in execution order; DIF runs the groups from the top down.
         const uint32_t g = DIF ? groups - 1 - gi : gi;
         const uint32_t q = t / groups, extra = t % groups;
         const uint32_t rl = q + (g < extra ? 1 : 0);
         const uint32_t s = g * q + (g < extra ? g : extra);
-        switch (rl) {
-            case 3: tile_group_stages<F, 3, DIF>(sm, t, logC, s, lo, low_add, c_low, tw); break;
-            case 2: tile_group_stages<F, 2, DIF>(sm, t, logC, s, lo, low_add, c_low, tw); break;
-            default: tile_group_stages<F, 1, DIF>(sm, t, logC, s, lo, low_add, c_low, tw); break;
+        // The lowest group of a transform (K0 = 0 in every group).
+        const bool unit = s == 0 && lo == 0 && (!c_low || (low_add == 0 && logC == 0));
+        auto run = [&](auto rlc, auto unitc) {
+            tile_group_stages<F, decltype(rlc)::value, DIF, decltype(unitc)::value, INV, POW2>(
+                sm, t, logC, s, lo, low_add, c_low, tw);
+        };
+        using Yes = std::true_type;
+        using No = std::false_type;
+        switch (rl * 2 + unit) {
+            case 9: if constexpr (K >= 4) run(std::integral_constant<int, 4>{}, Yes{}); break;
+            case 8: if constexpr (K >= 4) run(std::integral_constant<int, 4>{}, No{}); break;
+            case 7: run(std::integral_constant<int, 3>{}, Yes{}); break;
+            case 6: run(std::integral_constant<int, 3>{}, No{}); break;
+            case 5: run(std::integral_constant<int, 2>{}, Yes{}); break;
+            case 4: run(std::integral_constant<int, 2>{}, No{}); break;
+            case 3: run(std::integral_constant<int, 1>{}, Yes{}); break;
+            default: run(std::integral_constant<int, 1>{}, No{}); break;
         }
     }
 }
@@ -154,7 +286,7 @@ __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32
 // In-place pass over bits [lo, lo + t) of `ncols` columns of 2^n elements,
 // column v at data + v * col_stride. Tiles of 2^t x 2^logC (logC = 0 when
 // lo = 0). DIF or DIT with the given table.
-template <class F, bool DIF>
+template <class F, bool DIF, bool INV>
 __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_tile_pass(typename F::T *data, uint64_t col_stride,
                                                         uint64_t ncols, uint32_t n, uint32_t lo,
                                                         uint32_t t, uint32_t logC,
@@ -175,7 +307,7 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_tile_pass(
         for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
             sm[swz(e)] = col[((uint64_t)(e >> logC) << lo) + (e & ((1u << logC) - 1))];
         __syncthreads();
-        tile_stages<F, DIF>(sm, t, logC, lo, (uint32_t)base0, true, tw);
+        tile_stages<F, DIF, INV, F::kPow2Roots>(sm, t, logC, lo, (uint32_t)base0, true, tw);
         for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
             col[((uint64_t)(e >> logC) << lo) + (e & ((1u << logC) - 1))] = sm[swz(e)];
         __syncthreads();
@@ -230,7 +362,7 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks)
             }
         }
         __syncthreads();
-        tile_stages<F, !GATHER>(sm, t, logC, 0, 0, false, tw);
+        tile_stages<F, !GATHER, GATHER>(sm, t, logC, 0, 0, false, tw);
         if (GATHER) {
             T *col = dst + v * dst_stride;
             for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
@@ -289,7 +421,7 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
         for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
             sm[swz((uint32_t)bit_reverse(e, a.n))] = e < a.rows_in ? src[e] : T(0);
         __syncthreads();
-        tile_stages<F, false>(sm, a.n, 0, 0, 0, true, tw_inv);
+        tile_stages<F, false, true>(sm, a.n, 0, 0, 0, true, tw_inv);
         T coef[kEpt];
 #pragma unroll
         for (int i = 0; i < kEpt; ++i) {
@@ -309,7 +441,7 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
                 }
             }
             __syncthreads();
-            tile_stages<F, true>(sm, a.n, 0, 0, 0, true, tw_fwd);
+            tile_stages<F, true, false>(sm, a.n, 0, 0, 0, true, tw_fwd);
             if (a.natural_out) {  // Y_r[i] sits at position bitrev(i)
                 for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
                     dst[(uint64_t)e * B + r] = sm[swz((uint32_t)bit_reverse(e, a.n))];
@@ -322,40 +454,71 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
     }
 }
 
-// Top segment of the inverse DIT over region 0 (in place), then the B scaled
-// coefficient copies, one per coset region; the forward DIF of every region
-// follows as ordinary tile passes. Writing the B copies costs one extra pass
-// over the B regions, and buys kernels without a per-thread coefficient
-// array: the version that kept the coefficients in registers and ran every
-// coset's top DIF segment in the same block needed 128 registers and ran
-// at a quarter occupancy (docs/PERF.md).
-template <class F>
+// Top segment of the inverse DIT over region 0, then the coset scaling:
+// coset r's coefficients are c_k scale[k] w_{nB}^(r k), stepped from coset r
+// to r + 1 with one multiplication by w_{nB}^k. Two forms (TileCfg<F>::
+// kTopDif picks one; docs/PERF.md versions 10 and 17):
+//  - !TOP_DIF: the B scaled copies are written, one per coset region; the
+//    forward DIF of every region follows as ordinary tile passes. This
+//    costs B*N writes and reads, and buys a kernel without a per-thread
+//    coefficient array (the version that kept them in registers needed 128
+//    registers and ran at a quarter occupancy).
+//  - TOP_DIF: the top segment of each coset's forward DIF runs here too. It
+//    covers the same index set as the inverse DIT's top segment (bits
+//    [lo, n), the tile's low bits fixed), so the block turns its tile into
+//    the B coset tiles without the copies going through memory. While the
+//    DIF of coset r runs in shared memory, coset r+1's coefficients wait in
+//    a stash at the tile's positions of coset B-1's region: this block's own
+//    positions, overwritten last, so the stash stays in L2 and takes no
+//    registers or shared memory. The lower DIF segments follow as tile
+//    passes.
+template <class F, bool TOP_DIF>
 __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_lde_spread(FusedArgs a) {
     using T = typename F::T;
     using Tw = typename F::Tw;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sm = reinterpret_cast<T *>(smem_raw);
     const Tw *scale = static_cast<const Tw *>(a.scale);
+    const Tw *tw_fwd = static_cast<const Tw *>(a.tw_fwd);
     const uint32_t logC = a.logC, size = 1u << (a.t + logC), cmask = (1u << logC) - 1;
     const uint64_t N = 1ull << a.n, B = 1ull << a.log_b, NB = N << a.log_b;
     const uint64_t tiles = 1ull << (a.n - a.t - logC);
-    const Tw *w_nb = static_cast<const Tw *>(a.tw_fwd) + (NB >> 1);  // w_{nB}^k at w_nb[k]
+    const Tw *w_nb = tw_fwd + (NB >> 1);  // w_{nB}^k at w_nb[k]
     for (uint64_t blk = blockIdx.x; blk < tiles * a.ncols; blk += gridDim.x) {
         uint64_t v = blk / tiles, base0 = (blk % tiles) << logC;
+        // Tile element e holds index k(e) of the column.
+        auto index = [&](uint32_t e) { return ((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask); };
         const T *src = static_cast<const T *>(a.src) + v * a.src_stride;
-        for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
-            sm[swz(e)] = src[((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask)];
+        for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) sm[swz(e)] = src[index(e)];
         __syncthreads();
-        tile_stages<F, false>(sm, a.t, logC, a.lo, (uint32_t)base0, true,
+        tile_stages<F, false, true>(sm, a.t, logC, a.lo, (uint32_t)base0, true,
                               static_cast<const Tw *>(a.tw_inv));
         T *dst = static_cast<T *>(a.dst) + v * a.dst_stride;
-        for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
-            uint64_t k = ((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask);
-            T x = F::mul_tw(sm[swz(e)], scale[k]);
-            const Tw w = w_nb[k];
-            for (uint32_t r = 0; r < B; ++r) {
-                dst[(a.bitrev_regions ? bit_reverse(r, a.log_b) : r) * N + k] = x;
-                if (r + 1 < B) x = F::mul_tw(x, w);
+        auto region = [&](uint64_t r) { return dst + (a.bitrev_regions ? bit_reverse(r, a.log_b) : r) * N; };
+        if constexpr (!TOP_DIF) {
+            for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
+                uint64_t k = index(e);
+                T x = F::mul_tw(sm[swz(e)], scale[k]);
+                const Tw w = w_nb[k];
+                for (uint64_t r = 0; r < B; ++r) {
+                    region(r)[k] = x;
+                    if (r + 1 < B) x = F::mul_tw(x, w);
+                }
+            }
+        } else {
+            T *stash = dst + (B - 1) * N;  // coset B-1's region in either order
+            for (uint64_t r = 0; r < B; ++r) {
+                for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
+                    uint64_t k = index(e);
+                    T x = r == 0 ? F::mul_tw(sm[swz(e)], scale[k]) : stash[k];
+                    if (r + 1 < B) stash[k] = F::mul_tw(x, w_nb[k]);
+                    sm[swz(e)] = x;
+                }
+                __syncthreads();
+                tile_stages<F, true, false>(sm, a.t, logC, a.lo, (uint32_t)base0, true, tw_fwd);
+                T *reg = region(r);
+                for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) reg[index(e)] = sm[swz(e)];
+                __syncthreads();
             }
         }
         __syncthreads();

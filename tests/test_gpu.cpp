@@ -176,6 +176,28 @@ TEST_F(Gpu, LdeLarge) {
     }
 }
 
+/* Every size from 2^0 to 2^24 rows, so each pass plan is met at and around
+ * its tile boundaries (one tile, two segments, three segments; the 31-bit
+ * fields' spread pass that also runs the top DIF segment), with every
+ * blowup from 1 to 32 among the sizes, both orders, shifts on and off. */
+TEST_F(Gpu, LdeTileBoundaries) {
+    Rng rng(306);
+    unsigned k = 0;
+    for (gp_field f : {GP_FIELD_GOLDILOCKS, GP_FIELD_BABYBEAR, GP_FIELD_KOALABEAR}) {
+        const FieldRef &F = field_ref(f);
+        for (uint32_t log_n = 0; log_n <= 24; ++log_n, ++k) {
+            const uint64_t rows = 1ull << log_n, cols = log_n <= 16 ? 3 : 1;
+            uint32_t log_b = log_n >= 23 ? (log_n & 1) : k % 6;
+            log_b = std::min(log_b, F.two_adicity - log_n);  // KoalaBear: n * B <= 2^24
+            const uint32_t blowup = 1u << log_b;
+            ApiData in = random_api(F, (size_t)(rows * cols), rng);
+            gp_lde_options o = make_opts(0, blowup, (k & 1) ? rng.nonzero(F.p) : 0, (k & 2) ? rng.nonzero(F.p) : 0,
+                                         kOrders[(k >> 2) & 1], GP_LAYOUT_COL_MAJOR);
+            compare_lde(F, 1, in, rows, cols, o, LdePath::kBuffer, GP_LAYOUT_COL_MAJOR, "boundaries");
+        }
+    }
+}
+
 /* On the GPU, the host-input path and the buffer path agree (and with the CPU). */
 TEST_F(Gpu, HostPathMatchesBufferPath) {
     Rng rng(304);

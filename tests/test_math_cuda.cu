@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "hash/rpo.h"
@@ -91,6 +92,17 @@ std::vector<uint64_t> operands(uint64_t seed, size_t n) {
     return v;
 }
 
+// out[i * 192 + E] = Goldilocks::mul_pow2<E>(x[i]), sign applied.
+template <int... E>
+__global__ void k_pow2(const uint64_t *x, uint64_t *out, uint32_t n, std::integer_sequence<int, E...>) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const uint64_t v = x[i];
+    ((out[(uint64_t)i * 192 + E] = Goldilocks::pow2_neg<E>() ? Goldilocks::sub(0, Goldilocks::mul_pow2<E>(v))
+                                                              : Goldilocks::mul_pow2<E>(v)),
+     ...);
+}
+
 class MathCuda : public ::testing::Test {
    protected:
     void SetUp() override {
@@ -146,6 +158,28 @@ TEST_F(MathCuda, LaneGroupsVisitEachLaneOnce) {
     for (int i = 0; i < 16; ++i) b[i] = 1000 + 7 * i;
     const std::vector<uint64_t> y = run(kLaneGroups, a, b);
     for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(y[i], ref_mul(a[i], b[i % 16])) << i;
+}
+
+// The power-of-two products of the NTT kernels' inner twiddles on the
+// device (reduce96, the 128-bit word reduction and div_pow2 paths) against
+// the host product, for every E < 192 and edge and random canonical x.
+TEST_F(MathCuda, GoldilocksPowerOfTwoProducts) {
+    std::vector<uint64_t> x;
+    for (uint64_t v : operands(6, 1024)) x.push_back(v % P);
+    uint64_t *dx = nullptr, *dout = nullptr;
+    ASSERT_EQ(cudaMalloc(&dx, x.size() * 8), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&dout, x.size() * 192 * 8), cudaSuccess);
+    cudaMemcpy(dx, x.data(), x.size() * 8, cudaMemcpyHostToDevice);
+    k_pow2<<<(unsigned)((x.size() + 127) / 128), 128>>>(dx, dout, (uint32_t)x.size(),
+                                                        std::make_integer_sequence<int, 192>{});
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<uint64_t> out(x.size() * 192);
+    cudaMemcpy(out.data(), dout, out.size() * 8, cudaMemcpyDeviceToHost);
+    cudaFree(dx);
+    cudaFree(dout);
+    for (size_t i = 0; i < x.size(); ++i)
+        for (int e = 0; e < 192; ++e)
+            ASSERT_EQ(out[i * 192 + e], ref_mul(x[i], gpt::pow_mod(2, (uint64_t)e, P))) << "E = " << e << ", x = " << x[i];
 }
 
 }  // namespace

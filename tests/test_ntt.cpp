@@ -2,6 +2,9 @@
  * test_ntt.cpp - batched NTT and coset LDE against a naive O(n^2) reference,
  * parameterized over the backend (CPU always; CUDA skipped without a device).
  */
+#include <utility>
+
+#include "math/field.h"
 #include "test_util.h"
 
 using namespace gpt;
@@ -106,6 +109,42 @@ TEST(Reference, NttPointMatchesNaive) {
                     EXPECT_EQ(back.v, in.v) << F.name << " n " << n;
                 }
             }
+}
+
+/* The power-of-two products of the Goldilocks NTT kernels' inner twiddles:
+ * Goldilocks::mul_pow2<E> with its sign is x * 2^E for every E < 192
+ * (2^96 = -1), canonical, for edge and random canonical x (the device build
+ * of the same header: tests/test_math_cuda.cu); root_log2 names the roots
+ * of the twiddle tables. */
+template <int... E>
+void check_mul_pow2(const std::vector<uint64_t> &xs, std::integer_sequence<int, E...>) {
+    using G = gp::Goldilocks;
+    auto one = [&](auto ec) {
+        constexpr int kE = decltype(ec)::value;
+        const uint64_t two_e = gp::fpow<G>(2, kE);
+        for (uint64_t x : xs) {
+            const uint64_t y = G::mul_pow2<kE>(x);
+            ASSERT_LT(y, G::P) << "E = " << kE << ", x = " << x;
+            ASSERT_EQ(G::pow2_neg<kE>() ? G::sub(0, y) : y, G::mul(x, two_e)) << "E = " << kE << ", x = " << x;
+        }
+    };
+    (one(std::integral_constant<int, E>{}), ...);
+}
+
+TEST(Reference, GoldilocksPowerOfTwoProducts) {
+    using G = gp::Goldilocks;
+    std::vector<uint64_t> xs = {0, 1, 2, 3, G::P - 1, G::P - 2, G::P / 2, G::P / 2 + 1, 0xffffffffull, 1ull << 32};
+    for (int b = 1; b < 64; ++b)
+        for (uint64_t x : {(1ull << b) - 1, 1ull << b, G::P - (1ull << b)})
+            if (x < G::P) xs.push_back(x);
+    Rng rng(107);
+    for (int i = 0; i < 200; ++i) xs.push_back(rng.elem(G::P));
+    check_mul_pow2(xs, std::make_integer_sequence<int, 192>{});
+    for (int m = 0; m <= 6; ++m) {
+        const uint64_t w = gp::two_adic_generator<G>(m);
+        EXPECT_EQ(gp::fpow<G>(2, G::root_log2(m, false)), w) << "m = " << m;
+        EXPECT_EQ(gp::fpow<G>(2, G::root_log2(m, true)), gp::finv<G>(w)) << "m = " << m;
+    }
 }
 
 /* ------------------------------------------------------------------------ */

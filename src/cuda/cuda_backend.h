@@ -170,7 +170,8 @@ private:
 
     template <class F, bool DIF>
     void tile_passes(typename F::T *data, uint64_t col_stride, uint64_t ncols, uint32_t n,
-                     const SegmentPlan &seg, uint32_t first, uint32_t last, const typename F::Tw *tw);
+                     const SegmentPlan &seg, uint32_t first, uint32_t last, const typename F::Tw *tw,
+                     bool inverse);
     template <class F>
     SegmentPlan plan_for(uint32_t n, bool &single);
     template <class F>

@@ -19,12 +19,17 @@ namespace cuda {
 template <class F>
 void CudaBackend::set_smem_limit_for() {
     int bytes = (int)kern::tile_bytes<F>(1u << kern::TileCfg<F>::kTileLog);
-    cudaFuncSetAttribute(kern::k_tile_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    cudaFuncSetAttribute(kern::k_tile_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(kern::k_tile_pass<F, true, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(kern::k_tile_pass<F, false, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if constexpr (F::kPow2Roots) {
+        cudaFuncSetAttribute(kern::k_tile_pass<F, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        cudaFuncSetAttribute(kern::k_tile_pass<F, false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    }
     cudaFuncSetAttribute(kern::k_chunk_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_chunk_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_lde_fused<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    cudaFuncSetAttribute(kern::k_lde_spread<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(kern::k_lde_spread<F, kern::TileCfg<F>::kTopDif>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         bytes);
 }
 
 void CudaBackend::set_smem_limits() {
@@ -109,16 +114,21 @@ uint32_t CudaBackend::strided_logC(uint32_t lo) {
 uint32_t CudaBackend::grid_blocks(uint64_t blocks) { return grid_for(blocks, (uint32_t)sms_ * 64); }
 
 // In-place passes over the segments [first, last) of a plan, DIT
-// ascending or DIF descending, on ncols columns of 2^n.
+// ascending or DIF descending, on ncols columns of 2^n, with the forward or
+// the inverse (`inverse`) twiddle table tw.
 template <class F, bool DIF>
 void CudaBackend::tile_passes(typename F::T *data, uint64_t col_stride, uint64_t ncols, uint32_t n,
-                              const SegmentPlan &seg, uint32_t first, uint32_t last, const typename F::Tw *tw) {
+                              const SegmentPlan &seg, uint32_t first, uint32_t last, const typename F::Tw *tw,
+                              bool inverse) {
+    // Only fields with power-of-two inner roots need to know the table's
+    // direction (kernels/ntt.cuh); the others share one kernel.
+    auto kernel = F::kPow2Roots && inverse ? kern::k_tile_pass<F, DIF, F::kPow2Roots> : kern::k_tile_pass<F, DIF, false>;
     for (uint32_t ii = first; ii < last; ++ii) {
         uint32_t i = DIF ? last - 1 - (ii - first) : ii;
         uint32_t lo = seg.lo[i], t = seg.bits[i];
         uint32_t logC = strided_logC<F>(lo);
         uint64_t blocks = (1ull << (n - t - logC)) * ncols;
-        kern::k_tile_pass<F, DIF><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
+        kernel<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
             data, col_stride, ncols, n, lo, t, logC, tw);
         check_launch();
     }
@@ -191,8 +201,10 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
         check_launch();
     }
     // A_i: middle segments of the inverse DIT.
-    tile_passes<F, false>(R, NB, ncols, n, s, 1, k - 1, p.tw_inv);
-    // F: top segment of the inverse DIT, coset scaling into the B regions.
+    tile_passes<F, false>(R, NB, ncols, n, s, 1, k - 1, p.tw_inv, true);
+    // F: top segment of the inverse DIT, coset scaling into the B regions
+    // (and, where kTopDif, the top segment of each coset's forward DIF).
+    constexpr bool top_dif = kern::TileCfg<F>::kTopDif;
     {
         uint32_t lo = s.lo[k - 1], t = s.bits[k - 1], logC = strided_logC<F>(lo);
         fa.src = R;
@@ -204,15 +216,16 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
         fa.bitrev_regions = !p.natural;
         fa.natural_out = false;
         uint64_t blocks = (1ull << (n - t - logC)) * ncols;
-        kern::k_lde_spread<F><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(fa);
+        kern::k_lde_spread<F, top_dif><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(fa);
         check_launch();
     }
-    // B_i: the forward DIF of every region, top segment down to segment 1.
-    tile_passes<F, true>(R, N, ncols * B, n, s, 1, k, p.tw_fwd);
+    // B_i: the forward DIF of every region, from the top segment (or the one
+    // below it) down to segment 1.
+    tile_passes<F, true>(R, N, ncols * B, n, s, 1, top_dif ? k - 1 : k, p.tw_fwd, false);
     // B_1: lowest segment; bit-reversed output in place, natural scattered.
     if (!p.natural) {
         SegmentPlan one = s;
-        tile_passes<F, true>(R, N, ncols * B, n, one, 0, 1, p.tw_fwd);
+        tile_passes<F, true>(R, N, ncols * B, n, one, 0, 1, p.tw_fwd, false);
     } else {
         uint32_t t = s.bits[0], logC = std::min<uint32_t>(n - t, kern::TileCfg<F>::kLogC);
         uint64_t blocks = (1ull << (n - t - logC)) * ncols * B;
@@ -337,9 +350,9 @@ void CudaBackend::ntt_impl(Buffer &buf, const NttArgs &a) {
     bool single;
     SegmentPlan seg = plan_for<F>(n, single);
     if (in_rev)
-        tile_passes<F, false>(data, N, ncols, n, seg, 0, seg.count, tw);
+        tile_passes<F, false>(data, N, ncols, n, seg, 0, seg.count, tw, inverse);
     else
-        tile_passes<F, true>(data, N, ncols, n, seg, 0, seg.count, tw);
+        tile_passes<F, true>(data, N, ncols, n, seg, 0, seg.count, tw, inverse);
     const bool out_rev = !in_rev;
     if (inverse) {
         const typename F::Tw *pw = dev_powers<F>(id, n, finv<F>(s), finv<F>((T)(N % F::P)));

@@ -187,6 +187,12 @@ struct Goldilocks {
             "addc.u32 %3, %3, 0;"
             : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
             : "r"(a0), "r"(a1), "r"(b0), "r"(b1));
+        return reduce128_words<kCanonical>(r0, r1, r2, r3);
+    }
+    // lo + hi 2^64 with lo = (r1:r0), hi = (r3:r2), any 32-bit words; a
+    // 64-bit representative, canonical when kCanonical.
+    template <bool kCanonical>
+    __device__ static T reduce128_words(uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
         // x = r0 + r1 2^32 + r2 2^64 + r3 2^96 == (r1:r0) + r2 EPS - r3.
         // t = (r1:r0) + r2 EPS - r3 + c 2^64 with c in {-1, 0, 1}; then
         // t += c EPS (c 2^64 == c EPS), which lands in [0, 2^64): c = 1
@@ -228,6 +234,48 @@ struct Goldilocks {
         const uint64_t v = (((uint64_t)0 - x) & mask) << (32 - K);
         return ((x + mask) >> K) + ((v << 32) - v);
     }
+    // Multiplication by a power of two, 2^E for 0 <= E < 192 (2 has order
+    // 192: 2^96 = -1), as shifts and one reduction instead of a product.
+    // Every 2^k-th root of unity for k <= 6 is such a power (kRootLog2), so
+    // the inner twiddles of radix-2^k NTT steps are. mul_pow2<E>(x) returns
+    // y with x 2^E = (pow2_neg<E>() ? -y : y), canonical for canonical x; the
+    // sign is left to the caller (a butterfly absorbs it by swapping its sum
+    // and difference). 2^K for K in (64, 96) is -2^-(96-K): a division.
+    template <int E>
+    static constexpr bool pow2_neg() {
+        return ((E % 192) >= 96) != ((E % 96) > 64);
+    }
+    template <int E>
+    GP_HD static T mul_pow2(T x) {
+        constexpr int K = E % 96;
+        if constexpr (K == 0) {
+            return x;
+        } else if constexpr (K > 64) {
+            return div_pow2<96 - K>(x);
+        } else {
+            const uint64_t lo = K == 64 ? 0 : x << (K % 64);
+            const uint64_t hi = x >> (64 - K);
+#if defined(__CUDA_ARCH__)
+            if constexpr (K <= 32)
+                return reduce96(lo, (uint32_t)hi);
+            else
+                return reduce128_words<true>((uint32_t)lo, (uint32_t)(lo >> 32), (uint32_t)hi,
+                                             (uint32_t)(hi >> 32));
+#else
+            return reduce128(lo, hi);
+#endif
+        }
+    }
+    // log2 of the 2^m-th root of unity of the twiddle tables (Plonky3's
+    // two_adic_generator(m)), m = 0..6, and of its inverse: w_4 = 2^48,
+    // w_8 = 2^120, ... (tests/test_math_cuda.cu checks them).
+    static constexpr int root_log2(int m, bool inverse) {
+        constexpr int kFwd[7] = {0, 96, 48, 120, 156, 78, 39};
+        return inverse ? (192 - kFwd[m]) % 192 : kFwd[m];
+    }
+    // The NTT kernels may run radix-2^k steps with power-of-two inner
+    // twiddles (kernels/ntt.cuh).
+    static constexpr bool kPow2Roots = true;
     GP_HD static Tw to_tw(T w) { return w; }
     GP_HD static T from_tw(Tw w) { return w; }
     GP_HD static T mul_tw(T a, Tw w) { return mul(a, w); }
@@ -299,6 +347,7 @@ struct Mont31 {
     GP_HD static Tw tw_mul_lazy(Tw a, Tw b) { return tw_mul(a, b); }
     // Multiplication is cheap: kernels derive a group's twiddles from one load.
     static constexpr bool kDeriveTwiddles = true;
+    static constexpr bool kPow2Roots = false;
 };
 
 struct BabyBear : Mont31<0x78000001u, 31u, 27u> {
@@ -358,6 +407,13 @@ GP_HD void dit_butterfly(typename F::T &a, typename F::T &b, typename F::Tw w) {
     typename F::T v = F::mul_tw(b, w);
     b = F::sub(a, v);
     a = F::add(a, v);
+}
+// Either butterfly with twiddle 1: (a + b, a - b).
+template <class F>
+GP_HD void unit_butterfly(typename F::T &a, typename F::T &b) {
+    typename F::T d = F::sub(a, b);
+    a = F::add(a, b);
+    b = d;
 }
 template <class F>
 GP_HD void dif_butterfly(typename F::T &a, typename F::T &b, typename F::Tw w) {
