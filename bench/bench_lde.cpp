@@ -172,6 +172,21 @@ BENCHMARK(BM_LDE_Device_CUDA)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(0.5);
+// Every blowup 2..32 at the same output size (2^24 rows x 64 columns of
+// LDE), to compare per base column and output element with the rows above.
+BENCHMARK(BM_LDE_Device_CUDA)
+    ->Name("BM_LDE_Blowups_CUDA")
+    ->Args({GL, 23, 64, 2, 1})
+    ->Args({GL, 22, 64, 4, 1})
+    ->Args({GL, 21, 64, 8, 1})
+    ->Args({GL, 20, 64, 16, 1})
+    ->Args({GL, 19, 64, 32, 1})
+    ->Args({BB, 23, 64, 2, 1})
+    ->Args({BB, 21, 64, 8, 1})
+    ->Args({BB, 19, 64, 32, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(0.2);
 #ifdef GP_HAVE_CUDA
 BENCHMARK(BM_LDE_Randomized_CUDA)->Args({GL, 20, 256, 4, 0, 98})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_LDE_Host_CUDA)

@@ -29,6 +29,13 @@ namespace gp {
 namespace kern {
 
 constexpr int kThreads = 512;
+// Transform sizes 2^n for which k_tile_pass runs the power-of-two groups
+// (POW2, a separate kernel so that the general one keeps its registers):
+// the range where they measured faster (n = 19, 20, 21: 5-12%). At n = 22
+// the LDE was 1.6% slower and at n = 23 (three segments of 7-8 bits, twiddle
+// levels of 64 MiB) 21% slower, so larger sizes keep the general form, as
+// do the smaller ones, which were not measured (docs/PERF.md version 19).
+constexpr uint32_t kPow2MinLog = 19, kPow2MaxLog = 21;
 
 
 template <class F>
@@ -248,9 +255,10 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
 // twiddles: radix-16 groups held 15 twiddles in registers and measured 1.3x
 // slower (docs/PERF.md version 11). POW2 (fields with power-of-two inner
 // roots) takes the groups with the twiddles outside their stages, K =
-// TileCfg<F>::kPow2RadixLog: used by k_tile_pass only, where it measured
-// faster (version 19); in the gather, scatter and spread passes it was
-// slower and they keep the general form.
+// TileCfg<F>::kPow2RadixLog: used by k_tile_pass only, for the transform
+// sizes where it measured faster (kPow2MinLog..kPow2MaxLog, version 19); in
+// the gather, scatter and spread passes it was slower and they keep the
+// general form.
 template <class F, bool DIF, bool INV, bool POW2 = false>
 __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32_t lo,
                             uint32_t low_add, bool c_low, const typename F::Tw *tw) {
@@ -286,7 +294,8 @@ __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32
 // In-place pass over bits [lo, lo + t) of `ncols` columns of 2^n elements,
 // column v at data + v * col_stride. Tiles of 2^t x 2^logC (logC = 0 when
 // lo = 0). DIF or DIT with the given table.
-template <class F, bool DIF, bool INV>
+// INV (the table is the inverse one) matters to POW2 only.
+template <class F, bool DIF, bool INV, bool POW2>
 __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_tile_pass(typename F::T *data, uint64_t col_stride,
                                                         uint64_t ncols, uint32_t n, uint32_t lo,
                                                         uint32_t t, uint32_t logC,
@@ -307,7 +316,7 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_tile_pass(
         for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
             sm[swz(e)] = col[((uint64_t)(e >> logC) << lo) + (e & ((1u << logC) - 1))];
         __syncthreads();
-        tile_stages<F, DIF, INV, F::kPow2Roots>(sm, t, logC, lo, (uint32_t)base0, true, tw);
+        tile_stages<F, DIF, INV, POW2>(sm, t, logC, lo, (uint32_t)base0, true, tw);
         for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
             col[((uint64_t)(e >> logC) << lo) + (e & ((1u << logC) - 1))] = sm[swz(e)];
         __syncthreads();

@@ -16,15 +16,30 @@
 namespace gp {
 namespace cuda {
 
+// The k_tile_pass instance for a direction and twiddle table. Only the
+// power-of-two groups (fields with power-of-two inner roots, for the sizes
+// where they measured faster: kernels/ntt.cuh) need to know the table's
+// direction; the general form takes any table.
+template <class F>
+static auto tile_pass_kernel(bool dif, bool inverse, bool pow2) {
+    if constexpr (F::kPow2Roots) {
+        if (pow2)
+            return dif ? (inverse ? kern::k_tile_pass<F, true, true, true> : kern::k_tile_pass<F, true, false, true>)
+                       : (inverse ? kern::k_tile_pass<F, false, true, true> : kern::k_tile_pass<F, false, false, true>);
+    }
+    (void)inverse;
+    (void)pow2;
+    return dif ? kern::k_tile_pass<F, true, false, false> : kern::k_tile_pass<F, false, false, false>;
+}
+
 template <class F>
 void CudaBackend::set_smem_limit_for() {
     int bytes = (int)kern::tile_bytes<F>(1u << kern::TileCfg<F>::kTileLog);
-    cudaFuncSetAttribute(kern::k_tile_pass<F, true, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    cudaFuncSetAttribute(kern::k_tile_pass<F, false, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    if constexpr (F::kPow2Roots) {
-        cudaFuncSetAttribute(kern::k_tile_pass<F, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-        cudaFuncSetAttribute(kern::k_tile_pass<F, false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    }
+    for (bool dif : {false, true})
+        for (bool inv : {false, true})
+            for (bool pow2 : {false, true})
+                cudaFuncSetAttribute(tile_pass_kernel<F>(dif, inv, pow2), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     bytes);
     cudaFuncSetAttribute(kern::k_chunk_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_chunk_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_lde_fused<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
@@ -120,9 +135,7 @@ template <class F, bool DIF>
 void CudaBackend::tile_passes(typename F::T *data, uint64_t col_stride, uint64_t ncols, uint32_t n,
                               const SegmentPlan &seg, uint32_t first, uint32_t last, const typename F::Tw *tw,
                               bool inverse) {
-    // Only fields with power-of-two inner roots need to know the table's
-    // direction (kernels/ntt.cuh); the others share one kernel.
-    auto kernel = F::kPow2Roots && inverse ? kern::k_tile_pass<F, DIF, F::kPow2Roots> : kern::k_tile_pass<F, DIF, false>;
+    auto kernel = tile_pass_kernel<F>(DIF, inverse, n >= kern::kPow2MinLog && n <= kern::kPow2MaxLog);
     for (uint32_t ii = first; ii < last; ++ii) {
         uint32_t i = DIF ? last - 1 - (ii - first) : ii;
         uint32_t lo = seg.lo[i], t = seg.bits[i];
