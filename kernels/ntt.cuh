@@ -37,7 +37,6 @@ constexpr int kThreads = 512;
 // do the smaller ones, which were not measured (docs/PERF.md version 19).
 constexpr uint32_t kPow2MinLog = 19, kPow2MaxLog = 21;
 
-
 template <class F>
 struct TileCfg;
 // kMinBlocks: blocks of kThreads an SM must hold (the register cap ptxas

@@ -268,7 +268,8 @@ struct Goldilocks {
     }
     // log2 of the 2^m-th root of unity of the twiddle tables (Plonky3's
     // two_adic_generator(m)), m = 0..6, and of its inverse: w_4 = 2^48,
-    // w_8 = 2^120, ... (tests/test_math_cuda.cu checks them).
+    // w_8 = 2^120, ... (tests/test_ntt.cpp checks them against
+    // two_adic_generator).
     static constexpr int root_log2(int m, bool inverse) {
         constexpr int kFwd[7] = {0, 96, 48, 120, 156, 78, 39};
         return inverse ? (192 - kFwd[m]) % 192 : kFwd[m];
