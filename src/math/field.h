@@ -242,7 +242,7 @@ struct Goldilocks {
     // sign is left to the caller (a butterfly absorbs it by swapping its sum
     // and difference). 2^K for K in (64, 96) is -2^-(96-K): a division.
     template <int E>
-    static constexpr bool pow2_neg() {
+    GP_HD static constexpr bool pow2_neg() {
         return ((E % 192) >= 96) != ((E % 96) > 64);
     }
     template <int E>
@@ -270,7 +270,7 @@ struct Goldilocks {
     // two_adic_generator(m)), m = 0..6, and of its inverse: w_4 = 2^48,
     // w_8 = 2^120, ... (tests/test_ntt.cpp checks them against
     // two_adic_generator).
-    static constexpr int root_log2(int m, bool inverse) {
+    GP_HD static constexpr int root_log2(int m, bool inverse) {
         constexpr int kFwd[7] = {0, 96, 48, 120, 156, 78, 39};
         return inverse ? (192 - kFwd[m]) % 192 : kFwd[m];
     }
