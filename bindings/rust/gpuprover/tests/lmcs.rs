@@ -76,22 +76,7 @@ fn check_lifted(
             want.extend_from_slice(&tall[o.index * tall_cols..(o.index + 1) * tall_cols]);
             assert_eq!(o.rows, want);
             assert_eq!(o.path.len(), 3 * 32);
-            merkle_verify(
-                tree.options(),
-                GL,
-                tree.dims(),
-                &root,
-                o.index,
-                &o.rows,
-                &o.path,
-            )
-            .unwrap();
-            let mut bad = o.clone();
-            bad.path[3] ^= 4;
-            assert_eq!(
-                tree.verify(&bad).unwrap_err().status(),
-                Status::VerifyFailed
-            );
+            verify_opening_and_tamper(&tree, GL, &root, &o, 3, 4);
         }
     }
     (tb, sb)

@@ -219,3 +219,33 @@ pub fn lde_and_commit(
     }
     (values, root, openings)
 }
+
+/// Checks an opening of `tree` with the tree's own verifier and with the
+/// free `merkle_verify` against `root`, then that flipping `mask` in byte
+/// `byte` of its path fails with `Status::VerifyFailed`.
+pub fn verify_opening_and_tamper(
+    tree: &gpuprover::MerkleTree,
+    field: gpuprover::Field,
+    root: &[u8],
+    o: &gpuprover::MerkleOpening<u64>,
+    byte: usize,
+    mask: u8,
+) {
+    tree.verify(o).unwrap();
+    gpuprover::merkle_verify(
+        tree.options(),
+        field,
+        tree.dims(),
+        root,
+        o.index,
+        &o.rows,
+        &o.path,
+    )
+    .unwrap();
+    let mut bad = o.clone();
+    bad.path[byte] ^= mask;
+    assert_eq!(
+        tree.verify(&bad).unwrap_err().status(),
+        gpuprover::Status::VerifyFailed
+    );
+}
