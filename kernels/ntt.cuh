@@ -193,51 +193,49 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
                 });
             });
             if constexpr (DIF && !UNIT) scale_by_beta<F, RL>(x, tw, lo + s + RL, K0);
-#pragma unroll
-            for (uint32_t j = 0; j < R; ++j) sm[swz(((m0 + (j << s)) << logC) + c)] = x[j];
-            continue;
-        }
-        // Twiddle of stage u for pairs with j mod 2^u = jj:
-        //   w_{2^(q+1)}^(K0 + jj 2^(s+lo)) = beta^(2^(RL-1-u)) * w_{2^(u+1)}^jj,
-        // beta = w_{2^(lo+s+RL)}^K0, K0 = (m_low << lo) + add. Where
-        // multiplication is cheap (31-bit fields) the 2^RL - 1 twiddles are
-        // derived from one load; otherwise each is loaded.
-        typename F::Tw wt[RL][R / 2];
-        if constexpr (UNIT) {
-#pragma unroll
-            for (int u = 0; u < RL; ++u)
-#pragma unroll
-                for (uint32_t jj = 1; jj < (1u << u); ++jj) wt[u][jj] = __ldg(&tw[(1u << u) + jj]);
-        } else if constexpr (F::kDeriveTwiddles) {
-            typename F::Tw b = __ldg(&tw[(1u << (lo + s + RL - 1)) + (m_low << lo) + add]);
-#pragma unroll
-            for (int u = RL - 1; u >= 0; --u) {
-                wt[u][0] = b;
-#pragma unroll
-                for (uint32_t jj = 1; jj < (1u << u); ++jj) wt[u][jj] = F::tw_mul(b, tw[(1u << u) + jj]);
-                b = F::tw_mul(b, b);
-            }
         } else {
+            // Twiddle of stage u for pairs with j mod 2^u = jj:
+            //   w_{2^(q+1)}^(K0 + jj 2^(s+lo)) = beta^(2^(RL-1-u)) * w_{2^(u+1)}^jj,
+            // beta = w_{2^(lo+s+RL)}^K0, K0 = (m_low << lo) + add. Where
+            // multiplication is cheap (31-bit fields) the 2^RL - 1 twiddles are
+            // derived from one load; otherwise each is loaded.
+            typename F::Tw wt[RL][R / 2];
+            if constexpr (UNIT) {
 #pragma unroll
-            for (int u = 0; u < RL; ++u)
+                for (int u = 0; u < RL; ++u)
 #pragma unroll
-                for (uint32_t jj = 0; jj < (1u << u); ++jj)
-                    wt[u][jj] = __ldg(&tw[(1u << (lo + s + u)) + (((m_low + (jj << s)) << lo) + add)]);
-        }
+                    for (uint32_t jj = 1; jj < (1u << u); ++jj) wt[u][jj] = __ldg(&tw[(1u << u) + jj]);
+            } else if constexpr (F::kDeriveTwiddles) {
+                typename F::Tw b = __ldg(&tw[(1u << (lo + s + RL - 1)) + (m_low << lo) + add]);
 #pragma unroll
-        for (int uu = 0; uu < RL; ++uu) {
-            const int u = DIF ? RL - 1 - uu : uu;
+                for (int u = RL - 1; u >= 0; --u) {
+                    wt[u][0] = b;
 #pragma unroll
-            for (uint32_t jj = 0; jj < (1u << u); ++jj) {
-                typename F::Tw w = wt[u][jj];
+                    for (uint32_t jj = 1; jj < (1u << u); ++jj) wt[u][jj] = F::tw_mul(b, tw[(1u << u) + jj]);
+                    b = F::tw_mul(b, b);
+                }
+            } else {
 #pragma unroll
-                for (uint32_t j = jj; j < R; j += (2u << u)) {
-                    if (UNIT && jj == 0)
-                        unit_butterfly<F>(x[j], x[j + (1u << u)]);
-                    else if (DIF)
-                        dif_butterfly<F>(x[j], x[j + (1u << u)], w);
-                    else
-                        dit_butterfly<F>(x[j], x[j + (1u << u)], w);
+                for (int u = 0; u < RL; ++u)
+#pragma unroll
+                    for (uint32_t jj = 0; jj < (1u << u); ++jj)
+                        wt[u][jj] = __ldg(&tw[(1u << (lo + s + u)) + (((m_low + (jj << s)) << lo) + add)]);
+            }
+#pragma unroll
+            for (int uu = 0; uu < RL; ++uu) {
+                const int u = DIF ? RL - 1 - uu : uu;
+#pragma unroll
+                for (uint32_t jj = 0; jj < (1u << u); ++jj) {
+                    typename F::Tw w = wt[u][jj];
+#pragma unroll
+                    for (uint32_t j = jj; j < R; j += (2u << u)) {
+                        if (UNIT && jj == 0)
+                            unit_butterfly<F>(x[j], x[j + (1u << u)]);
+                        else if (DIF)
+                            dif_butterfly<F>(x[j], x[j + (1u << u)], w);
+                        else
+                            dit_butterfly<F>(x[j], x[j + (1u << u)], w);
+                    }
                 }
             }
         }
