@@ -10,6 +10,10 @@
 //             inverse NTT of n plus B forward NTTs of n, n/2 log2 n each, per
 //             column) over the butterfly rate measured in this run
 //   x_arith   time / arith_ms
+//   arith2_ms the same butterflies at the rate of radix-2^k groups with
+//             power-of-two inner twiddles (pow2_butterfly_rate: Goldilocks;
+//             other fields equal arith_ms)
+//   x_arith2  time / arith2_ms
 //
 // Run: ./gp_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
@@ -29,6 +33,19 @@
 using namespace gpb;
 
 namespace {
+
+#ifdef GP_HAVE_CUDA
+// arith_ms / x_arith and arith2_ms / x_arith2 for `bflies` radix-2
+// butterflies (see the top of the file).
+void arith_counters(benchmark::State &st, gp_field f, double bflies) {
+    const double arith_s = bflies / butterfly_rate(f);
+    st.counters["arith_ms"] = arith_s * 1e3;
+    st.counters["x_arith"] = x_floor_counter(arith_s);
+    const double arith2_s = bflies / pow2_butterfly_rate(f);
+    st.counters["arith2_ms"] = arith2_s * 1e3;
+    st.counters["x_arith2"] = x_floor_counter(arith2_s);
+}
+#endif
 
 // args: field, log_n, cols, blowup, order (0 natural, 1 bit-reversed);
 // `randomizers` coefficients of a randomizer per column (0: none).
@@ -71,10 +88,7 @@ void run_device_lde(benchmark::State &st, gp_backend backend, uint64_t randomize
         double floor_s = bytes / d2d_bandwidth();
         st.counters["floor_ms"] = floor_s * 1e3;
         st.counters["x_floor"] = x_floor_counter(floor_s);
-        const double bflies = (double)(1 + B) * (n / 2) * st.range(1) * cols;
-        const double arith_s = bflies / butterfly_rate(f);
-        st.counters["arith_ms"] = arith_s * 1e3;
-        st.counters["x_arith"] = x_floor_counter(arith_s);
+        arith_counters(st, f, (double)(1 + B) * (n / 2) * st.range(1) * cols);
     }
 #endif
     gp_buffer_destroy(in);
@@ -159,6 +173,9 @@ void BM_NTT_CUDA(benchmark::State &st) {
     gp_ntt_batch(ctx, buf, &o);
     for (auto _ : st) gp_ntt_batch(ctx, buf, &o);
     st.counters["GBps"] = benchmark::Counter(2.0 * n * cols * es, benchmark::Counter::kIsIterationInvariantRate);
+#ifdef GP_HAVE_CUDA
+    arith_counters(st, f, (double)(n / 2) * st.range(1) * cols);
+#endif
     gp_buffer_destroy(buf);
 }
 

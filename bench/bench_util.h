@@ -137,6 +137,11 @@ double modmul_rate(gp_field f);
 // NTT butterflies (a + b, (a - b) * w) per second on the current GPU, from
 // registers: the arithmetic ceiling of any radix-2 NTT (bench/modmul.cu).
 double butterfly_rate(gp_field f);
+// The same butterflies run as radix-2^k groups whose inner twiddles are
+// powers of two (fields where 2 generates the small roots of unity:
+// Goldilocks), with 2^k - 1 general products a group; other fields'
+// butterfly_rate. The arithmetic ceiling of the decomposed NTT.
+double pow2_butterfly_rate(gp_field f);
 #endif
 
 // The context of `backend`, or null after marking the benchmark skipped.

@@ -4,16 +4,19 @@
 // keep the multiplier pipes busy at full occupancy.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 
 #include "bench_util.h"
+#include "kernels/ntt.cuh"
 #include "math/field.h"
 
 namespace {
 
 constexpr int kChains = 8;
 constexpr int kSteps = 2048;
+constexpr int kGroupSteps = 256;
 
 template <class F>
 __global__ void k_modmul(typename F::T *out, uint64_t seed) {
@@ -59,6 +62,34 @@ __global__ void k_butterfly(typename F::T *out, uint64_t seed) {
 }
 constexpr double kButterfliesPerThread = 16.0 * (kSteps / 2);
 
+// A radix-2^RL group as the NTT kernels run it where the inner roots are
+// powers of two (kernels/ntt.cuh, Goldilocks): the RL stages with
+// power-of-two twiddles (shifts and one reduction, pow2_stages), then the
+// 2^RL - 1 general products by beta^rev(j) (scale_by_beta; the twiddles here
+// alternate between two registers instead of table loads). The work of RL
+// radix-2 stages over 2^RL elements: the arithmetic ceiling of such a
+// decomposition.
+template <class F, int RL>
+__global__ void k_pow2_group(typename F::T *out, uint64_t seed) {
+    using T = typename F::T;
+    using Tw = typename F::Tw;
+    constexpr int R = 1 << RL;
+    T v[R];
+    const uint64_t id = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+#pragma unroll
+    for (int c = 0; c < R; ++c) v[c] = (T)((id * 0x9e3779b97f4a7c15ull + seed + c) % F::P);
+    const Tw w0 = F::to_tw((T)(seed * 3 + 5)), w1 = F::to_tw((T)(seed * 7 + 11));
+    for (int s = 0; s < kGroupSteps; ++s) {
+        gp::kern::pow2_stages<F, RL, true, false>(v);
+#pragma unroll
+        for (int j = 1; j < R; ++j) v[j] = F::mul_tw(v[j], (j & 1) ? w1 : w0);
+    }
+    T acc = 0;
+#pragma unroll
+    for (int c = 0; c < R; ++c) acc = F::add(acc, v[c]);
+    if (acc == (T)0x12345) out[0] = acc;
+}
+
 // Best of 5 timed launches of `kernel`, as work items per second.
 template <class T, class K>
 double launch_rate(K kernel, double per_thread) {
@@ -98,6 +129,12 @@ double bfly_rate() {
     return launch_rate<typename F::T>(k_butterfly<F>, kButterfliesPerThread);
 }
 
+// Radix-2 butterflies' worth (RL 2^(RL-1) per group) per second.
+template <class F, int RL>
+double pow2_group_rate() {
+    return launch_rate<typename F::T>(k_pow2_group<F, RL>, (double)kGroupSteps * RL * (1 << (RL - 1)));
+}
+
 }  // namespace
 
 namespace gpb {
@@ -126,6 +163,18 @@ double modmul_rate(gp_field f) {
 double butterfly_rate(gp_field f) {
     static double r[4] = {0, 0, 0, 0};
     return cached_rate(f, r, "NTT butterfly rate", [](auto F) { return bfly_rate<decltype(F)>(); });
+}
+
+double pow2_butterfly_rate(gp_field f) {
+    static double r[4] = {0, 0, 0, 0};
+    if (f != GP_FIELD_GOLDILOCKS) return butterfly_rate(f);
+    return cached_rate(f, r, "butterfly rate in power-of-two radix-2^k groups (best k of 4, 5, 6)", [](auto) {
+        double best = 0;
+        for (double x : {pow2_group_rate<gp::Goldilocks, 4>(), pow2_group_rate<gp::Goldilocks, 5>(),
+                         pow2_group_rate<gp::Goldilocks, 6>()})
+            best = std::max(best, x);
+        return best;
+    });
 }
 
 }  // namespace gpb

@@ -29,13 +29,18 @@ namespace gp {
 namespace kern {
 
 constexpr int kThreads = 512;
-// Transform sizes 2^n for which k_tile_pass runs the power-of-two groups
-// (POW2, a separate kernel so that the general one keeps its registers):
+// Transform sizes 2^n for which k_tile_pass and the gather pass run the
+// power-of-two groups (POW2, separate kernels so that the general ones keep
+// their registers; use_pow2_groups):
 // the range where they measured faster (n = 19, 20, 21: 5-12%). At n = 22
 // the LDE was 1.6% slower and at n = 23 (three segments of 7-8 bits, twiddle
 // levels of 64 MiB) 21% slower, so larger sizes keep the general form, as
 // do the smaller ones, which were not measured (docs/PERF.md version 19).
 constexpr uint32_t kPow2MinLog = 19, kPow2MaxLog = 21;
+template <class F>
+constexpr bool use_pow2_groups(uint32_t n) {
+    return F::kPow2Roots && n >= kPow2MinLog && n <= kPow2MaxLog;
+}
 
 template <class F>
 struct TileCfg;
@@ -144,6 +149,24 @@ __device__ __forceinline__ void scale_by_beta(typename F::T *x, const typename F
     });
 }
 
+// The RL stages of a radix-2^RL group whose twiddles are the inner roots
+// w_{2^(u+1)}^jj alone (powers of two: fields with kPow2Roots), DIF
+// descending or DIT ascending, on x[0 .. 2^RL) in registers. INV: the
+// inverse roots.
+template <class F, int RL, bool DIF, bool INV>
+__device__ __forceinline__ void pow2_stages(typename F::T *x) {
+    constexpr uint32_t R = 1u << RL;
+    static_for<RL>([&](auto uc) {
+        constexpr int u = DIF ? RL - 1 - decltype(uc)::value : decltype(uc)::value;
+        static_for<(1 << u)>([&](auto jc) {
+            constexpr int jj = decltype(jc)::value;
+            constexpr int E = (F::root_log2(u + 1, INV) * jj) % 192;
+#pragma unroll
+            for (uint32_t j = jj; j < R; j += (2u << u)) pow2_butterfly<F, DIF, E>(x[j], x[j + (1u << u)]);
+        });
+    });
+}
+
 // Performs local stages [s, s + RL) of a tile of 2^t rows x 2^logC columns in
 // shared memory. Global stage bit of local bit u is lo + u. When c_low, the
 // tile column adds (low_add + c) to the index (it holds the index's low bits);
@@ -183,15 +206,7 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
             // group instead of RL 2^(RL-1).
             const uint32_t K0 = (m_low << lo) + add;
             if constexpr (!DIF && !UNIT) scale_by_beta<F, RL>(x, tw, lo + s + RL, K0);
-            static_for<RL>([&](auto uc) {
-                constexpr int u = DIF ? RL - 1 - decltype(uc)::value : decltype(uc)::value;
-                static_for<(1 << u)>([&](auto jc) {
-                    constexpr int jj = decltype(jc)::value;
-                    constexpr int E = (F::root_log2(u + 1, INV) * jj) % 192;
-#pragma unroll
-                    for (uint32_t j = jj; j < R; j += (2u << u)) pow2_butterfly<F, DIF, E>(x[j], x[j + (1u << u)]);
-                });
-            });
+            pow2_stages<F, RL, DIF, INV>(x);
             if constexpr (DIF && !UNIT) scale_by_beta<F, RL>(x, tw, lo + s + RL, K0);
         } else {
             // Twiddle of stage u for pairs with j mod 2^u = jj:
@@ -252,11 +267,10 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
 // twiddles: radix-16 groups held 15 twiddles in registers and measured 1.3x
 // slower (docs/PERF.md version 11). POW2 (fields with power-of-two inner
 // roots) takes the groups with the twiddles outside their stages, K =
-// TileCfg<F>::kPow2RadixLog: used by k_tile_pass only, for the transform
-// sizes where it measured faster (kPow2MinLog..kPow2MaxLog, version 19).
-// The scatter and spread passes were slower with it; the gather pass was
-// faster (3.39 against 3.68 ms on W1) but was measured only together with
-// them, so the three keep the general form for now.
+// TileCfg<F>::kPow2RadixLog: used by k_tile_pass for the transform
+// sizes where it measured faster (kPow2MinLog..kPow2MaxLog, version 19),
+// and by the gather pass (k_chunk_pass, version 20) for the same sizes. The
+// scatter and spread passes were slower with it and keep the general form.
 template <class F, bool DIF, bool INV, bool POW2 = false>
 __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32_t lo,
                             uint32_t low_add, bool c_low, const typename F::Tw *tw) {
@@ -328,7 +342,7 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_tile_pass(
 //     bit-reversed chunks, inverse DIT.   src col stride src_stride.
 //  !GATHER (B_1 natural): chunk-ordered forward DIF of cosets ->
 //     natural-order interleaved LDE rows: out row i*B + r, column v / B.
-template <class F, bool GATHER>
+template <class F, bool GATHER, bool POW2 = false>
 __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks)
     k_chunk_pass(const typename F::T *__restrict__ src, uint64_t src_stride, uint64_t rows_in,
                  typename F::T *dst, uint64_t dst_stride, uint64_t ncols, uint32_t n, uint32_t t,
@@ -369,7 +383,7 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks)
             }
         }
         __syncthreads();
-        tile_stages<F, !GATHER, GATHER>(sm, t, logC, 0, 0, false, tw);
+        tile_stages<F, !GATHER, GATHER, POW2>(sm, t, logC, 0, 0, false, tw);
         if (GATHER) {
             T *col = dst + v * dst_stride;
             for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
@@ -512,6 +526,7 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_lde_spread
                     if (r + 1 < B) x = F::mul_tw(x, w);
                 }
             }
+            __syncthreads();
         } else {
             T *stash = dst + (B - 1) * N;  // coset B-1's region in either order
             for (uint64_t r = 0; r < B; ++r) {
@@ -525,10 +540,9 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_lde_spread
                 tile_stages<F, true, false>(sm, a.t, logC, a.lo, (uint32_t)base0, true, tw_fwd);
                 T *reg = region(r);
                 for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) reg[index(e)] = sm[swz(e)];
-                __syncthreads();
+                __syncthreads();  // also frees the tile for the next block
             }
         }
-        __syncthreads();
     }
 }
 

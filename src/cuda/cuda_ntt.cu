@@ -41,6 +41,8 @@ void CudaBackend::set_smem_limit_for() {
                 cudaFuncSetAttribute(tile_pass_kernel<F>(dif, inv, pow2), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      bytes);
     cudaFuncSetAttribute(kern::k_chunk_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if constexpr (F::kPow2Roots)
+        cudaFuncSetAttribute(kern::k_chunk_pass<F, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_chunk_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_lde_fused<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_lde_spread<F, kern::TileCfg<F>::kTopDif>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -135,7 +137,7 @@ template <class F, bool DIF>
 void CudaBackend::tile_passes(typename F::T *data, uint64_t col_stride, uint64_t ncols, uint32_t n,
                               const SegmentPlan &seg, uint32_t first, uint32_t last, const typename F::Tw *tw,
                               bool inverse) {
-    auto kernel = tile_pass_kernel<F>(DIF, inverse, n >= kern::kPow2MinLog && n <= kern::kPow2MaxLog);
+    auto kernel = tile_pass_kernel<F>(DIF, inverse, kern::use_pow2_groups<F>(n));
     for (uint32_t ii = first; ii < last; ++ii) {
         uint32_t i = DIF ? last - 1 - (ii - first) : ii;
         uint32_t lo = seg.lo[i], t = seg.bits[i];
@@ -209,7 +211,9 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
     {
         uint32_t t = s.bits[0], logC = std::min<uint32_t>(n - t, kern::TileCfg<F>::kLogC);
         uint64_t blocks = (1ull << (n - t - logC)) * ncols;
-        kern::k_chunk_pass<F, true><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
+        auto gather = kern::use_pow2_groups<F>(n) ? kern::k_chunk_pass<F, true, F::kPow2Roots>
+                                                  : kern::k_chunk_pass<F, true>;
+        gather<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
             in, in_stride, rows_in, R, NB, ncols, n, t, logC, p.log_b, p.tw_inv);
         check_launch();
     }
