@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include "math/field.h"
@@ -76,6 +77,15 @@ struct TileCfg {
     static constexpr int kPow2RadixLog = 3;  // unused: no power-of-two roots
 };
 
+// Blocks of kThreads an SM must hold, the register cap of a pass kernel:
+// TileCfg<F>::kMinBlocks, and two for the power-of-two group kernels, whose
+// radix-16 groups ptxas otherwise gives 82-88 registers (one block an SM);
+// at two blocks they keep 64 with a few bytes of spills, as they measured.
+template <class F>
+constexpr int min_blocks(bool pow2) {
+    return pow2 ? 2 : TileCfg<F>::kMinBlocks;
+}
+
 // Shared-memory tiles are XOR-swizzled: element i lives at slot
 // i ^ ((i >> 3) & 31), a bijection on every power-of-two tile. Every access
 // pattern of the radix-8 steps (contiguous, stride 8, stride 8C plus column)
@@ -119,6 +129,63 @@ __device__ __forceinline__ void pow2_butterfly(typename F::T &a, typename F::T &
         b = neg ? F::add(a, v) : F::sub(a, v);
         a = neg ? F::sub(a, v) : F::add(a, v);
     }
+}
+
+// Moves a tile of 2^(t + logC) elements between global memory, where tile
+// element e is g[((e >> logC) << lo) + (e & (2^logC - 1))], and its shared
+// slot swz(e): LOAD reads global, else writes it. The index of e + blockDim.x
+// is the index of e plus a constant (blockDim.x is a multiple of 2^logC), so
+// it is carried, not recomputed. Where each tile row holds a whole number of
+// 16-byte words (logC = lo = 0: one row; or 2^logC elements of at least 16
+// bytes) and g is 16-byte aligned, a thread moves 16 bytes per access, V
+// consecutive elements whose slots are swz(e) ^ i (e a multiple of V <= 8
+// leaves e >> 3 unchanged). Wrapped caller memory need only be aligned to
+// the element: such tiles take the one-element loop.
+template <class T, bool LOAD>
+__device__ __forceinline__ void tile_copy(T *sm, T *g, uint32_t size, uint32_t lo, uint32_t logC) {
+    constexpr uint32_t V = 16 / sizeof(T);
+    const uint32_t cmask = (1u << logC) - 1, bd = blockDim.x;
+    const bool rows_whole = (lo == 0 && logC == 0) || (1u << logC) >= V;
+    if (rows_whole && size >= V && (reinterpret_cast<uintptr_t>(g) & 15) == 0) {
+        const uint64_t step = (uint64_t)((bd * V) >> logC) << lo;
+        uint32_t e = threadIdx.x * V;
+        uint64_t idx = ((uint64_t)(e >> logC) << lo) + (e & cmask);
+        for (; e < size; e += bd * V, idx += step) {
+            const uint32_t s = swz(e);
+            uint4 *p = reinterpret_cast<uint4 *>(g + idx);
+            T x[V];
+            if constexpr (LOAD) {
+                const uint4 w = *p;
+                memcpy(x, &w, sizeof w);
+#pragma unroll
+                for (uint32_t i = 0; i < V; ++i) sm[s ^ i] = x[i];
+            } else {
+#pragma unroll
+                for (uint32_t i = 0; i < V; ++i) x[i] = sm[s ^ i];
+                uint4 w;
+                memcpy(&w, x, sizeof w);
+                *p = w;
+            }
+        }
+    } else {
+        const uint64_t step = (uint64_t)(bd >> logC) << lo;
+        uint32_t e = threadIdx.x;
+        uint64_t idx = ((uint64_t)(e >> logC) << lo) + (e & cmask);
+        for (; e < size; e += bd, idx += step) {
+            if constexpr (LOAD)
+                sm[swz(e)] = g[idx];
+            else
+                g[idx] = sm[swz(e)];
+        }
+    }
+}
+template <class T>
+__device__ __forceinline__ void tile_load(T *sm, const T *g, uint32_t size, uint32_t lo, uint32_t logC) {
+    tile_copy<T, true>(sm, const_cast<T *>(g), size, lo, logC);
+}
+template <class T>
+__device__ __forceinline__ void tile_store(T *sm, T *g, uint32_t size, uint32_t lo, uint32_t logC) {
+    tile_copy<T, false>(sm, g, size, lo, logC);
 }
 
 // x[j] *= beta^rev(j) for j = 1 .. 2^RL - 1, beta = w_{2^L}^K0 (L = lo + s +
@@ -308,7 +375,7 @@ __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32
 // lo = 0). DIF or DIT with the given table.
 // INV (the table is the inverse one) matters to POW2 only.
 template <class F, bool DIF, bool INV, bool POW2>
-__global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_tile_pass(typename F::T *data, uint64_t col_stride,
+__global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2)) k_tile_pass(typename F::T *data, uint64_t col_stride,
                                                         uint64_t ncols, uint32_t n, uint32_t lo,
                                                         uint32_t t, uint32_t logC,
                                                         const typename F::Tw *__restrict__ tw) {
@@ -325,12 +392,10 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_tile_pass(
         uint64_t upper = (tile / bases) << (lo + t);
         T *col = data + v * col_stride + upper + base0;
         const uint32_t size = 1u << (t + logC);
-        for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
-            sm[swz(e)] = col[((uint64_t)(e >> logC) << lo) + (e & ((1u << logC) - 1))];
+        tile_load(sm, col, size, lo, logC);
         __syncthreads();
         tile_stages<F, DIF, INV, POW2>(sm, t, logC, lo, (uint32_t)base0, true, tw);
-        for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
-            col[((uint64_t)(e >> logC) << lo) + (e & ((1u << logC) - 1))] = sm[swz(e)];
+        tile_store(sm, col, size, lo, logC);
         __syncthreads();
     }
 }
@@ -343,7 +408,7 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_tile_pass(
 //  !GATHER (B_1 natural): chunk-ordered forward DIF of cosets ->
 //     natural-order interleaved LDE rows: out row i*B + r, column v / B.
 template <class F, bool GATHER, bool POW2 = false>
-__global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks)
+__global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
     k_chunk_pass(const typename F::T *__restrict__ src, uint64_t src_stride, uint64_t rows_in,
                  typename F::T *dst, uint64_t dst_stride, uint64_t ncols, uint32_t n, uint32_t t,
                  uint32_t logC, uint32_t log_b, const typename F::Tw *__restrict__ tw) {
@@ -510,7 +575,7 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_lde_spread
         // Tile element e holds index k(e) of the column.
         auto index = [&](uint32_t e) { return ((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask); };
         const T *src = static_cast<const T *>(a.src) + v * a.src_stride;
-        for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) sm[swz(e)] = src[index(e)];
+        tile_load(sm, src + base0, size, a.lo, logC);
         __syncthreads();
         tile_stages<F, false, true>(sm, a.t, logC, a.lo, (uint32_t)base0, true,
                               static_cast<const Tw *>(a.tw_inv));
@@ -538,8 +603,7 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_lde_spread
                 }
                 __syncthreads();
                 tile_stages<F, true, false>(sm, a.t, logC, a.lo, (uint32_t)base0, true, tw_fwd);
-                T *reg = region(r);
-                for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) reg[index(e)] = sm[swz(e)];
+                tile_store(sm, region(r) + base0, size, a.lo, logC);
                 __syncthreads();  // also frees the tile for the next block
             }
         }

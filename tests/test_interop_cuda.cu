@@ -85,6 +85,58 @@ TEST_F(InteropCuda, WrappedDeviceMemoryIsUsedInPlace) {
     CUDA_OK(cudaFree(dev));
 }
 
+// Wrapped memory need only be aligned to its element. The transforms move
+// 16 bytes per access where a column allows it and one element at a time
+// where it does not: an LDE into, and an NTT in place on, columns that start
+// one element past a 16-byte boundary give what library buffers give.
+TEST_F(InteropCuda, ElementAlignedWrappedMemory) {
+    for (gp_field f : {GP_FIELD_GOLDILOCKS, GP_FIELD_BABYBEAR}) {
+        SCOPED_TRACE(field_ref(f).name);
+        const FieldRef &F = field_ref(f);
+        const uint64_t rows = 1 << 15, cols = 3, blowup = 2, es = F.elem_size;
+        Rng rng(7);
+        const HostMat in = random_mat(F, rows, cols, 1, rng);
+        BufPtr up;
+        ASSERT_GP_OK(upload(ctx(), F, in, GP_LAYOUT_COL_MAJOR, &up));
+        // Output columns of rows * blowup elements at an odd element offset.
+        unsigned char *dev = nullptr;
+        const uint64_t out_bytes = rows * blowup * cols * es;
+        CUDA_OK(cudaMalloc(&dev, out_bytes + 16));
+        CUDA_OK(cudaMemset(dev, 0, out_bytes + 16));
+        gp_buffer *w = nullptr;
+        ASSERT_GP_OK(gp_buffer_wrap(ctx(), f, 1, rows * blowup, cols, dev + es, &w));
+        BufPtr wrapped(w);
+        BufPtr ref;
+        ASSERT_GP_OK(create_buffer(ctx(), F, 1, rows * blowup, cols, &ref));
+        for (gp_order order : {GP_ORDER_BIT_REVERSED, GP_ORDER_NATURAL}) {
+            gp_lde_options o;
+            gp_lde_options_init(&o);
+            o.blowup = blowup;
+            o.output_order = order;
+            ASSERT_GP_OK(gp_lde_batch(ctx(), up.get(), &o, w));
+            ASSERT_GP_OK(gp_lde_batch(ctx(), up.get(), &o, ref.get()));
+            HostMat a, b;
+            ASSERT_GP_OK(download(w, F, GP_LAYOUT_COL_MAJOR, &a));
+            ASSERT_GP_OK(download(ref.get(), F, GP_LAYOUT_COL_MAJOR, &b));
+            EXPECT_EQ(a.v, b.v) << "LDE, order " << (int)order;
+        }
+        // Both directions of the NTT in place, from the LDE just written.
+        for (gp_ntt_direction dir : {GP_NTT_FORWARD, GP_NTT_INVERSE}) {
+            gp_ntt_options o;
+            gp_ntt_options_init(&o);
+            o.direction = dir;
+            ASSERT_GP_OK(gp_ntt_batch(ctx(), w, &o));
+            ASSERT_GP_OK(gp_ntt_batch(ctx(), ref.get(), &o));
+            HostMat a, b;
+            ASSERT_GP_OK(download(w, F, GP_LAYOUT_COL_MAJOR, &a));
+            ASSERT_GP_OK(download(ref.get(), F, GP_LAYOUT_COL_MAJOR, &b));
+            EXPECT_EQ(a.v, b.v) << "NTT, direction " << (int)dir;
+        }
+        wrapped.reset();
+        CUDA_OK(cudaFree(dev));
+    }
+}
+
 TEST_F(InteropCuda, WrapRefusesHostMemoryAndNonCanonicalValues) {
     std::vector<uint64_t> host(64, 3);
     gp_buffer *w = nullptr;
