@@ -131,6 +131,30 @@ __device__ __forceinline__ void pow2_butterfly(typename F::T &a, typename F::T &
     }
 }
 
+// 16 bytes of elements at p (16-byte aligned) to and from registers.
+template <class T>
+__device__ __forceinline__ void load16(T (&x)[16 / sizeof(T)], const T *p) {
+    const uint4 w = *reinterpret_cast<const uint4 *>(p);
+    memcpy(x, &w, sizeof w);
+}
+template <class T>
+__device__ __forceinline__ void store16(T *p, const T (&x)[16 / sizeof(T)]) {
+    uint4 w;
+    memcpy(&w, x, sizeof w);
+    *reinterpret_cast<uint4 *>(p) = w;
+}
+// The first W elements of x: 16 bytes (W = 16 / sizeof(T)) or one element.
+template <uint32_t W, class T>
+__device__ __forceinline__ void load_w(T (&x)[16 / sizeof(T)], const T *p) {
+    if constexpr (W > 1) load16(x, p);
+    else x[0] = *p;
+}
+template <uint32_t W, class T>
+__device__ __forceinline__ void store_w(T *p, const T (&x)[16 / sizeof(T)]) {
+    if constexpr (W > 1) store16(p, x);
+    else *p = x[0];
+}
+
 // Moves a tile of 2^(t + logC) elements between global memory, where tile
 // element e is g[((e >> logC) << lo) + (e & (2^logC - 1))], and its shared
 // slot swz(e): LOAD reads global, else writes it. The index of e + blockDim.x
@@ -152,19 +176,15 @@ __device__ __forceinline__ void tile_copy(T *sm, T *g, uint32_t size, uint32_t l
         uint64_t idx = ((uint64_t)(e >> logC) << lo) + (e & cmask);
         for (; e < size; e += bd * V, idx += step) {
             const uint32_t s = swz(e);
-            uint4 *p = reinterpret_cast<uint4 *>(g + idx);
             T x[V];
             if constexpr (LOAD) {
-                const uint4 w = *p;
-                memcpy(x, &w, sizeof w);
+                load16(x, g + idx);
 #pragma unroll
                 for (uint32_t i = 0; i < V; ++i) sm[s ^ i] = x[i];
             } else {
 #pragma unroll
                 for (uint32_t i = 0; i < V; ++i) x[i] = sm[s ^ i];
-                uint4 w;
-                memcpy(&w, x, sizeof w);
-                *p = w;
+                store16(g + idx, x);
             }
         }
     } else {
@@ -186,6 +206,40 @@ __device__ __forceinline__ void tile_load(T *sm, const T *g, uint32_t size, uint
 template <class T>
 __device__ __forceinline__ void tile_store(T *sm, T *g, uint32_t size, uint32_t lo, uint32_t logC) {
     tile_copy<T, false>(sm, g, size, lo, logC);
+}
+
+// Moves nvec groups of W elements between global memory and shared slots:
+// group q is g[gidx(q) .. gidx(q) + W), contiguous, gidx(q) a multiple of W,
+// and its element i sits in slot(q, i). Groups go as one 16-byte access
+// where g is 16-byte aligned (W = 16 / sizeof(T)), else one element at a
+// time. LOAD reads elements below `limit` and zero above it.
+template <class T, uint32_t W, bool LOAD, class Index, class Slot>
+__device__ __forceinline__ void copy_groups(T *sm, T *g, uint32_t nvec, uint64_t limit, Index gidx, Slot slot) {
+    static_assert(W == 1 || W * sizeof(T) == 16, "a group is one element or 16 bytes");
+    const bool vec = W > 1 && (reinterpret_cast<uintptr_t>(g) & 15) == 0;
+    for (uint32_t q = threadIdx.x; q < nvec; q += blockDim.x) {
+        const uint64_t i0 = gidx(q);
+        T x[16 / sizeof(T)];
+        if constexpr (LOAD) {
+            if (vec && i0 + W <= limit) {
+                load_w<W>(x, g + i0);
+            } else {
+#pragma unroll
+                for (uint32_t i = 0; i < W; ++i) x[i] = i0 + i < limit ? g[i0 + i] : T(0);
+            }
+#pragma unroll
+            for (uint32_t i = 0; i < W; ++i) sm[slot(q, i)] = x[i];
+        } else {
+#pragma unroll
+            for (uint32_t i = 0; i < W; ++i) x[i] = sm[slot(q, i)];
+            if (vec) {
+                store_w<W>(g + i0, x);
+            } else {
+#pragma unroll
+                for (uint32_t i = 0; i < W; ++i) g[i0 + i] = x[i];
+            }
+        }
+    }
 }
 
 // x[j] *= beta^rev(j) for j = 1 .. 2^RL - 1, beta = w_{2^L}^K0 (L = lo + s +
@@ -432,30 +486,56 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
             v = ((rest / sets) << log_b) | r;
         }
         uint64_t r0 = set << logC;  // first bit-reversed chunk id
-        if (GATHER) {
-            const T *col = src + v * src_stride;
-            for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
-                uint32_t m = e >> logC, c = e & cmask;
-                uint64_t i = ((uint64_t)m << nt) + r0 + c;
-                sm[swz(((uint32_t)bit_reverse(m, t) << logC) + c)] = i < rows_in ? col[i] : T(0);
-            }
+        constexpr uint32_t V = 16 / sizeof(T);
+        // Natural-order side: row m of the tile is 2^logC consecutive
+        // elements from (m << nt) + r0; its slot row is bit_reverse(m, t).
+        // Chunk side: tile column c is chunk bit_reverse(r0 + c, nt), 2^t
+        // consecutive elements, element j in slot (j << logC) + c.
+        auto rows = [&](auto w, T *g, uint64_t limit, auto load) {
+            constexpr uint32_t Wd = decltype(w)::value;
+            copy_groups<T, Wd, decltype(load)::value>(
+                sm, g, size / Wd, limit,
+                [&](uint32_t q) {
+                    const uint32_t e = q * Wd;
+                    return ((uint64_t)(e >> logC) << nt) + r0 + (e & cmask);
+                },
+                [&](uint32_t q, uint32_t i) {
+                    const uint32_t e = q * Wd;
+                    return swz(((uint32_t)bit_reverse(e >> logC, t) << logC) + (e & cmask)) ^ i;
+                });
+        };
+        auto chunks = [&](auto w, T *g, auto load) {
+            constexpr uint32_t Wd = decltype(w)::value;
+            copy_groups<T, Wd, decltype(load)::value>(
+                sm, g, size / Wd, ~0ull,
+                [&](uint32_t q) {
+                    const uint32_t e = q * Wd;
+                    return (bit_reverse(r0 + (e >> t), nt) << t) + (e & tmask);
+                },
+                [&](uint32_t q, uint32_t i) {
+                    const uint32_t e = q * Wd;
+                    return swz((((e & tmask) + i) << logC) + (e >> t));
+                });
+        };
+        using Wide = std::integral_constant<uint32_t, V>;
+        using One = std::integral_constant<uint32_t, 1>;
+        using Load = std::true_type;
+        using Store = std::false_type;
+        T *in = const_cast<T *>(src) + v * src_stride;
+        const bool wide_chunks = (1u << t) >= V;
+        if (!GATHER) {
+            if (wide_chunks) chunks(Wide{}, in, Load{});
+            else chunks(One{}, in, Load{});
+        } else if ((1u << logC) >= V) {
+            rows(Wide{}, in, rows_in, Load{});
         } else {
-            const T *col = src + v * src_stride;
-            for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
-                uint32_t c = e >> t, j = e & tmask;
-                uint64_t chunk = bit_reverse(r0 + c, nt);
-                sm[swz((j << logC) + c)] = col[(chunk << t) + j];
-            }
+            rows(One{}, in, rows_in, Load{});
         }
         __syncthreads();
         tile_stages<F, !GATHER, GATHER, POW2>(sm, t, logC, 0, 0, false, tw);
         if (GATHER) {
-            T *col = dst + v * dst_stride;
-            for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
-                uint32_t c = e >> t, j = e & tmask;
-                uint64_t chunk = bit_reverse(r0 + c, nt);
-                col[(chunk << t) + j] = sm[swz((j << logC) + c)];
-            }
+            if (wide_chunks) chunks(Wide{}, dst + v * dst_stride, Store{});
+            else chunks(One{}, dst + v * dst_stride, Store{});
         } else {
             uint64_t B = 1ull << log_b, r = v & (B - 1);
             T *col = dst + (v >> log_b) * dst_stride;
@@ -581,26 +661,63 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_lde_spread
                               static_cast<const Tw *>(a.tw_inv));
         T *dst = static_cast<T *>(a.dst) + v * a.dst_stride;
         auto region = [&](uint64_t r) { return dst + (a.bitrev_regions ? bit_reverse(r, a.log_b) : r) * N; };
+        // V consecutive tile elements are consecutive coefficients when a
+        // tile row holds them; then the tables (the library's, 16-byte
+        // aligned) are read and the regions (where dst is aligned) read and
+        // written 16 bytes at a time.
+        constexpr uint32_t V = 16 / sizeof(T);
+        static_assert(sizeof(Tw) == sizeof(T), "16-byte table reads");
+        const bool vec = ((1u << logC) >= V || (a.lo == 0 && logC == 0)) &&
+                         (reinterpret_cast<uintptr_t>(dst) & 15) == 0;
+        // Runs body(W) with W = V or 1 elements a thread-step, W a constant.
+        auto widths = [&](auto body) {
+            if (vec) body(std::integral_constant<uint32_t, V>{});
+            else body(std::integral_constant<uint32_t, 1>{});
+        };
         if constexpr (!TOP_DIF) {
-            for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
-                uint64_t k = index(e);
-                T x = F::mul_tw(sm[swz(e)], scale[k]);
-                const Tw w = w_nb[k];
-                for (uint64_t r = 0; r < B; ++r) {
-                    region(r)[k] = x;
-                    if (r + 1 < B) x = F::mul_tw(x, w);
+            widths([&](auto wc) {
+                constexpr uint32_t W = decltype(wc)::value;
+                for (uint32_t q = threadIdx.x; q < size / W; q += blockDim.x) {
+                    const uint32_t e0 = q * W, s0 = swz(e0);
+                    const uint64_t k0 = index(e0);
+                    T x[V], w[V];
+                    load_w<W>(x, scale + k0);
+                    load_w<W>(w, w_nb + k0);
+#pragma unroll
+                    for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(sm[s0 ^ i], x[i]);
+                    for (uint64_t r = 0; r < B; ++r) {
+                        store_w<W>(region(r) + k0, x);
+                        if (r + 1 < B)
+#pragma unroll
+                            for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(x[i], w[i]);
+                    }
                 }
-            }
+            });
             __syncthreads();
         } else {
             T *stash = dst + (B - 1) * N;  // coset B-1's region in either order
             for (uint64_t r = 0; r < B; ++r) {
-                for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
-                    uint64_t k = index(e);
-                    T x = r == 0 ? F::mul_tw(sm[swz(e)], scale[k]) : stash[k];
-                    if (r + 1 < B) stash[k] = F::mul_tw(x, w_nb[k]);
-                    sm[swz(e)] = x;
-                }
+                widths([&](auto wc) {
+                    constexpr uint32_t W = decltype(wc)::value;
+                    for (uint32_t q = threadIdx.x; q < size / W; q += blockDim.x) {
+                        const uint32_t e0 = q * W, s0 = swz(e0);
+                        const uint64_t k0 = index(e0);
+                        T x[V], w[V];
+                        load_w<W>(x, (r == 0 ? scale : stash) + k0);
+                        if (r == 0)
+#pragma unroll
+                            for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(sm[s0 ^ i], x[i]);
+                        if (r + 1 < B) {
+                            T y[V];
+                            load_w<W>(w, w_nb + k0);
+#pragma unroll
+                            for (uint32_t i = 0; i < W; ++i) y[i] = F::mul_tw(x[i], w[i]);
+                            store_w<W>(stash + k0, y);
+                        }
+#pragma unroll
+                        for (uint32_t i = 0; i < W; ++i) sm[s0 ^ i] = x[i];
+                    }
+                });
                 __syncthreads();
                 tile_stages<F, true, false>(sm, a.t, logC, a.lo, (uint32_t)base0, true, tw_fwd);
                 tile_store(sm, region(r) + base0, size, a.lo, logC);

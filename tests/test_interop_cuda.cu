@@ -87,8 +87,9 @@ TEST_F(InteropCuda, WrappedDeviceMemoryIsUsedInPlace) {
 
 // Wrapped memory need only be aligned to its element. The transforms move
 // 16 bytes per access where a column allows it and one element at a time
-// where it does not: an LDE into, and an NTT in place on, columns that start
-// one element past a 16-byte boundary give what library buffers give.
+// where it does not: an LDE from and into, and an NTT in place on, columns
+// that start one element past a 16-byte boundary give what library buffers
+// give.
 TEST_F(InteropCuda, ElementAlignedWrappedMemory) {
     for (gp_field f : {GP_FIELD_GOLDILOCKS, GP_FIELD_BABYBEAR}) {
         SCOPED_TRACE(field_ref(f).name);
@@ -98,14 +99,19 @@ TEST_F(InteropCuda, ElementAlignedWrappedMemory) {
         const HostMat in = random_mat(F, rows, cols, 1, rng);
         BufPtr up;
         ASSERT_GP_OK(upload(ctx(), F, in, GP_LAYOUT_COL_MAJOR, &up));
-        // Output columns of rows * blowup elements at an odd element offset.
+        // Output columns of rows * blowup elements, then a copy of the input,
+        // each at an odd element offset.
         unsigned char *dev = nullptr;
-        const uint64_t out_bytes = rows * blowup * cols * es;
-        CUDA_OK(cudaMalloc(&dev, out_bytes + 16));
-        CUDA_OK(cudaMemset(dev, 0, out_bytes + 16));
-        gp_buffer *w = nullptr;
+        const uint64_t out_bytes = rows * blowup * cols * es, in_bytes = rows * cols * es;
+        CUDA_OK(cudaMalloc(&dev, out_bytes + in_bytes + 32));
+        CUDA_OK(cudaMemset(dev, 0, out_bytes + 32));
+        unsigned char *in_dev = dev + out_bytes + 16 + es;
+        CUDA_OK(cudaMemcpy(in_dev, ApiData(in.v, (uint32_t)es).data(), in_bytes, cudaMemcpyHostToDevice));
+        gp_buffer *w = nullptr, *wi = nullptr;
         ASSERT_GP_OK(gp_buffer_wrap(ctx(), f, 1, rows * blowup, cols, dev + es, &w));
         BufPtr wrapped(w);
+        ASSERT_GP_OK(gp_buffer_wrap(ctx(), f, 1, rows, cols, in_dev, &wi));
+        BufPtr wrapped_in(wi);
         BufPtr ref;
         ASSERT_GP_OK(create_buffer(ctx(), F, 1, rows * blowup, cols, &ref));
         for (gp_order order : {GP_ORDER_BIT_REVERSED, GP_ORDER_NATURAL}) {
@@ -113,7 +119,7 @@ TEST_F(InteropCuda, ElementAlignedWrappedMemory) {
             gp_lde_options_init(&o);
             o.blowup = blowup;
             o.output_order = order;
-            ASSERT_GP_OK(gp_lde_batch(ctx(), up.get(), &o, w));
+            ASSERT_GP_OK(gp_lde_batch(ctx(), wi, &o, w));
             ASSERT_GP_OK(gp_lde_batch(ctx(), up.get(), &o, ref.get()));
             HostMat a, b;
             ASSERT_GP_OK(download(w, F, GP_LAYOUT_COL_MAJOR, &a));
@@ -133,6 +139,7 @@ TEST_F(InteropCuda, ElementAlignedWrappedMemory) {
             EXPECT_EQ(a.v, b.v) << "NTT, direction " << (int)dir;
         }
         wrapped.reset();
+        wrapped_in.reset();
         CUDA_OK(cudaFree(dev));
     }
 }
