@@ -638,7 +638,14 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
 //    positions, overwritten last, so the stash stays in L2 and takes no
 //    registers or shared memory. The lower DIF segments follow as tile
 //    passes.
-template <class F, bool TOP_DIF>
+// W: tile elements a thread handles at a time in the scaling, 1 or
+// V = 16 / sizeof(T). With V (spread_width), V consecutive tile elements
+// are consecutive coefficients, and the tables (the library's, 16-byte
+// aligned) and the regions are read and written 16 bytes at a time; the
+// host takes it where a tile row holds V elements and every column of dst
+// is 16-byte aligned. Separate kernels: the 31-bit stash loop with both
+// widths in one kernel spilled under its 40-register cap.
+template <class F, bool TOP_DIF, uint32_t W>
 __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_lde_spread(FusedArgs a) {
     using T = typename F::T;
     using Tw = typename F::Tw;
@@ -661,63 +668,45 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_lde_spread
                               static_cast<const Tw *>(a.tw_inv));
         T *dst = static_cast<T *>(a.dst) + v * a.dst_stride;
         auto region = [&](uint64_t r) { return dst + (a.bitrev_regions ? bit_reverse(r, a.log_b) : r) * N; };
-        // V consecutive tile elements are consecutive coefficients when a
-        // tile row holds them; then the tables (the library's, 16-byte
-        // aligned) are read and the regions (where dst is aligned) read and
-        // written 16 bytes at a time.
         constexpr uint32_t V = 16 / sizeof(T);
-        static_assert(sizeof(Tw) == sizeof(T), "16-byte table reads");
-        const bool vec = ((1u << logC) >= V || (a.lo == 0 && logC == 0)) &&
-                         (reinterpret_cast<uintptr_t>(dst) & 15) == 0;
-        // Runs body(W) with W = V or 1 elements a thread-step, W a constant.
-        auto widths = [&](auto body) {
-            if (vec) body(std::integral_constant<uint32_t, V>{});
-            else body(std::integral_constant<uint32_t, 1>{});
-        };
+        static_assert(sizeof(Tw) == sizeof(T) && (W == 1 || W == V), "16-byte table reads");
         if constexpr (!TOP_DIF) {
-            widths([&](auto wc) {
-                constexpr uint32_t W = decltype(wc)::value;
-                for (uint32_t q = threadIdx.x; q < size / W; q += blockDim.x) {
-                    const uint32_t e0 = q * W, s0 = swz(e0);
-                    const uint64_t k0 = index(e0);
-                    T x[V], w[V];
-                    load_w<W>(x, scale + k0);
-                    load_w<W>(w, w_nb + k0);
+            for (uint32_t q = threadIdx.x; q < size / W; q += blockDim.x) {
+                const uint32_t e0 = q * W, s0 = swz(e0);
+                const uint64_t k0 = index(e0);
+                T x[V], w[V];
+                load_w<W>(x, scale + k0);
+                load_w<W>(w, w_nb + k0);
 #pragma unroll
-                    for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(sm[s0 ^ i], x[i]);
-                    for (uint64_t r = 0; r < B; ++r) {
-                        store_w<W>(region(r) + k0, x);
-                        if (r + 1 < B)
+                for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(sm[s0 ^ i], x[i]);
+                for (uint64_t r = 0; r < B; ++r) {
+                    store_w<W>(region(r) + k0, x);
+                    if (r + 1 < B)
 #pragma unroll
-                            for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(x[i], w[i]);
-                    }
+                        for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(x[i], w[i]);
                 }
-            });
+            }
             __syncthreads();
         } else {
             T *stash = dst + (B - 1) * N;  // coset B-1's region in either order
             for (uint64_t r = 0; r < B; ++r) {
-                widths([&](auto wc) {
-                    constexpr uint32_t W = decltype(wc)::value;
-                    for (uint32_t q = threadIdx.x; q < size / W; q += blockDim.x) {
-                        const uint32_t e0 = q * W, s0 = swz(e0);
-                        const uint64_t k0 = index(e0);
-                        T x[V], w[V];
-                        load_w<W>(x, (r == 0 ? scale : stash) + k0);
-                        if (r == 0)
+                for (uint32_t q = threadIdx.x; q < size / W; q += blockDim.x) {
+                    const uint32_t e0 = q * W, s0 = swz(e0);
+                    const uint64_t k0 = index(e0);
+                    T x[V], w[V];
+                    load_w<W>(x, (r == 0 ? scale : stash) + k0);
+                    if (r == 0)
 #pragma unroll
-                            for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(sm[s0 ^ i], x[i]);
-                        if (r + 1 < B) {
-                            T y[V];
-                            load_w<W>(w, w_nb + k0);
+                        for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(sm[s0 ^ i], x[i]);
 #pragma unroll
-                            for (uint32_t i = 0; i < W; ++i) y[i] = F::mul_tw(x[i], w[i]);
-                            store_w<W>(stash + k0, y);
-                        }
+                    for (uint32_t i = 0; i < W; ++i) sm[s0 ^ i] = x[i];
+                    if (r + 1 < B) {  // x becomes coset r + 1's
+                        load_w<W>(w, w_nb + k0);
 #pragma unroll
-                        for (uint32_t i = 0; i < W; ++i) sm[s0 ^ i] = x[i];
+                        for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(x[i], w[i]);
+                        store_w<W>(stash + k0, x);
                     }
-                });
+                }
                 __syncthreads();
                 tile_stages<F, true, false>(sm, a.t, logC, a.lo, (uint32_t)base0, true, tw_fwd);
                 tile_store(sm, region(r) + base0, size, a.lo, logC);

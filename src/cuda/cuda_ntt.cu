@@ -32,6 +32,24 @@ static auto tile_pass_kernel(bool dif, bool inverse, bool pow2) {
     return dif ? kern::k_tile_pass<F, true, false, false> : kern::k_tile_pass<F, false, false, false>;
 }
 
+// The k_lde_spread instance: the coset scaling one element or 16 bytes
+// (W = 16 / sizeof(T)) at a time. spread_wide: the 16-byte form applies
+// (a tile row holds W elements, every column of dst is 16-byte aligned) and
+// pays: blowups up to 4; at 8 and 32 it measured slower (docs/PERF.md
+// version 22).
+template <class F>
+static auto spread_kernel(bool wide) {
+    constexpr uint32_t V = 16 / sizeof(typename F::T);
+    constexpr bool top = kern::TileCfg<F>::kTopDif;
+    return wide ? kern::k_lde_spread<F, top, V> : kern::k_lde_spread<F, top, 1>;
+}
+template <class F>
+static bool spread_wide(const kern::FusedArgs &fa) {
+    constexpr uint32_t V = 16 / sizeof(typename F::T);
+    return fa.log_b <= 2 && ((1u << fa.logC) >= V || (fa.lo == 0 && fa.logC == 0)) &&
+           reinterpret_cast<uintptr_t>(fa.dst) % 16 == 0 && fa.dst_stride % V == 0;
+}
+
 template <class F>
 void CudaBackend::set_smem_limit_for() {
     int bytes = (int)kern::tile_bytes<F>(1u << kern::TileCfg<F>::kTileLog);
@@ -45,8 +63,8 @@ void CudaBackend::set_smem_limit_for() {
         cudaFuncSetAttribute(kern::k_chunk_pass<F, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_chunk_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_lde_fused<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    cudaFuncSetAttribute(kern::k_lde_spread<F, kern::TileCfg<F>::kTopDif>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                         bytes);
+    for (bool wide : {false, true})
+        cudaFuncSetAttribute(spread_kernel<F>(wide), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
 }
 
 void CudaBackend::set_smem_limits() {
@@ -233,7 +251,7 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
         fa.bitrev_regions = !p.natural;
         fa.natural_out = false;
         uint64_t blocks = (1ull << (n - t - logC)) * ncols;
-        kern::k_lde_spread<F, top_dif><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(fa);
+        spread_kernel<F>(spread_wide<F>(fa))<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(fa);
         check_launch();
     }
     // B_i: the forward DIF of every region, from the top segment (or the one
