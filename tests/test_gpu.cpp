@@ -293,11 +293,14 @@ TEST_F(Gpu, LdePadding) {
     Rng rng(306);
     for (const FieldRef &F : all_fields())
         for (uint32_t d : F.ext_degrees)
-            for (uint64_t rows : {1ull, 5000ull, 16383ull}) {
-                const uint64_t cols = d == 1 ? 6 : 2;
+            for (uint64_t rows : {1ull, 5000ull, 16383ull, 30001ull}) {
+                // 2^15 rows take the gather pass for every field (2^14 is
+                // one tile for the 31-bit ones); odd row counts leave every
+                // other column, and the last rows, off 16-byte boundaries.
+                const uint64_t cols = d == 1 ? 6 : 2, n = rows > (1u << 14) ? 1u << 15 : 1u << 14;
                 ApiData in = random_api(F, (size_t)(rows * cols * d), rng);
                 for (LdePath path : {LdePath::kHost, LdePath::kBuffer}) {
-                    gp_lde_options o = make_opts(1 << 14, 4, rng.nonzero(F.p), rows == 1 ? 0 : rng.nonzero(F.p),
+                    gp_lde_options o = make_opts(n, 4, rng.nonzero(F.p), rows == 1 ? 0 : rng.nonzero(F.p),
                                                  kOrders[rows & 1], kLayouts[path == LdePath::kHost]);
                     compare_lde(F, d, in, rows, cols, o, path, GP_LAYOUT_COL_MAJOR, "padding");
                 }
