@@ -639,10 +639,10 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
 //    registers or shared memory. The lower DIF segments follow as tile
 //    passes.
 // W: tile elements a thread handles at a time in the scaling, 1 or
-// V = 16 / sizeof(T). With V (spread_width), V consecutive tile elements
-// are consecutive coefficients, and the tables (the library's, 16-byte
-// aligned) and the regions are read and written 16 bytes at a time; the
-// host takes it where a tile row holds V elements and every column of dst
+// V = 16 / sizeof(T). With V, V consecutive tile elements are consecutive
+// coefficients, and the tables (the library's, 16-byte aligned) and the
+// regions are read and written 16 bytes at a time; the host takes it
+// (spread_wide) where a tile row holds V elements and every column of dst
 // is 16-byte aligned. Separate kernels: the 31-bit stash loop with both
 // widths in one kernel spilled under its 40-register cap.
 template <class F, bool TOP_DIF, uint32_t W>
