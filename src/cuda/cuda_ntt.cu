@@ -32,6 +32,17 @@ static auto tile_pass_kernel(bool dif, bool inverse, bool pow2) {
     return dif ? kern::k_tile_pass<F, true, false, false> : kern::k_tile_pass<F, false, false, false>;
 }
 
+// The gather pass (k_chunk_pass, GATHER) instance: power-of-two groups as
+// tile_pass_kernel chooses them.
+template <class F>
+static auto gather_kernel(bool pow2) {
+    if constexpr (F::kPow2Roots) {
+        if (pow2) return kern::k_chunk_pass<F, true, true>;
+    }
+    (void)pow2;
+    return kern::k_chunk_pass<F, true>;
+}
+
 // The k_lde_spread instance: the coset scaling one element or 16 bytes
 // (W = 16 / sizeof(T)) at a time. spread_wide: the 16-byte form applies
 // (a tile row holds W elements, every column of dst is 16-byte aligned) and
@@ -58,9 +69,8 @@ void CudaBackend::set_smem_limit_for() {
             for (bool pow2 : {false, true})
                 cudaFuncSetAttribute(tile_pass_kernel<F>(dif, inv, pow2), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      bytes);
-    cudaFuncSetAttribute(kern::k_chunk_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    if constexpr (F::kPow2Roots)
-        cudaFuncSetAttribute(kern::k_chunk_pass<F, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    for (bool pow2 : {false, true})
+        cudaFuncSetAttribute(gather_kernel<F>(pow2), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_chunk_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_lde_fused<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     for (bool wide : {false, true})
@@ -229,9 +239,7 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
     {
         uint32_t t = s.bits[0], logC = std::min<uint32_t>(n - t, kern::TileCfg<F>::kLogC);
         uint64_t blocks = (1ull << (n - t - logC)) * ncols;
-        auto gather = kern::use_pow2_groups<F>(n) ? kern::k_chunk_pass<F, true, F::kPow2Roots>
-                                                  : kern::k_chunk_pass<F, true>;
-        gather<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
+        gather_kernel<F>(kern::use_pow2_groups<F>(n))<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
             in, in_stride, rows_in, R, NB, ncols, n, t, logC, p.log_b, p.tw_inv);
         check_launch();
     }
