@@ -67,6 +67,7 @@ struct TileCfg<Goldilocks> {
     static constexpr int kMinBlocks = 0;
     static constexpr bool kTopDif = false;
     static constexpr int kPow2RadixLog = 4;
+    static constexpr uint32_t kSpreadGroupLog = 2;  // tile_of_block
 };
 template <class F>
 struct TileCfg {
@@ -75,6 +76,7 @@ struct TileCfg {
     static constexpr int kMinBlocks = 3;
     static constexpr bool kTopDif = true;
     static constexpr int kPow2RadixLog = 3;  // unused: no power-of-two roots
+    static constexpr uint32_t kSpreadGroupLog = 2;
 };
 
 // Blocks of kThreads an SM must hold, the register cap of a pass kernel:
@@ -308,14 +310,31 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
     constexpr uint32_t R = 1u << RL;
     const uint32_t groups = 1u << (t - RL + logC);
     const uint32_t cmask = (1u << logC) - 1, smask = (1u << s) - 1;
+    // swz is linear over GF(2) (shifts, a mask and XOR), so the slot of
+    // element j of a group, index i0 ^ (j << (s + logC)), is swz(i0) ^
+    // swz(j << (s + logC)): the XOR of the group's base slot and of d[k] =
+    // swz(2^(s + logC + k)) for the bits k of j, in bytes. One LOP3 an
+    // element instead of the index arithmetic.
+    uint32_t d[RL];
+#pragma unroll
+    for (int k = 0; k < RL; ++k) d[k] = swz(1u << (s + logC + k)) * (uint32_t)sizeof(T);
+    unsigned char *smb = reinterpret_cast<unsigned char *>(sm);
+    auto slot = [&](uint32_t sb, uint32_t j) {
+        uint32_t o = sb;
+#pragma unroll
+        for (int k = 0; k < RL; ++k)
+            if ((j >> k) & 1) o ^= d[k];
+        return reinterpret_cast<T *>(smb + o);
+    };
     for (uint32_t g = threadIdx.x; g < groups; g += blockDim.x) {
         uint32_t c = g & cmask, rest = g >> logC;
         uint32_t m_low = rest & smask, m_high = rest >> s;
         uint32_t m0 = (m_high << (s + RL)) | m_low;
         uint32_t add = c_low ? low_add + c : 0;
+        const uint32_t sb = swz((m0 << logC) | c) * (uint32_t)sizeof(T);
         T x[R];
 #pragma unroll
-        for (uint32_t j = 0; j < R; ++j) x[j] = sm[swz(((m0 + (j << s)) << logC) + c)];
+        for (uint32_t j = 0; j < R; ++j) x[j] = *slot(sb, j);
         if constexpr (POW2) {
             // The twiddle of stage u is beta^(2^(RL-1-u)) w_{2^(u+1)}^jj (below).
             // A factor applied to the difference of a DIF butterfly commutes
@@ -331,25 +350,17 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
             if constexpr (DIF && !UNIT) scale_by_beta<F, RL>(x, tw, lo + s + RL, K0);
         } else {
             // Twiddle of stage u for pairs with j mod 2^u = jj:
-            //   w_{2^(q+1)}^(K0 + jj 2^(s+lo)) = beta^(2^(RL-1-u)) * w_{2^(u+1)}^jj,
-            // beta = w_{2^(lo+s+RL)}^K0, K0 = (m_low << lo) + add. Where
-            // multiplication is cheap (31-bit fields) the 2^RL - 1 twiddles are
-            // derived from one load; otherwise each is loaded.
+            //   w_{2^(q+1)}^(K0 + jj 2^(s+lo)), K0 = (m_low << lo) + add,
+            // each loaded. (Deriving the 31-bit fields' 2^RL - 1 twiddles
+            // from one load, by products, was 4% slower on the LDE, and
+            // Shoup multipliers loaded in pairs 7% slower: docs/PERF.md
+            // version 23.)
             typename F::Tw wt[RL][R / 2];
             if constexpr (UNIT) {
 #pragma unroll
                 for (int u = 0; u < RL; ++u)
 #pragma unroll
                     for (uint32_t jj = 1; jj < (1u << u); ++jj) wt[u][jj] = __ldg(&tw[(1u << u) + jj]);
-            } else if constexpr (F::kDeriveTwiddles) {
-                typename F::Tw b = __ldg(&tw[(1u << (lo + s + RL - 1)) + (m_low << lo) + add]);
-#pragma unroll
-                for (int u = RL - 1; u >= 0; --u) {
-                    wt[u][0] = b;
-#pragma unroll
-                    for (uint32_t jj = 1; jj < (1u << u); ++jj) wt[u][jj] = F::tw_mul(b, tw[(1u << u) + jj]);
-                    b = F::tw_mul(b, b);
-                }
             } else {
 #pragma unroll
                 for (int u = 0; u < RL; ++u)
@@ -376,7 +387,7 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
             }
         }
 #pragma unroll
-        for (uint32_t j = 0; j < R; ++j) sm[swz(((m0 + (j << s)) << logC) + c)] = x[j];
+        for (uint32_t j = 0; j < R; ++j) *slot(sb, j) = x[j];
     }
     __syncthreads();
 }
@@ -424,6 +435,20 @@ __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32
     }
 }
 
+// Block blk's column v and tile position among tiles_per_col positions of
+// ncols columns: runs of 2^log_group neighbouring tiles of one column (their
+// 32-byte rows fill whole DRAM bursts together), the runs at one position of
+// every column next to each other, so that the twiddles a position reads,
+// the same in every column, come from L2 for all columns but the first.
+// 2^log_group >= tiles_per_col: column after column.
+__device__ __forceinline__ void tile_of_block(uint64_t blk, uint64_t tiles_per_col, uint64_t ncols,
+                                              uint32_t log_group, uint64_t &v, uint64_t &tile) {
+    const uint64_t g = log_group < 63 && (1ull << log_group) < tiles_per_col ? 1ull << log_group : tiles_per_col;
+    const uint64_t run = g * ncols, grp = blk / run, rem = blk - grp * run;
+    v = rem / g;
+    tile = grp * g + (rem - v * g);
+}
+
 // In-place pass over bits [lo, lo + t) of `ncols` columns of 2^n elements,
 // column v at data + v * col_stride. Tiles of 2^t x 2^logC (logC = 0 when
 // lo = 0). DIF or DIT with the given table.
@@ -431,7 +456,7 @@ __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32
 template <class F, bool DIF, bool INV, bool POW2>
 __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2)) k_tile_pass(typename F::T *data, uint64_t col_stride,
                                                         uint64_t ncols, uint32_t n, uint32_t lo,
-                                                        uint32_t t, uint32_t logC,
+                                                        uint32_t t, uint32_t logC, uint32_t log_group,
                                                         const typename F::Tw *__restrict__ tw) {
     using T = typename F::T;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -439,9 +464,8 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2)) k_tile_pass(typ
     const uint64_t tiles_per_col = 1ull << (n - t - logC);
     const uint64_t bases = 1ull << (lo - logC);  // tile positions among the low bits
     for (uint64_t blk = blockIdx.x; blk < tiles_per_col * ncols; blk += gridDim.x) {
-        // Neighbouring blocks take neighbouring tiles of one column, so the
-        // 32-byte rows they read together fill whole DRAM bursts.
-        uint64_t v = blk / tiles_per_col, tile = blk % tiles_per_col;
+        uint64_t v, tile;
+        tile_of_block(blk, tiles_per_col, ncols, log_group, v, tile);
         uint64_t base0 = (tile % bases) << logC;
         uint64_t upper = (tile / bases) << (lo + t);
         T *col = data + v * col_stride + upper + base0;
@@ -557,6 +581,7 @@ struct FusedArgs {
     uint64_t dst_stride;   // column stride of dst (n * B)
     uint64_t ncols;
     uint32_t n, lo, t, logC, log_b;
+    uint32_t log_group;    // tile order (tile_of_block)
     bool bitrev_regions;   // coset r goes to region bit_reverse(r, log_b), else r
     bool natural_out;      // single only: write natural interleaved LDE rows
     const void *tw_inv, *tw_fwd, *scale;
@@ -658,7 +683,9 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_lde_spread
     const uint64_t tiles = 1ull << (a.n - a.t - logC);
     const Tw *w_nb = tw_fwd + (NB >> 1);  // w_{nB}^k at w_nb[k]
     for (uint64_t blk = blockIdx.x; blk < tiles * a.ncols; blk += gridDim.x) {
-        uint64_t v = blk / tiles, base0 = (blk % tiles) << logC;
+        uint64_t v, tile;
+        tile_of_block(blk, tiles, a.ncols, a.log_group, v, tile);
+        const uint64_t base0 = tile << logC;
         // Tile element e holds index k(e) of the column.
         auto index = [&](uint32_t e) { return ((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask); };
         const T *src = static_cast<const T *>(a.src) + v * a.src_stride;

@@ -177,6 +177,8 @@ private:
     template <class F>
     uint32_t threads_for(uint32_t tile_log) const;
     template <class F>
+    uint32_t tile_group(bool spread) const;
+    template <class F>
     void lde_columns(const LdePlan<F> &p, const typename F::T *in, uint64_t in_stride,
                      uint64_t rows_in, typename F::T *out, uint64_t ncols);
     template <class F>
@@ -205,6 +207,7 @@ private:
     uint64_t pin_counter_ = 0;
     uint32_t threads_override_ = 0;
     uint32_t tile_log_override_ = 0;
+    uint32_t tile_group_override_ = 0;  // GP_CUDA_TILE_GROUP + 1, 0 when unset
     unsigned long long *flag_ = nullptr;
     std::map<TableKey, DeviceScratch> dev_tables_;
     PowersLru dev_lru_;

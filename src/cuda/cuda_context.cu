@@ -44,7 +44,7 @@ CudaBackend::CudaBackend(int device, unsigned threads) : device_(device), pool_(
     ++allocations_;
     set_smem_limits();
     // Tuning knobs for experiments: threads per block (128..512, power
-    // of two) and the largest tile (log2 elements).
+    // of two), the largest tile (log2 elements) and the tile order.
     if (const char *v = std::getenv("GP_CUDA_THREADS")) {
         uint32_t t = (uint32_t)std::strtoul(v, nullptr, 10);
         if (is_pow2(t) && t >= 64 && t <= (uint32_t)kern::kThreads) threads_override_ = t;
@@ -53,6 +53,10 @@ CudaBackend::CudaBackend(int device, unsigned threads) : device_(device), pool_(
         uint32_t t = (uint32_t)std::strtoul(v, nullptr, 10);
         if (t >= 8) tile_log_override_ = t;
     }
+    // Tile order of the strided passes (kern::tile_of_block): log2 of the
+    // neighbouring tiles of one column taken together, 63 column by column.
+    if (const char *v = std::getenv("GP_CUDA_TILE_GROUP"))
+        tile_group_override_ = 1 + std::min<uint32_t>(63, (uint32_t)std::strtoul(v, nullptr, 10));
 }
 
 CudaBackend::~CudaBackend() {
