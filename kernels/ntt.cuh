@@ -670,8 +670,12 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
 // (spread_wide) where a tile row holds V elements and every column of dst
 // is 16-byte aligned. Separate kernels: the 31-bit stash loop with both
 // widths in one kernel spilled under its 40-register cap.
-template <class F, bool TOP_DIF, uint32_t W>
-__global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks) k_lde_spread(FusedArgs a) {
+// MINB: the register cap (blocks an SM must hold, as TileCfg::kMinBlocks).
+// The 31-bit fields take two blocks (64 registers) for blowups of 8 and
+// more, whose coset loop runs B times a tile: 10% faster there, 6% slower
+// at B = 2 (docs/PERF.md version 24).
+template <class F, bool TOP_DIF, uint32_t W, int MINB = TileCfg<F>::kMinBlocks>
+__global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
     using T = typename F::T;
     using Tw = typename F::Tw;
     extern __shared__ __align__(16) unsigned char smem_raw[];

@@ -47,11 +47,16 @@ static auto gather_kernel(bool pow2) {
 // (W = 16 / sizeof(T)) at a time. spread_wide: the 16-byte form applies
 // (a tile row holds W elements, every column of dst is 16-byte aligned) and
 // pays: blowups up to 4; at 8 and 32 it measured slower (docs/PERF.md
-// version 22).
+// version 22). From blowup 8 on, the 31-bit fields' instance has the
+// higher register cap (kernels/ntt.cuh, MINB).
 template <class F>
-static auto spread_kernel(bool wide) {
+static auto spread_kernel(bool wide, uint32_t log_b) {
     constexpr uint32_t V = 16 / sizeof(typename F::T);
     constexpr bool top = kern::TileCfg<F>::kTopDif;
+    if constexpr (sizeof(typename F::T) == 4) {
+        if (!wide && log_b >= 3) return kern::k_lde_spread<F, top, 1, 2>;
+    }
+    (void)log_b;
     return wide ? kern::k_lde_spread<F, top, V> : kern::k_lde_spread<F, top, 1>;
 }
 template <class F>
@@ -74,7 +79,8 @@ void CudaBackend::set_smem_limit_for() {
     cudaFuncSetAttribute(kern::k_chunk_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_lde_fused<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     for (bool wide : {false, true})
-        cudaFuncSetAttribute(spread_kernel<F>(wide), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        for (uint32_t log_b : {0u, 3u})
+            cudaFuncSetAttribute(spread_kernel<F>(wide, log_b), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
 }
 
 void CudaBackend::set_smem_limits() {
@@ -273,7 +279,7 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
         fa.bitrev_regions = !p.natural;
         fa.natural_out = false;
         uint64_t blocks = (1ull << (n - t - logC)) * ncols;
-        spread_kernel<F>(spread_wide<F>(fa))<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(fa);
+        spread_kernel<F>(spread_wide<F>(fa), fa.log_b)<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(fa);
         check_launch();
     }
     // B_i: the forward DIF of every region, from the top segment (or the one
