@@ -321,9 +321,11 @@ struct Mont31 {
     // x < P * 2^32  ->  x * 2^-32 mod P, canonical. m = lo(x) P^-1 makes
     // m P agree with x in the low word, so (x - m P) / 2^32 = hi(x) - hi(m P),
     // in (-P, P): two 32-bit high products instead of a 64-bit
-    // multiply-accumulate, and a minimum for the correction. On an H200 the
-    // butterfly rate went from 1.78e12 to 2.04e12/s and the BabyBear LDE
-    // 2^22 x 128 from 22.8 to 20.6 ms (docs/PERF.md version 23).
+    // multiply-accumulate, and a minimum for the correction. On an H200,
+    // with add and sub as minima too, a register-only butterfly test went
+    // from 1.78e12 to 2.04e12/s (the 64-bit form with minimum corrections:
+    // 2.09e12) and the BabyBear LDE 2^22 x 128 from 22.8 to 20.6 ms
+    // (docs/PERF.md version 23).
     GP_HD static T mont_reduce(uint64_t x) {
         uint32_t lo = (uint32_t)x, hi = (uint32_t)(x >> 32);
         uint32_t m = lo * PINV_POS;
