@@ -319,6 +319,7 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
 #pragma unroll
     for (int k = 0; k < RL; ++k) d[k] = swz(1u << (s + logC + k)) * (uint32_t)sizeof(T);
     unsigned char *smb = reinterpret_cast<unsigned char *>(sm);
+    const size_t tw_stride = (size_t)1 << (lo + s);  // twiddle entries between a group's levels
     auto slot = [&](uint32_t sb, uint32_t j) {
         uint32_t o = sb;
 #pragma unroll
@@ -362,11 +363,15 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
 #pragma unroll
                     for (uint32_t jj = 1; jj < (1u << u); ++jj) wt[u][jj] = __ldg(&tw[(1u << u) + jj]);
             } else {
+                // Entry 2^(lo+s+u) + ((m_low + jj 2^s) << lo) + add is
+                // K0 + (2^u + jj) 2^(lo+s): a constant multiple of one
+                // stride from the group's base, one multiply-add an address.
+                const typename F::Tw *twk = tw + ((m_low << lo) + add);
 #pragma unroll
                 for (int u = 0; u < RL; ++u)
 #pragma unroll
                     for (uint32_t jj = 0; jj < (1u << u); ++jj)
-                        wt[u][jj] = __ldg(&tw[(1u << (lo + s + u)) + (((m_low + (jj << s)) << lo) + add)]);
+                        wt[u][jj] = __ldg(twk + (size_t)((1u << u) + jj) * tw_stride);
             }
 #pragma unroll
             for (int uu = 0; uu < RL; ++uu) {
