@@ -38,6 +38,10 @@ constexpr int kThreads = 512;
 // levels of 64 MiB) 21% slower, so larger sizes keep the general form, as
 // do the smaller ones, which were not measured (docs/PERF.md version 19).
 constexpr uint32_t kPow2MinLog = 19, kPow2MaxLog = 21;
+// The spread pass's tile order (tile_of_block): runs of 2^kSpreadGroupLog
+// neighbouring tiles of each column in turn, for every field (the tile
+// passes go column by column; src/cuda/cuda_ntt.cu, tile_group).
+constexpr uint32_t kSpreadGroupLog = 2;
 template <class F>
 constexpr bool use_pow2_groups(uint32_t n) {
     return F::kPow2Roots && n >= kPow2MinLog && n <= kPow2MaxLog;
@@ -67,7 +71,6 @@ struct TileCfg<Goldilocks> {
     static constexpr int kMinBlocks = 0;
     static constexpr bool kTopDif = false;
     static constexpr int kPow2RadixLog = 4;
-    static constexpr uint32_t kSpreadGroupLog = 2;  // tile_of_block
 };
 template <class F>
 struct TileCfg {
@@ -76,7 +79,6 @@ struct TileCfg {
     static constexpr int kMinBlocks = 3;
     static constexpr bool kTopDif = true;
     static constexpr int kPow2RadixLog = 3;  // unused: no power-of-two roots
-    static constexpr uint32_t kSpreadGroupLog = 2;
 };
 
 // Blocks of kThreads an SM must hold, the register cap of a pass kernel:

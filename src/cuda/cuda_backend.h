@@ -176,7 +176,6 @@ private:
     SegmentPlan plan_for(uint32_t n, bool &single);
     template <class F>
     uint32_t threads_for(uint32_t tile_log) const;
-    template <class F>
     uint32_t tile_group(bool spread) const;
     template <class F>
     void lde_columns(const LdePlan<F> &p, const typename F::T *in, uint64_t in_stride,

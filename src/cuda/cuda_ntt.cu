@@ -178,7 +178,7 @@ void CudaBackend::tile_passes(typename F::T *data, uint64_t col_stride, uint64_t
         uint32_t logC = strided_logC<F>(lo);
         uint64_t blocks = (1ull << (n - t - logC)) * ncols;
         kernel<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
-            data, col_stride, ncols, n, lo, t, logC, tile_group<F>(false), tw);
+            data, col_stride, ncols, n, lo, t, logC, tile_group(false), tw);
         check_launch();
     }
 }
@@ -194,10 +194,9 @@ void CudaBackend::tile_passes(typename F::T *data, uint64_t col_stride, uint64_t
 // from 21.7 to 9.6 GB and its time by 8% (BabyBear 2^22 x 128, B=2; W1
 // 15.7 -> 11.3 GB). The tile passes stay column by column: grouped, the
 // NTTs measured 2% slower (docs/PERF.md version 24).
-template <class F>
 uint32_t CudaBackend::tile_group(bool spread) const {
     if (tile_group_override_) return tile_group_override_ - 1;
-    return spread ? kern::TileCfg<F>::kSpreadGroupLog : 63;
+    return spread ? kern::kSpreadGroupLog : 63;
 }
 
 template <class F>
@@ -238,7 +237,7 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
     fa.tw_inv = p.tw_inv;
     fa.tw_fwd = p.tw_fwd;
     fa.scale = p.scale;
-    fa.log_group = tile_group<F>(true);
+    fa.log_group = tile_group(true);
     if (p.single) {
         fa.src = in;
         fa.src_stride = in_stride;
