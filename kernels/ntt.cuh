@@ -47,8 +47,13 @@ constexpr bool use_pow2_groups(uint32_t n) {
     return F::kPow2Roots && n >= kPow2MinLog && n <= kPow2MaxLog;
 }
 
+// Transform sizes 2^n for which the 31-bit tile passes run at two blocks an
+// SM (64 registers) instead of three (k_tile_pass's MINB): three or more
+// segments, whose middle passes take 64-thread-block tiles of few rows.
 template <class F>
 struct TileCfg;
+template <class F>
+constexpr bool use_wide_regs(uint32_t n);
 // kMinBlocks: blocks of kThreads an SM must hold (the register cap ptxas
 // works to; 0 leaves ptxas its default). The 31-bit passes fit 40 registers
 // without spilling, so three 64 KiB tiles share an SM (75% of the warp slots
@@ -80,6 +85,11 @@ struct TileCfg {
     static constexpr bool kTopDif = true;
     static constexpr int kPow2RadixLog = 3;  // unused: no power-of-two roots
 };
+
+template <class F>
+constexpr bool use_wide_regs(uint32_t n) {
+    return !F::kPow2Roots && n > 2 * (uint32_t)(TileCfg<F>::kTileLog - TileCfg<F>::kLogC);
+}
 
 // Blocks of kThreads an SM must hold, the register cap of a pass kernel:
 // TileCfg<F>::kMinBlocks, and two for the power-of-two group kernels, whose
@@ -460,8 +470,8 @@ __device__ __forceinline__ void tile_of_block(uint64_t blk, uint64_t tiles_per_c
 // column v at data + v * col_stride. Tiles of 2^t x 2^logC (logC = 0 when
 // lo = 0). DIF or DIT with the given table.
 // INV (the table is the inverse one) matters to POW2 only.
-template <class F, bool DIF, bool INV, bool POW2>
-__global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2)) k_tile_pass(typename F::T *data, uint64_t col_stride,
+template <class F, bool DIF, bool INV, bool POW2, int MINB = min_blocks<F>(POW2)>
+__global__ void __launch_bounds__(kThreads, MINB) k_tile_pass(typename F::T *data, uint64_t col_stride,
                                                         uint64_t ncols, uint32_t n, uint32_t lo,
                                                         uint32_t t, uint32_t logC, uint32_t log_group,
                                                         const typename F::Tw *__restrict__ tw) {

@@ -20,15 +20,19 @@ namespace cuda {
 // power-of-two groups (fields with power-of-two inner roots, for the sizes
 // where they measured faster: kernels/ntt.cuh) need to know the table's
 // direction; the general form takes any table.
+// wide: the 31-bit instance at two blocks an SM (kern::use_wide_regs).
 template <class F>
-static auto tile_pass_kernel(bool dif, bool inverse, bool pow2) {
+static auto tile_pass_kernel(bool dif, bool inverse, bool pow2, bool wide) {
     if constexpr (F::kPow2Roots) {
         if (pow2)
             return dif ? (inverse ? kern::k_tile_pass<F, true, true, true> : kern::k_tile_pass<F, true, false, true>)
                        : (inverse ? kern::k_tile_pass<F, false, true, true> : kern::k_tile_pass<F, false, false, true>);
+    } else {
+        if (wide) return dif ? kern::k_tile_pass<F, true, false, false, 2> : kern::k_tile_pass<F, false, false, false, 2>;
     }
     (void)inverse;
     (void)pow2;
+    (void)wide;
     return dif ? kern::k_tile_pass<F, true, false, false> : kern::k_tile_pass<F, false, false, false>;
 }
 
@@ -72,8 +76,9 @@ void CudaBackend::set_smem_limit_for() {
     for (bool dif : {false, true})
         for (bool inv : {false, true})
             for (bool pow2 : {false, true})
-                cudaFuncSetAttribute(tile_pass_kernel<F>(dif, inv, pow2), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     bytes);
+                for (bool wide : {false, true})
+                    cudaFuncSetAttribute(tile_pass_kernel<F>(dif, inv, pow2, wide),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     for (bool pow2 : {false, true})
         cudaFuncSetAttribute(gather_kernel<F>(pow2), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_chunk_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
@@ -171,7 +176,7 @@ template <class F, bool DIF>
 void CudaBackend::tile_passes(typename F::T *data, uint64_t col_stride, uint64_t ncols, uint32_t n,
                               const SegmentPlan &seg, uint32_t first, uint32_t last, const typename F::Tw *tw,
                               bool inverse) {
-    auto kernel = tile_pass_kernel<F>(DIF, inverse, kern::use_pow2_groups<F>(n));
+    auto kernel = tile_pass_kernel<F>(DIF, inverse, kern::use_pow2_groups<F>(n), kern::use_wide_regs<F>(n));
     for (uint32_t ii = first; ii < last; ++ii) {
         uint32_t i = DIF ? last - 1 - (ii - first) : ii;
         uint32_t lo = seg.lo[i], t = seg.bits[i];
