@@ -309,12 +309,17 @@ __device__ __forceinline__ void pow2_stages(typename F::T *x) {
 // Each thread takes groups of 2^RL elements; the 2^RL - 1 distinct twiddles
 // of a group are loaded once each. Indices fit 32 bits: a stage bit is at
 // most 31 (two-adicity <= 32).
+// FACT: each twiddle of a strided tile (lo > 0, c_low, low_add + c < 2^lo)
+// as the product of an entry of a level below 2^t and one entry a stage
+// that depends on the tile's column alone, both read through L1, instead
+// of one entry of a level up to 2^(lo+t) that L1 misses: one product more
+// a twiddle, for loads that do not wait on L2.
 // UNIT: every group of this call has K0 = 0 (the lowest stages of a
 // transform, lo + s = 0 with no column offset), so beta = 1: the twiddles
 // are the inner roots w_{2^(u+1)}^jj, and those with jj = 0 are 1, whose
 // products are skipped (7 of the 12 butterflies of a radix-8 group, 3 of 4
 // of a radix-4 one).
-template <class F, int RL, bool DIF, bool UNIT, bool INV, bool POW2>
+template <class F, int RL, bool DIF, bool UNIT, bool INV, bool POW2, bool FACT = false>
 __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t, uint32_t logC,
                                                   uint32_t s, uint32_t lo, uint32_t low_add,
                                                   bool c_low, const typename F::Tw *__restrict__ tw) {
@@ -374,6 +379,20 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
                 for (int u = 0; u < RL; ++u)
 #pragma unroll
                     for (uint32_t jj = 1; jj < (1u << u); ++jj) wt[u][jj] = __ldg(&tw[(1u << u) + jj]);
+            } else if constexpr (FACT) {
+                // Entry 2^(lo+s+u) + ((m_low + jj 2^s) << lo) + add is
+                // w_{2^L}^((J << lo) + add), L = lo+s+u+1, J = m_low + jj 2^s,
+                // add < 2^lo (the tile's column among the low bits):
+                // w_{2^(L-lo)}^J w_{2^L}^add, entry 2^(s+u) + J of a level
+                // below 2^t (a table L1 holds) times one entry a stage.
+                const typename F::Tw *tws = tw + m_low;
+#pragma unroll
+                for (int u = 0; u < RL; ++u) {
+                    const typename F::Tw cf = __ldg(tw + ((size_t)1 << (lo + s + u)) + add);
+#pragma unroll
+                    for (uint32_t jj = 0; jj < (1u << u); ++jj)
+                        wt[u][jj] = F::tw_mul(__ldg(tws + ((size_t)((1u << u) + jj) << s)), cf);
+                }
             } else {
                 // Entry 2^(lo+s+u) + ((m_low + jj 2^s) << lo) + add is
                 // K0 + (2^u + jj) 2^(lo+s): a constant multiple of one
@@ -420,7 +439,7 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
 // sizes where it measured faster (kPow2MinLog..kPow2MaxLog, version 19),
 // and by the gather pass (k_chunk_pass, version 20) for the same sizes. The
 // scatter and spread passes were slower with it and keep the general form.
-template <class F, bool DIF, bool INV, bool POW2 = false>
+template <class F, bool DIF, bool INV, bool POW2 = false, bool FACT = false>
 __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32_t lo,
                             uint32_t low_add, bool c_low, const typename F::Tw *tw) {
     constexpr uint32_t K = POW2 ? TileCfg<F>::kPow2RadixLog : 3;
@@ -434,7 +453,7 @@ __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32
         // The lowest group of a transform (K0 = 0 in every group).
         const bool unit = s == 0 && lo == 0 && (!c_low || (low_add == 0 && logC == 0));
         auto run = [&](auto rlc, auto unitc) {
-            tile_group_stages<F, decltype(rlc)::value, DIF, decltype(unitc)::value, INV, POW2>(
+            tile_group_stages<F, decltype(rlc)::value, DIF, decltype(unitc)::value, INV, POW2, FACT>(
                 sm, t, logC, s, lo, low_add, c_low, tw);
         };
         using Yes = std::true_type;
@@ -690,7 +709,8 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
 // MINB: the register cap (blocks an SM must hold, as TileCfg::kMinBlocks).
 // The 31-bit fields take two blocks (64 registers) for blowups of 8 and
 // more, whose coset loop runs B times a tile: 10% faster there, 6% slower
-// at B = 2 (docs/PERF.md version 24).
+// at B = 2 (docs/PERF.md version 24). That instance also takes the
+// factored twiddles (tile_group_stages, FACT; version 26).
 template <class F, bool TOP_DIF, uint32_t W, int MINB = TileCfg<F>::kMinBlocks>
 __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
     using T = typename F::T;
@@ -712,7 +732,11 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
         const T *src = static_cast<const T *>(a.src) + v * a.src_stride;
         tile_load(sm, src + base0, size, a.lo, logC);
         __syncthreads();
-        tile_stages<F, false, true>(sm, a.t, logC, a.lo, (uint32_t)base0, true,
+        // The factored twiddles (tile_group_stages, FACT) where the cap is
+        // two blocks (blowups of 8 and more): 4% faster there; at three
+        // blocks (B = 2) the extra products cost 7% (docs/PERF.md v26).
+        constexpr bool kFact = MINB == 2 && !F::kPow2Roots;
+        tile_stages<F, false, true, false, kFact>(sm, a.t, logC, a.lo, (uint32_t)base0, true,
                               static_cast<const Tw *>(a.tw_inv));
         T *dst = static_cast<T *>(a.dst) + v * a.dst_stride;
         auto region = [&](uint64_t r) { return dst + (a.bitrev_regions ? bit_reverse(r, a.log_b) : r) * N; };
@@ -756,7 +780,7 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
                     }
                 }
                 __syncthreads();
-                tile_stages<F, true, false>(sm, a.t, logC, a.lo, (uint32_t)base0, true, tw_fwd);
+                tile_stages<F, true, false, false, kFact>(sm, a.t, logC, a.lo, (uint32_t)base0, true, tw_fwd);
                 tile_store(sm, region(r) + base0, size, a.lo, logC);
                 __syncthreads();  // also frees the tile for the next block
             }

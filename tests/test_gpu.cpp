@@ -176,6 +176,27 @@ TEST_F(Gpu, LdeLarge) {
     }
 }
 
+/* Blowup 2 on the 31-bit fields: the spread pass in its 16-byte form (it
+ * also runs the top segment of both cosets' forward DIF), one size just
+ * above a single tile and sizes of two and three segments, both
+ * orders, shifts on and off, several columns. */
+TEST_F(Gpu, LdeBlowup2SpreadForms) {
+    Rng rng(311);
+    unsigned k = 0;
+    for (gp_field f : {GP_FIELD_BABYBEAR, GP_FIELD_KOALABEAR})
+        for (uint32_t log_n : {15u, 16u, 21u, 22u, 23u}) {
+            const FieldRef &F = field_ref(f);
+            const uint64_t rows = 1ull << log_n, cols = log_n <= 16 ? 5 : 1;
+            ApiData in = random_api(F, (size_t)(rows * cols), rng);
+            for (gp_order order : kOrders) {
+                gp_lde_options o = make_opts(0, 2, (k & 1) ? rng.nonzero(F.p) : 0, (k & 2) ? rng.nonzero(F.p) : 0,
+                                             order, GP_LAYOUT_COL_MAJOR);
+                compare_lde(F, 1, in, rows, cols, o, LdePath::kBuffer, GP_LAYOUT_COL_MAJOR, "blowup2");
+                ++k;
+            }
+        }
+}
+
 /* Every size from 2^0 to 2^24 rows, so each pass plan is met at and around
  * its tile boundaries (one tile, two segments, three segments; the 31-bit
  * fields' spread pass that also runs the top DIF segment), with every
