@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "math/field.h"
@@ -42,6 +43,11 @@ constexpr uint32_t kPow2MinLog = 19, kPow2MaxLog = 21;
 // neighbouring tiles of each column in turn, for every field (the tile
 // passes go column by column; src/cuda/cuda_ntt.cu, tile_group).
 constexpr uint32_t kSpreadGroupLog = 2;
+// Blowups 2^log_b for which the 31-bit spread pass runs in four-step form
+// (k_lde_spread, FOUR): measured faster at 2 and 8 (BabyBear 2^22 x 128 at
+// B=2 17.9 -> 17.3-17.4 ms, 2^21 x 64 at B=8 15.2 -> 14.8-14.9), slower at
+// 32 (14.1 -> 14.4, against the factored twiddles; docs/PERF.md v27).
+constexpr uint32_t kFourStepMaxLogB = 3;
 template <class F>
 constexpr bool use_pow2_groups(uint32_t n) {
     return F::kPow2Roots && n >= kPow2MinLog && n <= kPow2MaxLog;
@@ -179,9 +185,28 @@ __device__ __forceinline__ void store_w(T *p, const T (&x)[16 / sizeof(T)]) {
 // consecutive elements whose slots are swz(e) ^ i (e a multiple of V <= 8
 // leaves e >> 3 unchanged). Wrapped caller memory need only be aligned to
 // the element: such tiles take the one-element loop.
-template <class T, bool LOAD>
-__device__ __forceinline__ void tile_copy(T *sm, T *g, uint32_t size, uint32_t lo, uint32_t logC) {
+// F (not void): each element is multiplied on its way by the entry of tab
+// (F::Tw, 16-byte aligned) at the same offset as its global position.
+template <class T, bool LOAD, class F = void>
+__device__ __forceinline__ void tile_copy(T *sm, T *g, uint32_t size, uint32_t lo, uint32_t logC,
+                                          const void *tab = nullptr) {
     constexpr uint32_t V = 16 / sizeof(T);
+    constexpr bool kTab = !std::is_void_v<F>;
+    auto times = [&](T(&x)[V], uint64_t i, uint32_t n) {
+        if constexpr (kTab) {
+            using Tw = typename F::Tw;
+            static_assert(sizeof(Tw) == sizeof(T), "tables in element-sized words");
+            const Tw *tb = static_cast<const Tw *>(tab) + i;
+            Tw w[V];
+            if (n == V) load16(w, tb);
+            else w[0] = tb[0];
+#pragma unroll
+            for (uint32_t k = 0; k < V; ++k)
+                if (k < n) x[k] = F::mul_tw(x[k], w[k]);
+        } else {
+            (void)x, (void)i, (void)n;
+        }
+    };
     const uint32_t cmask = (1u << logC) - 1, bd = blockDim.x;
     const bool rows_whole = (lo == 0 && logC == 0) || (1u << logC) >= V;
     if (rows_whole && size >= V && (reinterpret_cast<uintptr_t>(g) & 15) == 0) {
@@ -193,11 +218,13 @@ __device__ __forceinline__ void tile_copy(T *sm, T *g, uint32_t size, uint32_t l
             T x[V];
             if constexpr (LOAD) {
                 load16(x, g + idx);
+                times(x, idx, V);
 #pragma unroll
                 for (uint32_t i = 0; i < V; ++i) sm[s ^ i] = x[i];
             } else {
 #pragma unroll
                 for (uint32_t i = 0; i < V; ++i) x[i] = sm[s ^ i];
+                times(x, idx, V);
                 store16(g + idx, x);
             }
         }
@@ -206,20 +233,28 @@ __device__ __forceinline__ void tile_copy(T *sm, T *g, uint32_t size, uint32_t l
         uint32_t e = threadIdx.x;
         uint64_t idx = ((uint64_t)(e >> logC) << lo) + (e & cmask);
         for (; e < size; e += bd, idx += step) {
-            if constexpr (LOAD)
-                sm[swz(e)] = g[idx];
-            else
-                g[idx] = sm[swz(e)];
+            T x[V];
+            if constexpr (LOAD) {
+                x[0] = g[idx];
+                times(x, idx, 1);
+                sm[swz(e)] = x[0];
+            } else {
+                x[0] = sm[swz(e)];
+                times(x, idx, 1);
+                g[idx] = x[0];
+            }
         }
     }
 }
-template <class T>
-__device__ __forceinline__ void tile_load(T *sm, const T *g, uint32_t size, uint32_t lo, uint32_t logC) {
-    tile_copy<T, true>(sm, const_cast<T *>(g), size, lo, logC);
+template <class T, class F = void>
+__device__ __forceinline__ void tile_load(T *sm, const T *g, uint32_t size, uint32_t lo, uint32_t logC,
+                                          const void *tab = nullptr) {
+    tile_copy<T, true, F>(sm, const_cast<T *>(g), size, lo, logC, tab);
 }
-template <class T>
-__device__ __forceinline__ void tile_store(T *sm, T *g, uint32_t size, uint32_t lo, uint32_t logC) {
-    tile_copy<T, false>(sm, g, size, lo, logC);
+template <class T, class F = void>
+__device__ __forceinline__ void tile_store(T *sm, T *g, uint32_t size, uint32_t lo, uint32_t logC,
+                                           const void *tab = nullptr) {
+    tile_copy<T, false, F>(sm, g, size, lo, logC, tab);
 }
 
 // Moves nvec groups of W elements between global memory and shared slots:
@@ -621,6 +656,9 @@ struct FusedArgs {
     bool bitrev_regions;   // coset r goes to region bit_reverse(r, log_b), else r
     bool natural_out;      // single only: write natural interleaved LDE rows
     const void *tw_inv, *tw_fwd, *scale;
+    // k_lde_spread's FOUR form: the top segment's four-step factors
+    // (build_segment_factors), inverse and forward, position-ordered.
+    const void *seg_inv, *seg_fwd;
 };
 
 // Coefficient k of coset r is c_k * scale[k] * w_{nB}^(r k): scale once, then
@@ -711,7 +749,13 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
 // more, whose coset loop runs B times a tile: 10% faster there, 6% slower
 // at B = 2 (docs/PERF.md version 24). That instance also takes the
 // factored twiddles (tile_group_stages, FACT; version 26).
-template <class F, bool TOP_DIF, uint32_t W, int MINB = TileCfg<F>::kMinBlocks>
+// FOUR (TOP_DIF): the top segments in four-step form. The inverse DIT's
+// input is multiplied by a.seg_inv as it is loaded and the forward DIF's
+// output by a.seg_fwd as it is stored (one product an element); between
+// them the stages are independent size-2^t transforms of the tile's
+// columns, whose twiddles all lie in levels below 2^t (8 KiB, L1), instead
+// of stages whose twiddles reach levels up to 2^n (L2).
+template <class F, bool TOP_DIF, uint32_t W, int MINB = TileCfg<F>::kMinBlocks, bool FOUR = false>
 __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
     using T = typename F::T;
     using Tw = typename F::Tw;
@@ -730,14 +774,22 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
         // Tile element e holds index k(e) of the column.
         auto index = [&](uint32_t e) { return ((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask); };
         const T *src = static_cast<const T *>(a.src) + v * a.src_stride;
-        tile_load(sm, src + base0, size, a.lo, logC);
+        static_assert(!FOUR || TOP_DIF, "the four-step form is the top-DIF spread's");
+        if constexpr (FOUR)
+            tile_load<T, F>(sm, src + base0, size, a.lo, logC, static_cast<const Tw *>(a.seg_inv) + base0);
+        else
+            tile_load(sm, src + base0, size, a.lo, logC);
         __syncthreads();
         // The factored twiddles (tile_group_stages, FACT) where the cap is
-        // two blocks (blowups of 8 and more): 4% faster there; at three
-        // blocks (B = 2) the extra products cost 7% (docs/PERF.md v26).
-        constexpr bool kFact = MINB == 2 && !F::kPow2Roots;
-        tile_stages<F, false, true, false, kFact>(sm, a.t, logC, a.lo, (uint32_t)base0, true,
-                              static_cast<const Tw *>(a.tw_inv));
+        // two blocks (blowups of 8 and more, those above kFourStepMaxLogB
+        // since the four-step form): 4% faster there; at three blocks
+        // (B = 2) the extra products cost 7% (docs/PERF.md v26).
+        constexpr bool kFact = MINB == 2 && !F::kPow2Roots && !FOUR;
+        if constexpr (FOUR)
+            tile_stages<F, false, true>(sm, a.t, logC, 0, 0, false, static_cast<const Tw *>(a.tw_inv));
+        else
+            tile_stages<F, false, true, false, kFact>(sm, a.t, logC, a.lo, (uint32_t)base0, true,
+                                                      static_cast<const Tw *>(a.tw_inv));
         T *dst = static_cast<T *>(a.dst) + v * a.dst_stride;
         auto region = [&](uint64_t r) { return dst + (a.bitrev_regions ? bit_reverse(r, a.log_b) : r) * N; };
         constexpr uint32_t V = 16 / sizeof(T);
@@ -780,8 +832,14 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
                     }
                 }
                 __syncthreads();
-                tile_stages<F, true, false, false, kFact>(sm, a.t, logC, a.lo, (uint32_t)base0, true, tw_fwd);
-                tile_store(sm, region(r) + base0, size, a.lo, logC);
+                if constexpr (FOUR) {
+                    tile_stages<F, true, false>(sm, a.t, logC, 0, 0, false, tw_fwd);
+                    tile_store<T, F>(sm, region(r) + base0, size, a.lo, logC,
+                                     static_cast<const Tw *>(a.seg_fwd) + base0);
+                } else {
+                    tile_stages<F, true, false, false, kFact>(sm, a.t, logC, a.lo, (uint32_t)base0, true, tw_fwd);
+                    tile_store(sm, region(r) + base0, size, a.lo, logC);
+                }
                 __syncthreads();  // also frees the tile for the next block
             }
         }

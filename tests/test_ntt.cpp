@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "math/field.h"
+#include "math/ntt.h"
 #include "test_util.h"
 
 using namespace gpt;
@@ -145,6 +146,65 @@ TEST(Reference, GoldilocksPowerOfTwoProducts) {
         EXPECT_EQ(gp::fpow<G>(2, G::root_log2(m, false)), w) << "m = " << m;
         EXPECT_EQ(gp::fpow<G>(2, G::root_log2(m, true)), gp::finv<G>(w)) << "m = " << m;
     }
+}
+
+/* The four-step factors (build_segment_factors): the top t stages of a
+ * size-2^n DIT on bit-reversed rows equal the factors times the input, then
+ * independent size-2^t DITs of the 2^(n-t) columns; the top t stages of a
+ * DIF equal the column DIFs, then the factors. Compared against the
+ * radix-2 stages for every split of small sizes, both directions. */
+struct SerialRanges {
+    template <class Fn>
+    void parallel_ranges(uint64_t count, Fn &&fn) {
+        fn(0, count);
+    }
+};
+
+template <class F>
+static void check_segment_factors(uint64_t seed) {
+    using T = typename F::T;
+    using Tw = typename F::Tw;
+    SerialRanges pool;
+    Rng rng(seed);
+    for (uint32_t n = 2; n <= 11; ++n)
+        for (uint32_t t = 1; t < n; ++t)
+            for (bool inverse : {false, true}) {
+                const uint32_t lo = n - t;
+                const uint64_t N = 1ull << n, rows = 1ull << t, cols = 1ull << lo;
+                std::vector<Tw> tw(N), fac(N);
+                gp::build_twiddles<F>(tw.data(), n, inverse, pool);
+                gp::build_segment_factors<F>(fac.data(), n, t, tw.data(), pool);
+                std::vector<T> a(N);
+                for (T &x : a) x = (T)rng.elem(F::P);
+                auto columns = [&](std::vector<T> &v, bool dif) {
+                    std::vector<T> col(rows);
+                    for (uint64_t b = 0; b < cols; ++b) {
+                        for (uint64_t m = 0; m < rows; ++m) col[m] = v[(m << lo) + b];
+                        if (dif) gp::dif_stages<F>(col.data(), t, 0, t, tw.data());
+                        else gp::dit_stages<F>(col.data(), t, 0, t, tw.data());
+                        for (uint64_t m = 0; m < rows; ++m) v[(m << lo) + b] = col[m];
+                    }
+                };
+                auto times = [&](std::vector<T> &v) {
+                    for (uint64_t i = 0; i < N; ++i) v[i] = F::mul_tw(v[i], fac[i]);
+                };
+                std::vector<T> want = a, got = a;
+                gp::dit_stages<F>(want.data(), n, lo, n, tw.data());
+                times(got);
+                columns(got, false);
+                ASSERT_EQ(got, want) << "DIT n=" << n << " t=" << t << " inverse=" << inverse;
+                want = a, got = a;
+                gp::dif_stages<F>(want.data(), n, lo, n, tw.data());
+                columns(got, true);
+                times(got);
+                ASSERT_EQ(got, want) << "DIF n=" << n << " t=" << t << " inverse=" << inverse;
+            }
+}
+
+TEST(Reference, SegmentFactorsGiveTheTopSegment) {
+    check_segment_factors<gp::BabyBear>(108);
+    check_segment_factors<gp::KoalaBear>(109);
+    check_segment_factors<gp::Goldilocks>(110);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -18,6 +18,8 @@ enum class TableKind : int {
     TwiddlesFwd = 0,  // size 2^log, forward roots
     TwiddlesInv = 1,  // size 2^log, inverse roots
     Powers = 2,       // size 2^log: to_tw(c * base^k); param = base, param2 = c
+    SegmentFwd = 3,   // size 2^log: build_segment_factors, forward roots; param = t
+    SegmentInv = 4,   // the same with the inverse roots
 };
 
 struct TableKey {
@@ -102,15 +104,18 @@ public:
     // to_tw(c * base^k) for k < 2^log.
     template <class F>
     const typename F::Tw *powers(FieldId id, uint32_t log, typename F::T base, typename F::T c) {
-        TableKey key{id, TableKind::Powers, log, (uint64_t)base, (uint64_t)c};
-        auto it = map_.find(key);
-        if (it == map_.end()) {
-            make<F>(key, 1ull << log, [&](typename F::Tw *t) { build_powers<F>(t, 1ull << log, base, c, pool_); });
-            it = map_.find(key);
-        }
-        lru_.touch(key, it->second.size());
-        for (const TableKey &old : lru_.evict(key)) map_.erase(old);
-        return reinterpret_cast<const typename F::Tw *>(it->second.data());
+        return lru_table<F>({id, TableKind::Powers, log, (uint64_t)base, (uint64_t)c}, [&](typename F::Tw *t) {
+            build_powers<F>(t, 1ull << log, base, c, pool_);
+        });
+    }
+
+    // The four-step factors of a size-2^log transform's top segment of t
+    // bits (build_segment_factors).
+    template <class F>
+    const typename F::Tw *segment_factors(FieldId id, uint32_t log, uint32_t t, bool inverse) {
+        const typename F::Tw *tw = twiddles<F>(id, log, inverse);
+        return lru_table<F>({id, inverse ? TableKind::SegmentInv : TableKind::SegmentFwd, log, t, 0},
+                            [&](typename F::Tw *out) { build_segment_factors<F>(out, log, t, tw, pool_); });
     }
 
     uint64_t bytes() const {
@@ -126,6 +131,20 @@ public:
     }
 
 private:
+    // A table of 2^key.log entries under the least-recently-used budget
+    // (PowersLru), built by `build` when missing.
+    template <class F, class Build>
+    const typename F::Tw *lru_table(const TableKey &key, Build &&build) {
+        auto it = map_.find(key);
+        if (it == map_.end()) {
+            make<F>(key, 1ull << key.log, build);
+            it = map_.find(key);
+        }
+        lru_.touch(key, it->second.size());
+        for (const TableKey &old : lru_.evict(key)) map_.erase(old);
+        return reinterpret_cast<const typename F::Tw *>(it->second.data());
+    }
+
     // Builds a table of `count` entries and caches it. The cache changes
     // only once the table is complete: a failed allocation or build leaves
     // it as it was.

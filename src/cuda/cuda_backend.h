@@ -140,6 +140,13 @@ private:
     const typename F::Tw *dev_twiddles(FieldId id, uint32_t log, bool inverse);
     template <class F>
     const typename F::Tw *dev_powers(FieldId id, uint32_t log, typename F::T base, typename F::T c);
+    // The four-step factors of a top segment (build_segment_factors).
+    template <class F>
+    const typename F::Tw *dev_segment_factors(FieldId id, uint32_t log, uint32_t t, bool inverse);
+    // A device table under the least-recently-used budget (dev_lru_),
+    // copied from host() when missing.
+    template <class F, class Host>
+    const typename F::Tw *dev_lru_table(const TableKey &key, Host &&host);
 
     // ---- host -> device staging ----
     bool is_pinned(const void *p);
@@ -160,6 +167,8 @@ private:
         SegmentPlan seg;
         bool single, natural;
         const typename F::Tw *tw_inv, *tw_fwd, *scale;
+        // The spread pass's four-step factors (null: the twiddled form).
+        const typename F::Tw *seg_inv = nullptr, *seg_fwd = nullptr;
     };
 
     template <class F>
@@ -207,6 +216,7 @@ private:
     uint32_t threads_override_ = 0;
     uint32_t tile_log_override_ = 0;
     uint32_t tile_group_override_ = 0;  // GP_CUDA_TILE_GROUP + 1, 0 when unset
+    bool four_step_ = true;             // GP_CUDA_FOUR_STEP=0 clears it
     unsigned long long *flag_ = nullptr;
     std::map<TableKey, DeviceScratch> dev_tables_;
     PowersLru dev_lru_;

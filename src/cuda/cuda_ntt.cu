@@ -53,14 +53,23 @@ static auto gather_kernel(bool pow2) {
 // pays: blowups up to 4; at 8 and 32 it measured slower (docs/PERF.md
 // version 22). From blowup 8 on, the 31-bit fields' instance has the
 // higher register cap (kernels/ntt.cuh, MINB).
+// four: the four-step form (LdePlan::seg_inv; top-DIF fields only).
 template <class F>
-static auto spread_kernel(bool wide, uint32_t log_b) {
+static auto spread_kernel(bool wide, uint32_t log_b, bool four) {
     constexpr uint32_t V = 16 / sizeof(typename F::T);
     constexpr bool top = kern::TileCfg<F>::kTopDif;
+    constexpr int M = kern::TileCfg<F>::kMinBlocks;
+    if constexpr (top) {
+        if (four) {
+            if (!wide && log_b >= 3) return kern::k_lde_spread<F, top, 1, 2, true>;
+            return wide ? kern::k_lde_spread<F, top, V, M, true> : kern::k_lde_spread<F, top, 1, M, true>;
+        }
+    }
     if constexpr (sizeof(typename F::T) == 4) {
         if (!wide && log_b >= 3) return kern::k_lde_spread<F, top, 1, 2>;
     }
     (void)log_b;
+    (void)four;
     return wide ? kern::k_lde_spread<F, top, V> : kern::k_lde_spread<F, top, 1>;
 }
 template <class F>
@@ -85,7 +94,9 @@ void CudaBackend::set_smem_limit_for() {
     cudaFuncSetAttribute(kern::k_lde_fused<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     for (bool wide : {false, true})
         for (uint32_t log_b : {0u, 3u})
-            cudaFuncSetAttribute(spread_kernel<F>(wide, log_b), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+            for (bool four : {false, true})
+                cudaFuncSetAttribute(spread_kernel<F>(wide, log_b, four), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     bytes);
 }
 
 void CudaBackend::set_smem_limits() {
@@ -138,13 +149,24 @@ const typename F::Tw *CudaBackend::dev_twiddles(FieldId id, uint32_t log, bool i
 
 template <class F>
 const typename F::Tw *CudaBackend::dev_powers(FieldId id, uint32_t log, typename F::T base, typename F::T c) {
-    TableKey key{id, TableKind::Powers, log, (uint64_t)base, (uint64_t)c};
+    return dev_lru_table<F>({id, TableKind::Powers, log, (uint64_t)base, (uint64_t)c},
+                            [&] { return tables_.powers<F>(id, log, base, c); });
+}
+
+template <class F>
+const typename F::Tw *CudaBackend::dev_segment_factors(FieldId id, uint32_t log, uint32_t t, bool inverse) {
+    return dev_lru_table<F>({id, inverse ? TableKind::SegmentInv : TableKind::SegmentFwd, log, t, 0},
+                            [&] { return tables_.segment_factors<F>(id, log, t, inverse); });
+}
+
+template <class F, class Host>
+const typename F::Tw *CudaBackend::dev_lru_table(const TableKey &key, Host &&host) {
     auto it = dev_tables_.find(key);
     const typename F::Tw *t = it != dev_tables_.end() ? static_cast<const typename F::Tw *>(it->second.ptr)
-                                                      : device_table<F>(key, tables_.powers<F>(id, log, base, c), 1ull << log);
-    // Least recently used power tables beyond the budget go (core/tables.h),
+                                                      : device_table<F>(key, host(), 1ull << key.log);
+    // Least recently used tables beyond the budget go (core/tables.h),
     // once the kernels queued before this call are done with them.
-    dev_lru_.touch(key, sizeof(typename F::Tw) << log);
+    dev_lru_.touch(key, sizeof(typename F::Tw) << key.log);
     const std::vector<TableKey> old = dev_lru_.evict(key);
     if (!old.empty()) GP_CUDA(cudaStreamSynchronize(compute_));
     for (const TableKey &k : old) {
@@ -283,7 +305,9 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
         fa.bitrev_regions = !p.natural;
         fa.natural_out = false;
         uint64_t blocks = (1ull << (n - t - logC)) * ncols;
-        spread_kernel<F>(spread_wide<F>(fa), fa.log_b)<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(fa);
+        fa.seg_inv = p.seg_inv;
+        fa.seg_fwd = p.seg_fwd;
+        spread_kernel<F>(spread_wide<F>(fa), fa.log_b, p.seg_inv != nullptr)<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(fa);
         check_launch();
     }
     // B_i: the forward DIF of every region, from the top segment (or the one
@@ -314,6 +338,18 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
     p.tw_inv = dev_twiddles<F>(id, a.log_n, true);
     p.tw_fwd = dev_twiddles<F>(id, a.log_n + a.log_blowup, false);
     const uint64_t N = 1ull << a.log_n, NB = N << a.log_blowup;
+    // The spread pass's four-step form (kernels/ntt.cuh, FOUR) where the
+    // field runs the top DIF segment there, for the blowups where it
+    // measured faster (kern::kFourStepMaxLogB), and where its two tables and
+    // the scaling table fit the table budget together (fetched first: the
+    // scaling table is then the most recently used, and none of the three
+    // evicts another).
+    if (kern::TileCfg<F>::kTopDif && !p.single && four_step_ && a.log_blowup <= kern::kFourStepMaxLogB &&
+        3 * (sizeof(typename F::Tw) << a.log_n) <= kPowersBudgetBytes) {
+        const uint32_t t = p.seg.bits[p.seg.count - 1];
+        p.seg_inv = dev_segment_factors<F>(id, a.log_n, t, true);
+        p.seg_fwd = dev_segment_factors<F>(id, a.log_n, t, false);
+    }
     T g_over_s = F::mul((T)a.shift, finv<F>((T)a.input_shift));
     p.scale = dev_powers<F>(id, a.log_n, g_over_s, finv<F>((T)(N % F::P)));
 

@@ -19,9 +19,11 @@
 namespace gp {
 
 // Fills tw[0, 2^log_size) with the forward (or inverse) twiddles in prepared
-// (Tw) form. tw[0] is unused and set to to_tw(1).
-template <class F>
-void build_twiddles(typename F::Tw *tw, uint32_t log_size, bool inverse, ThreadPool &pool) {
+// (Tw) form. tw[0] is unused and set to to_tw(1). Pool: a ThreadPool, or
+// anything with its parallel_ranges (the table builders run serially in
+// unit tests that do not link the library's internals).
+template <class F, class Pool = ThreadPool>
+void build_twiddles(typename F::Tw *tw, uint32_t log_size, bool inverse, Pool &pool) {
     using T = typename F::T;
     tw[0] = F::to_tw(1);
     if (log_size == 0) return;
@@ -51,6 +53,33 @@ void build_powers(typename F::Tw *out, uint64_t count, typename F::T base, typen
         for (uint64_t k = b; k < e; ++k) {
             out[k] = F::to_tw(x);
             x = F::mul(x, base);
+        }
+    });
+}
+
+// The four-step factors of a transform's top segment of t bits (lo = log_n
+// - t low bits below it), in position order: out[(m << lo) + b] =
+// w^(bit_reverse(m, t) b) in Tw form, w the size-2^log_n root (inverse:
+// its inverse), from tw, a table of either direction serving 2^log_n
+// (w^e for e >= 2^(log_n-1) is minus w^(e - 2^(log_n-1))). Multiplying the
+// top segment's input by them before a DIT on bit-reversed rows (or its
+// output by them after a DIF on natural rows), with the segment's own
+// stages as independent size-2^t transforms, is the segment of the full
+// transform (kernels/ntt.cuh, k_lde_spread).
+template <class F, class Pool = ThreadPool>
+void build_segment_factors(typename F::Tw *out, uint32_t log_n, uint32_t t, const typename F::Tw *tw,
+                           Pool &pool) {
+    const uint32_t lo = log_n - t;
+    const uint64_t half = 1ull << (log_n - 1), rows = 1ull << t, cols = 1ull << lo;
+    pool.parallel_ranges(rows, [&](uint64_t b0, uint64_t e0) {
+        for (uint64_t m = b0; m < e0; ++m) {
+            const uint64_t r = bit_reverse(m, t);
+            for (uint64_t b = 0; b < cols; ++b) {
+                const uint64_t e = r * b;  // < 2^log_n
+                typename F::Tw w = tw[half + (e & (half - 1))];
+                if (e & half) w = (typename F::Tw)(F::P - w);  // roots are nonzero
+                out[(m << lo) + b] = w;
+            }
         }
     });
 }
