@@ -176,8 +176,8 @@ TEST_F(Gpu, LdeLarge) {
     }
 }
 
-/* Blowup 2 on the 31-bit fields: the spread pass in its 16-byte form (it
- * also runs the top segment of both cosets' forward DIF), one size just
+/* Blowup 2 on the 31-bit fields: the spread pass in its 16-byte, four-step
+ * form (it also runs the top segment of both cosets' forward DIF), one size just
  * above a single tile and sizes of two and three segments, both
  * orders, shifts on and off, several columns. */
 TEST_F(Gpu, LdeBlowup2SpreadForms) {
