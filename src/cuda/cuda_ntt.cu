@@ -54,23 +54,24 @@ static auto gather_kernel(bool pow2) {
 // version 22). From blowup 8 on, the 31-bit fields' instance has the
 // higher register cap (kernels/ntt.cuh, MINB).
 // four: the four-step form (LdePlan::seg_inv; top-DIF fields only).
-template <class F>
-static auto spread_kernel(bool wide, uint32_t log_b, bool four) {
+template <class F, bool FOUR>
+static auto spread_instance(bool wide, uint32_t log_b) {
     constexpr uint32_t V = 16 / sizeof(typename F::T);
     constexpr bool top = kern::TileCfg<F>::kTopDif;
     constexpr int M = kern::TileCfg<F>::kMinBlocks;
-    if constexpr (top) {
-        if (four) {
-            if (!wide && log_b >= 3) return kern::k_lde_spread<F, top, 1, 2, true>;
-            return wide ? kern::k_lde_spread<F, top, V, M, true> : kern::k_lde_spread<F, top, 1, M, true>;
-        }
-    }
     if constexpr (sizeof(typename F::T) == 4) {
-        if (!wide && log_b >= 3) return kern::k_lde_spread<F, top, 1, 2>;
+        if (!wide && log_b >= 3) return kern::k_lde_spread<F, top, 1, 2, FOUR>;
     }
     (void)log_b;
+    return wide ? kern::k_lde_spread<F, top, V, M, FOUR> : kern::k_lde_spread<F, top, 1, M, FOUR>;
+}
+template <class F>
+static auto spread_kernel(bool wide, uint32_t log_b, bool four) {
+    if constexpr (kern::TileCfg<F>::kTopDif) {
+        if (four) return spread_instance<F, true>(wide, log_b);
+    }
     (void)four;
-    return wide ? kern::k_lde_spread<F, top, V> : kern::k_lde_spread<F, top, 1>;
+    return spread_instance<F, false>(wide, log_b);
 }
 template <class F>
 static bool spread_wide(const kern::FusedArgs &fa) {
