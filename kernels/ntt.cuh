@@ -112,7 +112,67 @@ constexpr int min_blocks(bool pow2) {
 // then takes the minimum number of wavefronts for 4- and 8-byte elements
 // (simulated for all tile shapes; one-in-eight padding took 1.5-1.9 times
 // the minimum, which the profiler confirmed as 44% excess wavefronts).
-__device__ __forceinline__ uint32_t swz(uint32_t i) { return i ^ ((i >> 3) & 31); }
+// 4-byte elements take i ^ ((i >> 3) & 28) instead, which leaves every
+// aligned group of four elements in one aligned 16-byte word in order
+// (kSwz16): tile copies and the lowest group of stages then move 16 bytes
+// an instruction (one shared access instead of four), with the minimum
+// wavefronts for those accesses and for the radix-8 steps above stage 0.
+template <class T>
+constexpr bool kSwz16 = sizeof(T) == 4;
+template <class T>
+__device__ __forceinline__ uint32_t swz(uint32_t i) {
+    return i ^ ((i >> 3) & (kSwz16<T> ? 28u : 31u));
+}
+// The W elements of shared slots s ^ i (i < W, s = swz(e) for e a multiple
+// of W) to and from x: one 16-byte access where W elements are 16 bytes and
+// kSwz16 keeps them in order, else one access an element.
+template <uint32_t W, class T>
+__device__ __forceinline__ void sm_get(T (&x)[16 / sizeof(T)], const T *sm, uint32_t s) {
+    if constexpr (W * sizeof(T) == 16 && kSwz16<T>) {
+        const uint4 w = *reinterpret_cast<const uint4 *>(sm + s);
+        memcpy(x, &w, sizeof w);
+    } else {
+#pragma unroll
+        for (uint32_t i = 0; i < W; ++i) x[i] = sm[s ^ i];
+    }
+}
+template <uint32_t W, class T>
+__device__ __forceinline__ void sm_put(T *sm, uint32_t s, const T (&x)[16 / sizeof(T)]) {
+    if constexpr (W * sizeof(T) == 16 && kSwz16<T>) {
+        uint4 w;
+        memcpy(&w, x, sizeof w);
+        *reinterpret_cast<uint4 *>(sm + s) = w;
+    } else {
+#pragma unroll
+        for (uint32_t i = 0; i < W; ++i) sm[s ^ i] = x[i];
+    }
+}
+// Elements h .. h + 4 of a group's registers x from or to the 16 bytes of
+// shared memory at p (4-byte elements; a no-op for others, which never
+// take this path).
+template <bool LOAD, class T, uint32_t R>
+__device__ __forceinline__ void group_word(T (&x)[R], uint32_t h, T *p) {
+    if constexpr (sizeof(T) == 4 && R >= 4) {
+        uint4 *w = reinterpret_cast<uint4 *>(p);
+        if constexpr (LOAD) {
+            const uint4 v = *w;
+            memcpy(&x[h], &v, sizeof v);
+        } else {
+            uint4 v;
+            memcpy(&v, &x[h], sizeof v);
+            *w = v;
+        }
+    }
+}
+// 16 bytes from global g (16-byte aligned) to shared slot s without passing
+// through registers (cp.async): the first src_bytes of the 16 are read, the
+// rest zero-filled. cp_async_wait() before the barrier that publishes them.
+template <class T>
+__device__ __forceinline__ void cp_async16(T *sm, uint32_t s, const T *g, uint32_t src_bytes = 16) {
+    const uint32_t dst = (uint32_t)__cvta_generic_to_shared(sm + s);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(g), "r"(src_bytes) : "memory");
+}
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 template <class F>
 constexpr size_t tile_bytes(uint32_t elems) {
     return (size_t)elems * sizeof(typename F::T);
@@ -187,7 +247,14 @@ __device__ __forceinline__ void store_w(T *p, const T (&x)[16 / sizeof(T)]) {
 // the element: such tiles take the one-element loop.
 // F (not void): each element is multiplied on its way by the entry of tab
 // (F::Tw, 16-byte aligned) at the same offset as its global position.
-template <class T, bool LOAD, class F = void>
+// ASYNC (loads of 4-byte elements, 16 bytes at a time): every word of the
+// thread goes global -> shared by cp.async before the first is waited for,
+// instead of one load, wait and store after another (then, with a table,
+// each word is multiplied in place by the thread that copied it).
+// BabyBear 2^22 x 128 B=2: NTT 5.53 -> 5.36 ms on the H200; the 64-register
+// tile passes (use_wide_regs) keep plain loads (2^23 B=2 26.9 -> 28.9 with
+// them; docs/PERF.md v28).
+template <class T, bool LOAD, class F = void, bool ASYNC = false>
 __device__ __forceinline__ void tile_copy(T *sm, T *g, uint32_t size, uint32_t lo, uint32_t logC,
                                           const void *tab = nullptr) {
     constexpr uint32_t V = 16 / sizeof(T);
@@ -211,21 +278,29 @@ __device__ __forceinline__ void tile_copy(T *sm, T *g, uint32_t size, uint32_t l
     const bool rows_whole = (lo == 0 && logC == 0) || (1u << logC) >= V;
     if (rows_whole && size >= V && (reinterpret_cast<uintptr_t>(g) & 15) == 0) {
         const uint64_t step = (uint64_t)((bd * V) >> logC) << lo;
-        uint32_t e = threadIdx.x * V;
-        uint64_t idx = ((uint64_t)(e >> logC) << lo) + (e & cmask);
-        for (; e < size; e += bd * V, idx += step) {
-            const uint32_t s = swz(e);
-            T x[V];
-            if constexpr (LOAD) {
-                load16(x, g + idx);
-                times(x, idx, V);
-#pragma unroll
-                for (uint32_t i = 0; i < V; ++i) sm[s ^ i] = x[i];
-            } else {
-#pragma unroll
-                for (uint32_t i = 0; i < V; ++i) x[i] = sm[s ^ i];
-                times(x, idx, V);
-                store16(g + idx, x);
+        const uint32_t e0 = threadIdx.x * V;
+        const uint64_t idx0 = ((uint64_t)(e0 >> logC) << lo) + (e0 & cmask);
+        constexpr bool kAsync = LOAD && ASYNC && kSwz16<T>;
+        if constexpr (kAsync) {
+            uint64_t idx = idx0;
+            for (uint32_t e = e0; e < size; e += bd * V, idx += step) cp_async16(sm, swz<T>(e), g + idx);
+            cp_async_wait();
+        }
+        if constexpr (!kAsync || kTab) {
+            uint64_t idx = idx0;
+            for (uint32_t e = e0; e < size; e += bd * V, idx += step) {
+                const uint32_t s = swz<T>(e);
+                T x[V];
+                if constexpr (LOAD) {
+                    if constexpr (kAsync) sm_get<V>(x, sm, s);  // this thread's own copy
+                    else load16(x, g + idx);
+                    times(x, idx, V);
+                    sm_put<V>(sm, s, x);
+                } else {
+                    sm_get<V>(x, sm, s);
+                    times(x, idx, V);
+                    store16(g + idx, x);
+                }
             }
         }
     } else {
@@ -237,19 +312,19 @@ __device__ __forceinline__ void tile_copy(T *sm, T *g, uint32_t size, uint32_t l
             if constexpr (LOAD) {
                 x[0] = g[idx];
                 times(x, idx, 1);
-                sm[swz(e)] = x[0];
+                sm[swz<T>(e)] = x[0];
             } else {
-                x[0] = sm[swz(e)];
+                x[0] = sm[swz<T>(e)];
                 times(x, idx, 1);
                 g[idx] = x[0];
             }
         }
     }
 }
-template <class T, class F = void>
+template <class T, class F = void, bool ASYNC = false>
 __device__ __forceinline__ void tile_load(T *sm, const T *g, uint32_t size, uint32_t lo, uint32_t logC,
                                           const void *tab = nullptr) {
-    tile_copy<T, true, F>(sm, const_cast<T *>(g), size, lo, logC, tab);
+    tile_copy<T, true, F, ASYNC>(sm, const_cast<T *>(g), size, lo, logC, tab);
 }
 template <class T, class F = void>
 __device__ __forceinline__ void tile_store(T *sm, T *g, uint32_t size, uint32_t lo, uint32_t logC,
@@ -262,13 +337,24 @@ __device__ __forceinline__ void tile_store(T *sm, T *g, uint32_t size, uint32_t 
 // and its element i sits in slot(q, i). Groups go as one 16-byte access
 // where g is 16-byte aligned (W = 16 / sizeof(T)), else one element at a
 // time. LOAD reads elements below `limit` and zero above it.
-template <class T, uint32_t W, bool LOAD, class Index, class Slot>
+// IN_ORDER: slot(q, i) = slot(q, 0) ^ i with slot(q, 0) = swz(e), e a
+// multiple of W (shared side through sm_get / sm_put); 16-byte loads of
+// 4-byte elements then go by cp.async, zero-filled past `limit`.
+template <class T, uint32_t W, bool LOAD, bool IN_ORDER, class Index, class Slot>
 __device__ __forceinline__ void copy_groups(T *sm, T *g, uint32_t nvec, uint64_t limit, Index gidx, Slot slot) {
     static_assert(W == 1 || W * sizeof(T) == 16, "a group is one element or 16 bytes");
     const bool vec = W > 1 && (reinterpret_cast<uintptr_t>(g) & 15) == 0;
+    constexpr bool kAsync = LOAD && IN_ORDER && W * sizeof(T) == 16 && kSwz16<T>;
     for (uint32_t q = threadIdx.x; q < nvec; q += blockDim.x) {
         const uint64_t i0 = gidx(q);
         T x[16 / sizeof(T)];
+        if constexpr (kAsync) {
+            if (vec) {  // the words past `limit` are zero-filled
+                const uint32_t bytes = i0 + W <= limit ? 16u : i0 < limit ? (uint32_t)(limit - i0) * sizeof(T) : 0u;
+                cp_async16(sm, slot(q, 0), bytes ? g + i0 : g, bytes);
+                continue;
+            }
+        }
         if constexpr (LOAD) {
             if (vec && i0 + W <= limit) {
                 load_w<W>(x, g + i0);
@@ -276,11 +362,19 @@ __device__ __forceinline__ void copy_groups(T *sm, T *g, uint32_t nvec, uint64_t
 #pragma unroll
                 for (uint32_t i = 0; i < W; ++i) x[i] = i0 + i < limit ? g[i0 + i] : T(0);
             }
+            if constexpr (IN_ORDER) {
+                sm_put<W>(sm, slot(q, 0), x);
+            } else {
 #pragma unroll
-            for (uint32_t i = 0; i < W; ++i) sm[slot(q, i)] = x[i];
+                for (uint32_t i = 0; i < W; ++i) sm[slot(q, i)] = x[i];
+            }
         } else {
+            if constexpr (IN_ORDER) {
+                sm_get<W>(x, sm, slot(q, 0));
+            } else {
 #pragma unroll
-            for (uint32_t i = 0; i < W; ++i) x[i] = sm[slot(q, i)];
+                for (uint32_t i = 0; i < W; ++i) x[i] = sm[slot(q, i)];
+            }
             if (vec) {
                 store_w<W>(g + i0, x);
             } else {
@@ -289,6 +383,7 @@ __device__ __forceinline__ void copy_groups(T *sm, T *g, uint32_t nvec, uint64_t
             }
         }
     }
+    if constexpr (kAsync) cp_async_wait();
 }
 
 // x[j] *= beta^rev(j) for j = 1 .. 2^RL - 1, beta = w_{2^L}^K0 (L = lo + s +
@@ -354,14 +449,22 @@ __device__ __forceinline__ void pow2_stages(typename F::T *x) {
 // are the inner roots w_{2^(u+1)}^jj, and those with jj = 0 are 1, whose
 // products are skipped (7 of the 12 butterflies of a radix-8 group, 3 of 4
 // of a radix-4 one).
-template <class F, int RL, bool DIF, bool UNIT, bool INV, bool POW2, bool FACT = false>
+// CP = 2 (4-byte elements, independent columns: !c_low, logC >= 1): a
+// thread takes the groups of two neighbouring columns, whose elements sit
+// side by side in one 8-byte shared word (swz leaves bit 0 alone), with one
+// set of twiddles (they depend on the row alone): half the shared accesses
+// and twiddle loads an element.
+template <class F, int RL, bool DIF, bool UNIT, bool INV, bool POW2, bool FACT = false, bool V16 = false,
+          int CP = 1>
 __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t, uint32_t logC,
                                                   uint32_t s, uint32_t lo, uint32_t low_add,
                                                   bool c_low, const typename F::Tw *__restrict__ tw) {
     using T = typename F::T;
     constexpr uint32_t R = 1u << RL;
-    const uint32_t groups = 1u << (t - RL + logC);
-    const uint32_t cmask = (1u << logC) - 1, smask = (1u << s) - 1;
+    static_assert(CP == 1 || (CP == 2 && sizeof(T) == 4 && !POW2 && !FACT && !V16), "column pairs");
+    constexpr uint32_t kLcp = CP == 2 ? 1 : 0;
+    const uint32_t groups = 1u << (t - RL + logC - kLcp);
+    const uint32_t cmask = (1u << (logC - kLcp)) - 1, smask = (1u << s) - 1;
     // swz is linear over GF(2) (shifts, a mask and XOR), so the slot of
     // element j of a group, index i0 ^ (j << (s + logC)), is swz(i0) ^
     // swz(j << (s + logC)): the XOR of the group's base slot and of d[k] =
@@ -369,7 +472,7 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
     // element instead of the index arithmetic.
     uint32_t d[RL];
 #pragma unroll
-    for (int k = 0; k < RL; ++k) d[k] = swz(1u << (s + logC + k)) * (uint32_t)sizeof(T);
+    for (int k = 0; k < RL; ++k) d[k] = swz<T>(1u << (s + logC + k)) * (uint32_t)sizeof(T);
     unsigned char *smb = reinterpret_cast<unsigned char *>(sm);
     const size_t tw_stride = (size_t)1 << (lo + s);  // twiddle entries between a group's levels
     auto slot = [&](uint32_t sb, uint32_t j) {
@@ -379,15 +482,30 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
             if ((j >> k) & 1) o ^= d[k];
         return reinterpret_cast<T *>(smb + o);
     };
+    // V16 (s = 0, logC = 0, 4-byte elements): a group's elements are 2^RL
+    // consecutive ones, whole 16-byte words in order under kSwz16 (see swz).
+    static_assert(!V16 || (kSwz16<T> && RL >= 2), "16-byte groups");
     for (uint32_t g = threadIdx.x; g < groups; g += blockDim.x) {
-        uint32_t c = g & cmask, rest = g >> logC;
+        uint32_t c = (g & cmask) << kLcp, rest = g >> (logC - kLcp);
         uint32_t m_low = rest & smask, m_high = rest >> s;
         uint32_t m0 = (m_high << (s + RL)) | m_low;
         uint32_t add = c_low ? low_add + c : 0;
-        const uint32_t sb = swz((m0 << logC) | c) * (uint32_t)sizeof(T);
-        T x[R];
+        const uint32_t sb = swz<T>((m0 << logC) | c) * (uint32_t)sizeof(T);
+        T x[R], x1[R];  // x1: column c + 1 (CP = 2), one 8-byte access with x
+        if constexpr (V16) {
 #pragma unroll
-        for (uint32_t j = 0; j < R; ++j) x[j] = *slot(sb, j);
+            for (uint32_t h = 0; h < R; h += 4) group_word<true>(x, h, slot(sb, h));
+        } else if constexpr (CP == 2) {
+#pragma unroll
+            for (uint32_t j = 0; j < R; ++j) {
+                const uint2 v = *reinterpret_cast<const uint2 *>(slot(sb, j));
+                memcpy(&x[j], &v.x, sizeof(T));
+                memcpy(&x1[j], &v.y, sizeof(T));
+            }
+        } else {
+#pragma unroll
+            for (uint32_t j = 0; j < R; ++j) x[j] = *slot(sb, j);
+        }
         if constexpr (POW2) {
             // The twiddle of stage u is beta^(2^(RL-1-u)) w_{2^(u+1)}^jj (below).
             // A factor applied to the difference of a DIF butterfly commutes
@@ -447,18 +565,35 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
                     typename F::Tw w = wt[u][jj];
 #pragma unroll
                     for (uint32_t j = jj; j < R; j += (2u << u)) {
-                        if (UNIT && jj == 0)
-                            unit_butterfly<F>(x[j], x[j + (1u << u)]);
-                        else if (DIF)
-                            dif_butterfly<F>(x[j], x[j + (1u << u)], w);
-                        else
-                            dit_butterfly<F>(x[j], x[j + (1u << u)], w);
+#pragma unroll
+                        for (int cc = 0; cc < CP; ++cc) {
+                            T(&y)[R] = cc == 0 ? x : x1;
+                            if (UNIT && jj == 0)
+                                unit_butterfly<F>(y[j], y[j + (1u << u)]);
+                            else if (DIF)
+                                dif_butterfly<F>(y[j], y[j + (1u << u)], w);
+                            else
+                                dit_butterfly<F>(y[j], y[j + (1u << u)], w);
+                        }
                     }
                 }
             }
         }
+        if constexpr (V16) {
 #pragma unroll
-        for (uint32_t j = 0; j < R; ++j) *slot(sb, j) = x[j];
+            for (uint32_t h = 0; h < R; h += 4) group_word<false>(x, h, slot(sb, h));
+        } else if constexpr (CP == 2) {
+#pragma unroll
+            for (uint32_t j = 0; j < R; ++j) {
+                uint2 v;
+                memcpy(&v.x, &x[j], sizeof(T));
+                memcpy(&v.y, &x1[j], sizeof(T));
+                *reinterpret_cast<uint2 *>(slot(sb, j)) = v;
+            }
+        } else {
+#pragma unroll
+            for (uint32_t j = 0; j < R; ++j) *slot(sb, j) = x[j];
+        }
     }
     __syncthreads();
 }
@@ -474,7 +609,7 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
 // sizes where it measured faster (kPow2MinLog..kPow2MaxLog, version 19),
 // and by the gather pass (k_chunk_pass, version 20) for the same sizes. The
 // scatter and spread passes were slower with it and keep the general form.
-template <class F, bool DIF, bool INV, bool POW2 = false, bool FACT = false>
+template <class F, bool DIF, bool INV, bool POW2 = false, bool FACT = false, int CP = 1>
 __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32_t lo,
                             uint32_t low_add, bool c_low, const typename F::Tw *tw) {
     constexpr uint32_t K = POW2 ? TileCfg<F>::kPow2RadixLog : 3;
@@ -487,9 +622,15 @@ __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32
         const uint32_t s = g * q + (g < extra ? g : extra);
         // The lowest group of a transform (K0 = 0 in every group).
         const bool unit = s == 0 && lo == 0 && (!c_low || (low_add == 0 && logC == 0));
+        // The lowest group of a one-column tile moves 16-byte words (V16).
         auto run = [&](auto rlc, auto unitc) {
-            tile_group_stages<F, decltype(rlc)::value, DIF, decltype(unitc)::value, INV, POW2, FACT>(
-                sm, t, logC, s, lo, low_add, c_low, tw);
+            constexpr int RL = decltype(rlc)::value;
+            constexpr bool U = decltype(unitc)::value;
+            constexpr bool kV16 = CP == 1 && kSwz16<typename F::T> && U && RL >= 2;
+            if (kV16 && logC == 0)
+                tile_group_stages<F, RL, DIF, U, INV, POW2, FACT, kV16>(sm, t, logC, s, lo, low_add, c_low, tw);
+            else
+                tile_group_stages<F, RL, DIF, U, INV, POW2, FACT, false, CP>(sm, t, logC, s, lo, low_add, c_low, tw);
         };
         using Yes = std::true_type;
         using No = std::false_type;
@@ -505,6 +646,16 @@ __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32
         }
     }
 }
+
+// Columns a thread takes in the stages of tiles of independent columns
+// (tile_group_stages' CP; logC >= 1 there: the chunk passes run only where a
+// column spans several chunks, the four-step spread at lo >= 1). Pairs in
+// the gather and the four-step spread: BabyBear 2^22 x 128 B=2 16.0 -> 15.5
+// ms on the H200 (the spread spills 20 bytes at its 40-register cap and
+// still gains); the natural-order scatter spills 52 bytes with them and
+// lost 0.5 ms, so it keeps single columns (docs/PERF.md v28).
+template <class F, bool POW2, bool SCATTER = false>
+constexpr int kPairs = sizeof(typename F::T) == 4 && !POW2 && !SCATTER ? 2 : 1;
 
 // Block blk's column v and tile position among tiles_per_col positions of
 // ncols columns: runs of 2^log_group neighbouring tiles of one column (their
@@ -541,7 +692,7 @@ __global__ void __launch_bounds__(kThreads, MINB) k_tile_pass(typename F::T *dat
         uint64_t upper = (tile / bases) << (lo + t);
         T *col = data + v * col_stride + upper + base0;
         const uint32_t size = 1u << (t + logC);
-        tile_load(sm, col, size, lo, logC);
+        tile_load<T, void, MINB != 2>(sm, col, size, lo, logC);
         __syncthreads();
         tile_stages<F, DIF, INV, POW2>(sm, t, logC, lo, (uint32_t)base0, true, tw);
         tile_store(sm, col, size, lo, logC);
@@ -588,7 +739,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
         // consecutive elements, element j in slot (j << logC) + c.
         auto rows = [&](auto w, T *g, uint64_t limit, auto load) {
             constexpr uint32_t Wd = decltype(w)::value;
-            copy_groups<T, Wd, decltype(load)::value>(
+            copy_groups<T, Wd, decltype(load)::value, true>(
                 sm, g, size / Wd, limit,
                 [&](uint32_t q) {
                     const uint32_t e = q * Wd;
@@ -596,12 +747,12 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
                 },
                 [&](uint32_t q, uint32_t i) {
                     const uint32_t e = q * Wd;
-                    return swz(((uint32_t)bit_reverse(e >> logC, t) << logC) + (e & cmask)) ^ i;
+                    return swz<T>(((uint32_t)bit_reverse(e >> logC, t) << logC) + (e & cmask)) ^ i;
                 });
         };
         auto chunks = [&](auto w, T *g, auto load) {
             constexpr uint32_t Wd = decltype(w)::value;
-            copy_groups<T, Wd, decltype(load)::value>(
+            copy_groups<T, Wd, decltype(load)::value, false>(
                 sm, g, size / Wd, ~0ull,
                 [&](uint32_t q) {
                     const uint32_t e = q * Wd;
@@ -609,7 +760,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
                 },
                 [&](uint32_t q, uint32_t i) {
                     const uint32_t e = q * Wd;
-                    return swz((((e & tmask) + i) << logC) + (e >> t));
+                    return swz<T>((((e & tmask) + i) << logC) + (e >> t));
                 });
         };
         using Wide = std::integral_constant<uint32_t, V>;
@@ -627,7 +778,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
             rows(One{}, in, rows_in, Load{});
         }
         __syncthreads();
-        tile_stages<F, !GATHER, GATHER, POW2>(sm, t, logC, 0, 0, false, tw);
+        tile_stages<F, !GATHER, GATHER, POW2, false, kPairs<F, POW2, !GATHER>>(sm, t, logC, 0, 0, false, tw);
         if (GATHER) {
             if (wide_chunks) chunks(Wide{}, dst + v * dst_stride, Store{});
             else chunks(One{}, dst + v * dst_stride, Store{});
@@ -637,7 +788,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
             for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
                 uint32_t m = e >> logC, c = e & cmask;
                 uint64_t i = ((uint64_t)m << nt) + r0 + c;
-                col[i * B + r] = sm[swz(((uint32_t)bit_reverse(m, t) << logC) + c)];
+                col[i * B + r] = sm[swz<T>(((uint32_t)bit_reverse(m, t) << logC) + c)];
             }
         }
         __syncthreads();
@@ -684,14 +835,14 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
     for (uint64_t v = blockIdx.x; v < a.ncols; v += gridDim.x) {
         const T *src = static_cast<const T *>(a.src) + v * a.src_stride;
         for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
-            sm[swz((uint32_t)bit_reverse(e, a.n))] = e < a.rows_in ? src[e] : T(0);
+            sm[swz<T>((uint32_t)bit_reverse(e, a.n))] = e < a.rows_in ? src[e] : T(0);
         __syncthreads();
         tile_stages<F, false, true>(sm, a.n, 0, 0, 0, true, tw_inv);
         T coef[kEpt];
 #pragma unroll
         for (int i = 0; i < kEpt; ++i) {
             uint32_t e = threadIdx.x + i * blockDim.x;
-            if (e < size) coef[i] = F::mul_tw(sm[swz(e)], scale[e]);
+            if (e < size) coef[i] = F::mul_tw(sm[swz<T>(e)], scale[e]);
         }
         T *dst = static_cast<T *>(a.dst) + v * a.dst_stride;
         const Tw *w_nb = tw_fwd + (NB >> 1);  // w_{nB}^k at w_nb[k]
@@ -701,7 +852,7 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
             for (int i = 0; i < kEpt; ++i) {
                 uint32_t e = threadIdx.x + i * blockDim.x;
                 if (e < size) {
-                    sm[swz(e)] = coef[i];
+                    sm[swz<T>(e)] = coef[i];
                     if (r + 1 < B) coef[i] = F::mul_tw(coef[i], w_nb[e]);
                 }
             }
@@ -709,10 +860,10 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
             tile_stages<F, true, false>(sm, a.n, 0, 0, 0, true, tw_fwd);
             if (a.natural_out) {  // Y_r[i] sits at position bitrev(i)
                 for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
-                    dst[(uint64_t)e * B + r] = sm[swz((uint32_t)bit_reverse(e, a.n))];
+                    dst[(uint64_t)e * B + r] = sm[swz<T>((uint32_t)bit_reverse(e, a.n))];
             } else {
                 T *reg = dst + (a.bitrev_regions ? bit_reverse(r, a.log_b) : r) * N;
-                for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) reg[e] = sm[swz(e)];
+                for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) reg[e] = sm[swz<T>(e)];
             }
         }
         __syncthreads();
@@ -776,9 +927,9 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
         const T *src = static_cast<const T *>(a.src) + v * a.src_stride;
         static_assert(!FOUR || TOP_DIF, "the four-step form is the top-DIF spread's");
         if constexpr (FOUR)
-            tile_load<T, F>(sm, src + base0, size, a.lo, logC, static_cast<const Tw *>(a.seg_inv) + base0);
+            tile_load<T, F, true>(sm, src + base0, size, a.lo, logC, static_cast<const Tw *>(a.seg_inv) + base0);
         else
-            tile_load(sm, src + base0, size, a.lo, logC);
+            tile_load<T, void, true>(sm, src + base0, size, a.lo, logC);
         __syncthreads();
         // The factored twiddles (tile_group_stages, FACT) where the cap is
         // two blocks (blowups of 8 and more, those above kFourStepMaxLogB
@@ -786,7 +937,8 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
         // (B = 2) the extra products cost 7% (docs/PERF.md v26).
         constexpr bool kFact = MINB == 2 && !F::kPow2Roots && !FOUR;
         if constexpr (FOUR)
-            tile_stages<F, false, true>(sm, a.t, logC, 0, 0, false, static_cast<const Tw *>(a.tw_inv));
+            tile_stages<F, false, true, false, false, kPairs<F, false>>(sm, a.t, logC, 0, 0, false,
+                                                                    static_cast<const Tw *>(a.tw_inv));
         else
             tile_stages<F, false, true, false, kFact>(sm, a.t, logC, a.lo, (uint32_t)base0, true,
                                                       static_cast<const Tw *>(a.tw_inv));
@@ -796,7 +948,7 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
         static_assert(sizeof(Tw) == sizeof(T) && (W == 1 || W == V), "16-byte table reads");
         if constexpr (!TOP_DIF) {
             for (uint32_t q = threadIdx.x; q < size / W; q += blockDim.x) {
-                const uint32_t e0 = q * W, s0 = swz(e0);
+                const uint32_t e0 = q * W, s0 = swz<T>(e0);
                 const uint64_t k0 = index(e0);
                 T x[V], w[V];
                 load_w<W>(x, scale + k0);
@@ -815,15 +967,16 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
             T *stash = dst + (B - 1) * N;  // coset B-1's region in either order
             for (uint64_t r = 0; r < B; ++r) {
                 for (uint32_t q = threadIdx.x; q < size / W; q += blockDim.x) {
-                    const uint32_t e0 = q * W, s0 = swz(e0);
+                    const uint32_t e0 = q * W, s0 = swz<T>(e0);
                     const uint64_t k0 = index(e0);
                     T x[V], w[V];
                     load_w<W>(x, (r == 0 ? scale : stash) + k0);
-                    if (r == 0)
+                    if (r == 0) {
+                        sm_get<W>(w, sm, s0);
 #pragma unroll
-                        for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(sm[s0 ^ i], x[i]);
-#pragma unroll
-                    for (uint32_t i = 0; i < W; ++i) sm[s0 ^ i] = x[i];
+                        for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(w[i], x[i]);
+                    }
+                    sm_put<W>(sm, s0, x);
                     if (r + 1 < B) {  // x becomes coset r + 1's
                         load_w<W>(w, w_nb + k0);
 #pragma unroll
@@ -833,7 +986,7 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
                 }
                 __syncthreads();
                 if constexpr (FOUR) {
-                    tile_stages<F, true, false>(sm, a.t, logC, 0, 0, false, tw_fwd);
+                    tile_stages<F, true, false, false, false, kPairs<F, false>>(sm, a.t, logC, 0, 0, false, tw_fwd);
                     tile_store<T, F>(sm, region(r) + base0, size, a.lo, logC,
                                      static_cast<const Tw *>(a.seg_fwd) + base0);
                 } else {
