@@ -164,6 +164,22 @@ __device__ __forceinline__ void group_word(T (&x)[R], uint32_t h, T *p) {
         }
     }
 }
+// Two neighbouring 4-byte elements a, b from or to the 8 bytes at p.
+template <bool LOAD, class T>
+__device__ __forceinline__ void pair_word(T &a, T &b, T *p) {
+    static_assert(sizeof(T) == 4, "8-byte pairs of 4-byte elements");
+    uint2 *w = reinterpret_cast<uint2 *>(p);
+    if constexpr (LOAD) {
+        const uint2 v = *w;
+        memcpy(&a, &v.x, sizeof a);
+        memcpy(&b, &v.y, sizeof b);
+    } else {
+        uint2 v;
+        memcpy(&v.x, &a, sizeof a);
+        memcpy(&v.y, &b, sizeof b);
+        *w = v;
+    }
+}
 // 16 bytes from global g (16-byte aligned) to shared slot s without passing
 // through registers (cp.async): the first src_bytes of the 16 are read, the
 // rest zero-filled. cp_async_wait() before the barrier that publishes them.
@@ -492,20 +508,23 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
         uint32_t add = c_low ? low_add + c : 0;
         const uint32_t sb = swz<T>((m0 << logC) | c) * (uint32_t)sizeof(T);
         T x[R], x1[R];  // x1: column c + 1 (CP = 2), one 8-byte access with x
-        if constexpr (V16) {
+        // The group's elements from (LOAD) or to their shared slots.
+        auto move = [&](auto load) {
+            constexpr bool LOAD = decltype(load)::value;
+            if constexpr (V16) {
 #pragma unroll
-            for (uint32_t h = 0; h < R; h += 4) group_word<true>(x, h, slot(sb, h));
-        } else if constexpr (CP == 2) {
+                for (uint32_t h = 0; h < R; h += 4) group_word<LOAD>(x, h, slot(sb, h));
+            } else {
 #pragma unroll
-            for (uint32_t j = 0; j < R; ++j) {
-                const uint2 v = *reinterpret_cast<const uint2 *>(slot(sb, j));
-                memcpy(&x[j], &v.x, sizeof(T));
-                memcpy(&x1[j], &v.y, sizeof(T));
+                for (uint32_t j = 0; j < R; ++j) {
+                    T *p = slot(sb, j);
+                    if constexpr (CP == 2) pair_word<LOAD>(x[j], x1[j], p);
+                    else if constexpr (LOAD) x[j] = *p;
+                    else *p = x[j];
+                }
             }
-        } else {
-#pragma unroll
-            for (uint32_t j = 0; j < R; ++j) x[j] = *slot(sb, j);
-        }
+        };
+        move(std::true_type{});
         if constexpr (POW2) {
             // The twiddle of stage u is beta^(2^(RL-1-u)) w_{2^(u+1)}^jj (below).
             // A factor applied to the difference of a DIF butterfly commutes
@@ -579,21 +598,7 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
                 }
             }
         }
-        if constexpr (V16) {
-#pragma unroll
-            for (uint32_t h = 0; h < R; h += 4) group_word<false>(x, h, slot(sb, h));
-        } else if constexpr (CP == 2) {
-#pragma unroll
-            for (uint32_t j = 0; j < R; ++j) {
-                uint2 v;
-                memcpy(&v.x, &x[j], sizeof(T));
-                memcpy(&v.y, &x1[j], sizeof(T));
-                *reinterpret_cast<uint2 *>(slot(sb, j)) = v;
-            }
-        } else {
-#pragma unroll
-            for (uint32_t j = 0; j < R; ++j) *slot(sb, j) = x[j];
-        }
+        move(std::false_type{});
     }
     __syncthreads();
 }
