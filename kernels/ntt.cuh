@@ -26,6 +26,7 @@
 
 #include "math/field.h"
 #include "math/ntt.h"
+#include "math/swizzle.h"
 
 namespace gp {
 namespace kern {
@@ -106,23 +107,7 @@ constexpr int min_blocks(bool pow2) {
     return pow2 ? 2 : TileCfg<F>::kMinBlocks;
 }
 
-// Shared-memory tiles are XOR-swizzled: element i lives at slot
-// i ^ ((i >> 3) & 31), a bijection on every power-of-two tile. Every access
-// pattern of the radix-8 steps (contiguous, stride 8, stride 8C plus column)
-// then takes the minimum number of wavefronts for 4- and 8-byte elements
-// (simulated for all tile shapes; one-in-eight padding took 1.5-1.9 times
-// the minimum, which the profiler confirmed as 44% excess wavefronts).
-// 4-byte elements take i ^ ((i >> 3) & 28) instead, which leaves every
-// aligned group of four elements in one aligned 16-byte word in order
-// (kSwz16): tile copies and the lowest group of stages then move 16 bytes
-// an instruction (one shared access instead of four), with the minimum
-// wavefronts for those accesses and for the radix-8 steps above stage 0.
-template <class T>
-constexpr bool kSwz16 = sizeof(T) == 4;
-template <class T>
-__device__ __forceinline__ uint32_t swz(uint32_t i) {
-    return i ^ ((i >> 3) & (kSwz16<T> ? 28u : 31u));
-}
+// Tile slots: swz<T> and kSwz16 (math/swizzle.h).
 // The W elements of shared slots s ^ i (i < W, s = swz(e) for e a multiple
 // of W) to and from x: one 16-byte access where W elements are 16 bytes and
 // kSwz16 keeps them in order, else one access an element.
