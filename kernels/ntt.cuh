@@ -108,62 +108,49 @@ constexpr int min_blocks(bool pow2) {
 }
 
 // Tile slots: swz<T> and kSwz16 (math/swizzle.h).
+// N consecutive elements x[0 .. N) from (LOAD) or to the 8 or 16 bytes of
+// shared memory at p (aligned): one shared access.
+template <bool LOAD, uint32_t N, class T>
+__device__ __forceinline__ void shared_word(T *x, T *p) {
+    using Word = std::conditional_t<N * sizeof(T) == 16, uint4, uint2>;
+    static_assert(N * sizeof(T) == sizeof(Word), "8- or 16-byte words");
+    Word *w = reinterpret_cast<Word *>(p);
+    if constexpr (LOAD) {
+        const Word v = *w;
+        memcpy(x, &v, sizeof v);
+    } else {
+        Word v;
+        memcpy(&v, x, sizeof v);
+        *w = v;
+    }
+}
 // The W elements of shared slots s ^ i (i < W, s = swz(e) for e a multiple
 // of W) to and from x: one 16-byte access where W elements are 16 bytes and
 // kSwz16 keeps them in order, else one access an element.
 template <uint32_t W, class T>
-__device__ __forceinline__ void sm_get(T (&x)[16 / sizeof(T)], const T *sm, uint32_t s) {
+__device__ __forceinline__ void sm_get(T (&x)[16 / sizeof(T)], T *sm, uint32_t s) {
     if constexpr (W * sizeof(T) == 16 && kSwz16<T>) {
-        const uint4 w = *reinterpret_cast<const uint4 *>(sm + s);
-        memcpy(x, &w, sizeof w);
+        shared_word<true, W>(x, sm + s);
     } else {
 #pragma unroll
         for (uint32_t i = 0; i < W; ++i) x[i] = sm[s ^ i];
     }
 }
 template <uint32_t W, class T>
-__device__ __forceinline__ void sm_put(T *sm, uint32_t s, const T (&x)[16 / sizeof(T)]) {
+__device__ __forceinline__ void sm_put(T *sm, uint32_t s, T (&x)[16 / sizeof(T)]) {
     if constexpr (W * sizeof(T) == 16 && kSwz16<T>) {
-        uint4 w;
-        memcpy(&w, x, sizeof w);
-        *reinterpret_cast<uint4 *>(sm + s) = w;
+        shared_word<false, W>(x, sm + s);
     } else {
 #pragma unroll
         for (uint32_t i = 0; i < W; ++i) sm[s ^ i] = x[i];
     }
 }
-// Elements h .. h + 4 of a group's registers x from or to the 16 bytes of
-// shared memory at p (4-byte elements; a no-op for others, which never
-// take this path).
-template <bool LOAD, class T, uint32_t R>
-__device__ __forceinline__ void group_word(T (&x)[R], uint32_t h, T *p) {
-    if constexpr (sizeof(T) == 4 && R >= 4) {
-        uint4 *w = reinterpret_cast<uint4 *>(p);
-        if constexpr (LOAD) {
-            const uint4 v = *w;
-            memcpy(&x[h], &v, sizeof v);
-        } else {
-            uint4 v;
-            memcpy(&v, &x[h], sizeof v);
-            *w = v;
-        }
-    }
-}
-// Two neighbouring 4-byte elements a, b from or to the 8 bytes at p.
+// Two neighbouring elements a, b from or to the 8 bytes at p.
 template <bool LOAD, class T>
 __device__ __forceinline__ void pair_word(T &a, T &b, T *p) {
-    static_assert(sizeof(T) == 4, "8-byte pairs of 4-byte elements");
-    uint2 *w = reinterpret_cast<uint2 *>(p);
-    if constexpr (LOAD) {
-        const uint2 v = *w;
-        memcpy(&a, &v.x, sizeof a);
-        memcpy(&b, &v.y, sizeof b);
-    } else {
-        uint2 v;
-        memcpy(&v.x, &a, sizeof a);
-        memcpy(&v.y, &b, sizeof b);
-        *w = v;
-    }
+    T v[2] = {a, b};
+    shared_word<LOAD, 2>(v, p);
+    if constexpr (LOAD) a = v[0], b = v[1];
 }
 // 16 bytes from global g (16-byte aligned) to shared slot s without passing
 // through registers (cp.async): the first src_bytes of the 16 are read, the
@@ -498,7 +485,7 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
             constexpr bool LOAD = decltype(load)::value;
             if constexpr (V16) {
 #pragma unroll
-                for (uint32_t h = 0; h < R; h += 4) group_word<LOAD>(x, h, slot(sb, h));
+                for (uint32_t h = 0; h < R; h += 4) shared_word<LOAD, 4>(&x[h], slot(sb, h));
             } else {
 #pragma unroll
                 for (uint32_t j = 0; j < R; ++j) {
