@@ -108,38 +108,48 @@ constexpr int min_blocks(bool pow2) {
 }
 
 // Tile slots: swz<T> and kSwz16 (math/swizzle.h).
-// N consecutive elements x[0 .. N) from (LOAD) or to the 8 or 16 bytes of
-// shared memory at p (aligned): one shared access.
-template <bool LOAD, uint32_t N, class T>
-__device__ __forceinline__ void shared_word(T *x, T *p) {
-    using Word = std::conditional_t<N * sizeof(T) == 16, uint4, uint2>;
-    static_assert(N * sizeof(T) == sizeof(Word), "8- or 16-byte words");
-    Word *w = reinterpret_cast<Word *>(p);
-    if constexpr (LOAD) {
-        const Word v = *w;
-        memcpy(x, &v, sizeof v);
-    } else {
-        Word v;
-        memcpy(&v, x, sizeof v);
-        *w = v;
-    }
+// N consecutive elements x[0 .. N) from or to the 8 or 16 bytes at p
+// (aligned, global or shared): one access.
+template <uint32_t N, class T>
+using WordOf = std::conditional_t<N * sizeof(T) == 16, uint4, uint2>;
+template <uint32_t N, class T>
+__device__ __forceinline__ void word_load(T *x, const T *p) {
+    static_assert(N * sizeof(T) == sizeof(WordOf<N, T>), "8- or 16-byte words");
+    const WordOf<N, T> w = *reinterpret_cast<const WordOf<N, T> *>(p);
+    memcpy(x, &w, sizeof w);
+}
+template <uint32_t N, class T>
+__device__ __forceinline__ void word_store(T *p, const T *x) {
+    static_assert(N * sizeof(T) == sizeof(WordOf<N, T>), "8- or 16-byte words");
+    WordOf<N, T> w;
+    memcpy(&w, x, sizeof w);
+    *reinterpret_cast<WordOf<N, T> *>(p) = w;
+}
+// 16 bytes of elements at p (16-byte aligned) to and from registers.
+template <class T>
+__device__ __forceinline__ void load16(T (&x)[16 / sizeof(T)], const T *p) {
+    word_load<16 / sizeof(T)>(x, p);
+}
+template <class T>
+__device__ __forceinline__ void store16(T *p, const T (&x)[16 / sizeof(T)]) {
+    word_store<16 / sizeof(T)>(p, x);
 }
 // The W elements of shared slots s ^ i (i < W, s = swz(e) for e a multiple
 // of W) to and from x: one 16-byte access where W elements are 16 bytes and
 // kSwz16 keeps them in order, else one access an element.
 template <uint32_t W, class T>
-__device__ __forceinline__ void sm_get(T (&x)[16 / sizeof(T)], T *sm, uint32_t s) {
+__device__ __forceinline__ void sm_get(T (&x)[16 / sizeof(T)], const T *sm, uint32_t s) {
     if constexpr (W * sizeof(T) == 16 && kSwz16<T>) {
-        shared_word<true, W>(x, sm + s);
+        load16(x, sm + s);
     } else {
 #pragma unroll
         for (uint32_t i = 0; i < W; ++i) x[i] = sm[s ^ i];
     }
 }
 template <uint32_t W, class T>
-__device__ __forceinline__ void sm_put(T *sm, uint32_t s, T (&x)[16 / sizeof(T)]) {
+__device__ __forceinline__ void sm_put(T *sm, uint32_t s, const T (&x)[16 / sizeof(T)]) {
     if constexpr (W * sizeof(T) == 16 && kSwz16<T>) {
-        shared_word<false, W>(x, sm + s);
+        store16(sm + s, x);
     } else {
 #pragma unroll
         for (uint32_t i = 0; i < W; ++i) sm[s ^ i] = x[i];
@@ -149,8 +159,12 @@ __device__ __forceinline__ void sm_put(T *sm, uint32_t s, T (&x)[16 / sizeof(T)]
 template <bool LOAD, class T>
 __device__ __forceinline__ void pair_word(T &a, T &b, T *p) {
     T v[2] = {a, b};
-    shared_word<LOAD, 2>(v, p);
-    if constexpr (LOAD) a = v[0], b = v[1];
+    if constexpr (LOAD) {
+        word_load<2>(v, p);
+        a = v[0], b = v[1];
+    } else {
+        word_store<2>(p, v);
+    }
 }
 // 16 bytes from global g (16-byte aligned) to shared slot s without passing
 // through registers (cp.async): the first src_bytes of the 16 are read, the
@@ -199,18 +213,6 @@ __device__ __forceinline__ void pow2_butterfly(typename F::T &a, typename F::T &
     }
 }
 
-// 16 bytes of elements at p (16-byte aligned) to and from registers.
-template <class T>
-__device__ __forceinline__ void load16(T (&x)[16 / sizeof(T)], const T *p) {
-    const uint4 w = *reinterpret_cast<const uint4 *>(p);
-    memcpy(x, &w, sizeof w);
-}
-template <class T>
-__device__ __forceinline__ void store16(T *p, const T (&x)[16 / sizeof(T)]) {
-    uint4 w;
-    memcpy(&w, x, sizeof w);
-    *reinterpret_cast<uint4 *>(p) = w;
-}
 // The first W elements of x: 16 bytes (W = 16 / sizeof(T)) or one element.
 template <uint32_t W, class T>
 __device__ __forceinline__ void load_w(T (&x)[16 / sizeof(T)], const T *p) {
@@ -485,7 +487,10 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
             constexpr bool LOAD = decltype(load)::value;
             if constexpr (V16) {
 #pragma unroll
-                for (uint32_t h = 0; h < R; h += 4) shared_word<LOAD, 4>(&x[h], slot(sb, h));
+                for (uint32_t h = 0; h < R; h += 4) {
+                    if constexpr (LOAD) word_load<4>(&x[h], slot(sb, h));
+                    else word_store<4>(slot(sb, h), &x[h]);
+                }
             } else {
 #pragma unroll
                 for (uint32_t j = 0; j < R; ++j) {
