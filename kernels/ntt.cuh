@@ -591,10 +591,13 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
 // sizes where it measured faster (kPow2MinLog..kPow2MaxLog, version 19),
 // and by the gather pass (k_chunk_pass, version 20) for the same sizes. The
 // scatter and spread passes were slower with it and keep the general form.
-template <class F, bool DIF, bool INV, bool POW2 = false, bool FACT = false, int CP = 1>
+// KMAX caps the general groups' K (the paired scatter's radix-4 groups,
+// kScatterRadixLog).
+template <class F, bool DIF, bool INV, bool POW2 = false, bool FACT = false, int CP = 1, int KMAX = 3>
 __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32_t lo,
                             uint32_t low_add, bool c_low, const typename F::Tw *tw) {
-    constexpr uint32_t K = POW2 ? TileCfg<F>::kPow2RadixLog : 3;
+    static_assert(KMAX >= 1 && KMAX <= 3, "general groups of 2 to 8 elements");
+    constexpr uint32_t K = POW2 ? TileCfg<F>::kPow2RadixLog : KMAX;
     const uint32_t groups = (t + K - 1) / K;
     for (uint32_t gi = 0; gi < groups; ++gi) {
         // Group gi in execution order; DIF runs the groups from the top down.
@@ -619,8 +622,8 @@ __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32
         switch (rl * 2 + unit) {
             case 9: if constexpr (K >= 4) run(std::integral_constant<int, 4>{}, Yes{}); break;
             case 8: if constexpr (K >= 4) run(std::integral_constant<int, 4>{}, No{}); break;
-            case 7: run(std::integral_constant<int, 3>{}, Yes{}); break;
-            case 6: run(std::integral_constant<int, 3>{}, No{}); break;
+            case 7: if constexpr (K >= 3) run(std::integral_constant<int, 3>{}, Yes{}); break;
+            case 6: if constexpr (K >= 3) run(std::integral_constant<int, 3>{}, No{}); break;
             case 5: run(std::integral_constant<int, 2>{}, Yes{}); break;
             case 4: run(std::integral_constant<int, 2>{}, No{}); break;
             case 3: run(std::integral_constant<int, 1>{}, Yes{}); break;
@@ -633,11 +636,17 @@ __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32
 // (tile_group_stages' CP; logC >= 1 there: the chunk passes run only where a
 // column spans several chunks, the four-step spread at lo >= 1). Pairs in
 // the gather and the four-step spread: BabyBear 2^22 x 128 B=2 16.0 -> 15.5
-// ms on the H200 (the spread spills 20 bytes at its 40-register cap and
-// still gains); the natural-order scatter spills 52 bytes with them and
-// lost 0.5 ms, so it keeps single columns (docs/PERF.md v28).
-template <class F, bool POW2, bool SCATTER = false>
-constexpr int kPairs = sizeof(typename F::T) == 4 && !POW2 && !SCATTER ? 2 : 1;
+// ms on the H200 (the spread spills 16 bytes at its 40-register cap and
+// still gains; docs/PERF.md v28).
+template <class F, bool POW2>
+constexpr int kPairs = sizeof(typename F::T) == 4 && !POW2 ? 2 : 1;
+// The natural-order scatter's largest group: with pairs, radix-4 groups
+// (16 elements a thread, as one column's radix-8 group). Paired radix-8
+// groups spilled 52 bytes at its 40-register cap and lost 0.5 ms; paired
+// radix-4 groups do not spill and gained 0.2-0.3 ms (BabyBear 2^22 x 128
+// B=2 natural, 19.2-19.3 -> 19.0 on the H200; docs/PERF.md v29).
+template <class F, bool POW2>
+constexpr int kScatterRadixLog = kPairs<F, POW2> == 2 ? 2 : 3;
 
 // Block blk's column v and tile position among tiles_per_col positions of
 // ncols columns: runs of 2^log_group neighbouring tiles of one column (their
@@ -760,7 +769,8 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
             rows(One{}, in, rows_in, Load{});
         }
         __syncthreads();
-        tile_stages<F, !GATHER, GATHER, POW2, false, kPairs<F, POW2, !GATHER>>(sm, t, logC, 0, 0, false, tw);
+        tile_stages<F, !GATHER, GATHER, POW2, false, kPairs<F, POW2>, GATHER ? 3 : kScatterRadixLog<F, POW2>>(
+            sm, t, logC, 0, 0, false, tw);
         if (GATHER) {
             if (wide_chunks) chunks(Wide{}, dst + v * dst_stride, Store{});
             else chunks(One{}, dst + v * dst_stride, Store{});
@@ -947,23 +957,33 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
             __syncthreads();
         } else {
             T *stash = dst + (B - 1) * N;  // coset B-1's region in either order
+            constexpr bool kStashAsync = FOUR || MINB != 2;
             for (uint64_t r = 0; r < B; ++r) {
-                for (uint32_t q = threadIdx.x; q < size / W; q += blockDim.x) {
-                    const uint32_t e0 = q * W, s0 = swz<T>(e0);
-                    const uint64_t k0 = index(e0);
-                    T x[V], w[V];
-                    load_w<W>(x, (r == 0 ? scale : stash) + k0);
-                    if (r == 0) {
-                        sm_get<W>(w, sm, s0);
+                // The last coset's coefficients are the stash as it stands:
+                // cp.async copies them into the tile (docs/PERF.md v29). Not
+                // in the factored 64-register form (blowups above 8), which
+                // measured 0.1 ms slower with it at B = 32, as the wide tile
+                // passes are with cp.async (v28).
+                if (kStashAsync && r > 0 && r + 1 == B) {
+                    tile_load<T, void, true>(sm, stash + base0, size, a.lo, logC);
+                } else {
+                    for (uint32_t q = threadIdx.x; q < size / W; q += blockDim.x) {
+                        const uint32_t e0 = q * W, s0 = swz<T>(e0);
+                        const uint64_t k0 = index(e0);
+                        T x[V], w[V];
+                        load_w<W>(x, (r == 0 ? scale : stash) + k0);
+                        if (r == 0) {
+                            sm_get<W>(w, sm, s0);
 #pragma unroll
-                        for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(w[i], x[i]);
-                    }
-                    sm_put<W>(sm, s0, x);
-                    if (r + 1 < B) {  // x becomes coset r + 1's
-                        load_w<W>(w, w_nb + k0);
+                            for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(w[i], x[i]);
+                        }
+                        sm_put<W>(sm, s0, x);
+                        if (r + 1 < B) {  // x becomes coset r + 1's
+                            load_w<W>(w, w_nb + k0);
 #pragma unroll
-                        for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(x[i], w[i]);
-                        store_w<W>(stash + k0, x);
+                            for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(x[i], w[i]);
+                            store_w<W>(stash + k0, x);
+                        }
                     }
                 }
                 __syncthreads();
