@@ -201,6 +201,10 @@ BENCHMARK(BM_LDE_Device_CUDA)
     ->Args({BB, 23, 64, 2, 1})
     ->Args({BB, 21, 64, 8, 1})
     ->Args({BB, 19, 64, 32, 1})
+    // natural order: the interleaved scatter (B <= 8) and the strided one
+    ->Args({GL, 21, 64, 8, 0})
+    ->Args({BB, 21, 64, 8, 0})
+    ->Args({BB, 19, 64, 32, 0})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(0.2);
