@@ -219,6 +219,26 @@ TEST_F(Gpu, LdeTileBoundaries) {
     }
 }
 
+/* Natural order at every blowup 2..16 on sizes of one, two and three
+ * segments: the scatter pass interleaves the B cosets of a tile itself
+ * where B <= 2^logC (Goldilocks 4, the 31-bit fields 8) and writes every
+ * B-th element above that; base and extension columns. */
+TEST_F(Gpu, LdeNaturalEveryBlowup) {
+    Rng rng(312);
+    unsigned k = 0;
+    for (const FieldRef &F : all_fields())
+        for (uint32_t log_n : {10u, 15u, 17u, 23u})
+            for (uint32_t log_b = 1; log_b <= 4; ++log_b, ++k) {
+                if (log_n + log_b > F.two_adicity || (log_n == 23 && log_b > 1)) continue;
+                const uint32_t d = F.ext_degrees[k % F.ext_degrees.size()];
+                const uint64_t rows = 1ull << log_n, cols = log_n >= 23 ? 1 : log_n >= 17 ? 2 : 3;
+                ApiData in = random_api(F, (size_t)(rows * cols * d), rng);
+                gp_lde_options o = make_opts(0, 1u << log_b, (k & 1) ? rng.nonzero(F.p) : 0,
+                                             (k & 2) ? rng.nonzero(F.p) : 0, GP_ORDER_NATURAL, GP_LAYOUT_COL_MAJOR);
+                compare_lde(F, d, in, rows, cols, o, LdePath::kBuffer, GP_LAYOUT_COL_MAJOR, "natural");
+            }
+}
+
 /* On the GPU, the host-input path and the buffer path agree (and with the CPU). */
 TEST_F(Gpu, HostPathMatchesBufferPath) {
     Rng rng(304);
