@@ -709,29 +709,27 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
     const uint32_t nt = n - t;
     const uint64_t sets = 1ull << (nt - logC);
     const uint32_t size = 1u << (t + logC), tmask = (1u << t) - 1, cmask = (1u << logC) - 1;
-    // Interleaved scatter (natural order, 2 <= B <= 2^logC): a tile's
-    // columns are 2^lp chunks of each of the B cosets' regions, column
-    // c = (r << lp) + c', so that each tile row goes out as 2^logC
-    // consecutive elements of the interleaved rows (whole 32-byte sectors
-    // from one block). Otherwise a block takes 2^logC chunks of one coset
-    // and writes every B-th element.
-    const bool ilv = !GATHER && log_b >= 1 && log_b <= logC;
-    const uint32_t lp = ilv ? logC - log_b : logC, bmask = (1u << log_b) - 1;
+    // Scatter (natural order, B = 2^log_b cosets): a tile's 2^logC columns
+    // are 2^lp chunks of each of 2^lb cosets, lb = min(log_b, logC): column
+    // c = (r << lp) + c' is chunk c' of coset (cg << lb) + r, cg the block's
+    // coset group. Each tile row then goes out as 2^logC consecutive
+    // elements of the interleaved rows: whole 32-byte sectors from one
+    // block (docs/PERF.md v30-31). ncols counts regions (columns times B).
+    const uint32_t lb = GATHER ? 0 : (log_b < logC ? log_b : logC), lp = logC - lb;
+    uint64_t cg = 0;
     for (uint64_t blk = blockIdx.x; blk < sets * ncols; blk += gridDim.x) {
-        // Neighbouring blocks take neighbouring chunk sets of one column; when
-        // scattering to interleaved rows without ilv, the B cosets of a set
-        // come together so that their partial-sector writes meet in L2.
+        // Neighbouring blocks take neighbouring chunk sets of one column, and
+        // when scattering, first the coset groups of one chunk set (their
+        // sectors are neighbours in the same interleaved rows).
         uint64_t v, set;
         if (GATHER) {
             v = blk / sets;
             set = blk % sets;
-        } else if (ilv) {  // v: the column (its B regions), set: 2^lp chunks
+        } else {  // v: the column (its B regions), set: 2^lp chunks
+            const uint64_t x = blk % (sets << log_b);
             v = blk / (sets << log_b);
-            set = blk % (sets << log_b);
-        } else {
-            uint64_t r = blk & ((1ull << log_b) - 1), rest = blk >> log_b;
-            set = rest % sets;
-            v = ((rest / sets) << log_b) | r;
+            cg = x & ((1ull << (log_b - lb)) - 1);
+            set = x >> (log_b - lb);
         }
         uint64_t r0 = set << lp;  // first bit-reversed chunk id
         constexpr uint32_t V = 16 / sizeof(T);
@@ -758,9 +756,9 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
                 sm, g, size / Wd, ~0ull,
                 [&](uint32_t q) {
                     const uint32_t e = q * Wd, c = e >> t;
-                    if (ilv)  // coset c >> lp's region, its chunk c mod 2^lp
-                        return (uint64_t)(c >> lp) * src_stride + (bit_reverse(r0 + (c & ((1u << lp) - 1)), nt) << t) +
-                               (e & tmask);
+                    if (!GATHER)  // coset (cg << lb) + (c >> lp)'s region, its chunk c mod 2^lp
+                        return (((cg << lb) + (c >> lp)) * src_stride) +
+                               (bit_reverse(r0 + (c & ((1u << lp) - 1)), nt) << t) + (e & tmask);
                     return (bit_reverse(r0 + c, nt) << t) + (e & tmask);
                 },
                 [&](uint32_t q, uint32_t i) {
@@ -772,7 +770,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
         using One = std::integral_constant<uint32_t, 1>;
         using Load = std::true_type;
         using Store = std::false_type;
-        T *in = const_cast<T *>(src) + (ilv ? v << log_b : v) * src_stride;
+        T *in = const_cast<T *>(src) + (GATHER ? v : v << log_b) * src_stride;
         const bool wide_chunks = (1u << t) >= V;
         if (!GATHER) {
             if (wide_chunks) chunks(Wide{}, in, Load{});
@@ -788,22 +786,18 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
         if (GATHER) {
             if (wide_chunks) chunks(Wide{}, dst + v * dst_stride, Store{});
             else chunks(One{}, dst + v * dst_stride, Store{});
-        } else if (ilv) {
-            // Output row m of the tile: interleaved rows (m << nt) + r0 ..
-            // + 2^lp - 1, element p = c' B + r from tile column (r << lp) + c'.
-            T *col = dst + v * dst_stride;
-            for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
-                const uint32_t m = e >> logC, p = e & cmask, c = ((p & bmask) << lp) + (p >> log_b);
-                const uint64_t i = ((((uint64_t)m << nt) + r0) << log_b) + p;
-                col[i] = sm[swz<T>(((uint32_t)bit_reverse(m, t) << logC) + c)];
-            }
         } else {
-            uint64_t B = 1ull << log_b, r = v & (B - 1);
-            T *col = dst + (v >> log_b) * dst_stride;
+            // Output row m of the tile: 2^logC consecutive elements from
+            // (((m << nt) + r0) << log_b) + (cg << lb); element p of them is
+            // chunk p >> lb's coset (cg << lb) + (p mod 2^lb), tile column
+            // ((p mod 2^lb) << lp) + (p >> lb).
+            T *col = dst + v * dst_stride;
+            const uint32_t lmask = (1u << lb) - 1;
+            const uint64_t off = cg << lb;
             for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
-                uint32_t m = e >> logC, c = e & cmask;
-                uint64_t i = ((uint64_t)m << nt) + r0 + c;
-                col[i * B + r] = sm[swz<T>(((uint32_t)bit_reverse(m, t) << logC) + c)];
+                const uint32_t m = e >> logC, p = e & cmask, c = ((p & lmask) << lp) + (p >> lb);
+                const uint64_t i = ((((uint64_t)m << nt) + r0) << log_b) + off + p;
+                col[i] = sm[swz<T>(((uint32_t)bit_reverse(m, t) << logC) + c)];
             }
         }
         __syncthreads();
