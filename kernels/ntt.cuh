@@ -692,12 +692,13 @@ __global__ void __launch_bounds__(kThreads, MINB) k_tile_pass(typename F::T *dat
 }
 
 // Lowest segment with a bit-reversal on one side. 2^(n-t) chunks of 2^t per
-// column; a block takes the 2^logC chunks whose bit-reversed ids are
-// consecutive, so the natural-order side is read/written in 32-byte runs.
+// column; a block takes chunks whose bit-reversed ids are consecutive, so
+// the natural-order side is read/written in 32-byte runs.
 //  GATHER (A_1): natural-order input (rows >= rows_in are zero) ->
 //     bit-reversed chunks, inverse DIT.   src col stride src_stride.
-//  !GATHER (B_1 natural): chunk-ordered forward DIF of cosets ->
-//     natural-order interleaved LDE rows: out row i*B + r, column v / B.
+//  !GATHER (B_1 natural): chunk-ordered forward DIF of the B coset regions
+//     (ncols = columns x B, region r of column v at (v B + r) src_stride) ->
+//     natural-order interleaved LDE rows: out row i*B + r of column v.
 template <class F, bool GATHER, bool POW2 = false>
 __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
     k_chunk_pass(const typename F::T *__restrict__ src, uint64_t src_stride, uint64_t rows_in,
