@@ -711,12 +711,17 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
     const uint64_t sets = 1ull << (nt - logC);
     const uint32_t size = 1u << (t + logC), tmask = (1u << t) - 1, cmask = (1u << logC) - 1;
     // Scatter (natural order, B = 2^log_b cosets): a tile's 2^logC columns
-    // are 2^lp chunks of each of 2^lb cosets, lb = min(log_b, logC): column
-    // c = (r << lp) + c' is chunk c' of coset (cg << lb) + r, cg the block's
-    // coset group. Each tile row then goes out as 2^logC consecutive
-    // elements of the interleaved rows: whole 32-byte sectors from one
-    // block (docs/PERF.md v30-31). ncols counts regions (columns times B).
-    const uint32_t lb = GATHER ? 0 : (log_b < logC ? log_b : logC), lp = logC - lb;
+    // are 2^lp chunks c' of each of 2^lb cosets (cg << lb) + r, lb =
+    // min(log_b, logC), cg the block's coset group, so that each tile row is
+    // 2^logC consecutive elements of the interleaved rows from
+    // (((m << nt) + r0) << log_b) + (cg << lb): whole 32-byte sectors from
+    // one block (docs/PERF.md v30-32). ncols counts regions (columns times
+    // B). kRowStore (the 31-bit fields): column (c' << lb) + r, so a tile
+    // row is those elements in order and goes out 16 bytes at a time
+    // (rows). Goldilocks: column (r << lp) + c' and an element loop, which
+    // measured 0.1-0.5 ms faster there than the 16-byte rows (v32).
+    const uint32_t lb = GATHER ? 0 : (log_b < logC ? log_b : logC), lp = logC - lb, ob = GATHER ? 0 : log_b;
+    constexpr bool kRowStore = kSwz16<T>;
     uint64_t cg = 0;
     for (uint64_t blk = blockIdx.x; blk < sets * ncols; blk += gridDim.x) {
         // Neighbouring blocks take neighbouring chunk sets of one column, and
@@ -744,7 +749,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
                 sm, g, size / Wd, limit,
                 [&](uint32_t q) {
                     const uint32_t e = q * Wd;
-                    return ((uint64_t)(e >> logC) << nt) + r0 + (e & cmask);
+                    return ((((uint64_t)(e >> logC) << nt) + r0) << ob) + (cg << lb) + (e & cmask);
                 },
                 [&](uint32_t q, uint32_t i) {
                     const uint32_t e = q * Wd;
@@ -757,9 +762,9 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
                 sm, g, size / Wd, ~0ull,
                 [&](uint32_t q) {
                     const uint32_t e = q * Wd, c = e >> t;
-                    if (!GATHER)  // coset (cg << lb) + (c >> lp)'s region, its chunk c mod 2^lp
-                        return (((cg << lb) + (c >> lp)) * src_stride) +
-                               (bit_reverse(r0 + (c & ((1u << lp) - 1)), nt) << t) + (e & tmask);
+                    if (!GATHER)  // coset (cg << lb) + r's region, its chunk c'
+                        return (((cg << lb) + (kRowStore ? c & ((1u << lb) - 1) : c >> lp)) * src_stride) +
+                               (bit_reverse(r0 + (kRowStore ? c >> lb : c & ((1u << lp) - 1)), nt) << t) + (e & tmask);
                     return (bit_reverse(r0 + c, nt) << t) + (e & tmask);
                 },
                 [&](uint32_t q, uint32_t i) {
@@ -787,6 +792,9 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
         if (GATHER) {
             if (wide_chunks) chunks(Wide{}, dst + v * dst_stride, Store{});
             else chunks(One{}, dst + v * dst_stride, Store{});
+        } else if (kRowStore) {
+            if ((1u << logC) >= V) rows(Wide{}, dst + v * dst_stride, ~0ull, Store{});
+            else rows(One{}, dst + v * dst_stride, ~0ull, Store{});
         } else {
             // Output row m of the tile: 2^logC consecutive elements from
             // (((m << nt) + r0) << log_b) + (cg << lb); element p of them is
