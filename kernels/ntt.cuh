@@ -740,9 +740,11 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
         uint64_t r0 = set << lp;  // first bit-reversed chunk id
         constexpr uint32_t V = 16 / sizeof(T);
         // Natural-order side: row m of the tile is 2^logC consecutive
-        // elements from (m << nt) + r0; its slot row is bit_reverse(m, t).
-        // Chunk side: tile column c is chunk bit_reverse(r0 + c, nt), 2^t
-        // consecutive elements, element j in slot (j << logC) + c.
+        // elements from (m << nt) + r0 (the scatter's, kRowStore: from
+        // (((m << nt) + r0) << log_b) + (cg << lb)); its slot row is
+        // bit_reverse(m, t). Chunk side: tile column c is chunk
+        // bit_reverse(r0 + c, nt) (the scatter's: as above), 2^t consecutive
+        // elements, element j in slot (j << logC) + c.
         auto rows = [&](auto w, T *g, uint64_t limit, auto load) {
             constexpr uint32_t Wd = decltype(w)::value;
             copy_groups<T, Wd, decltype(load)::value, true>(
