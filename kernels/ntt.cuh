@@ -745,7 +745,9 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
         // bit_reverse(m, t). Chunk side: tile column c is chunk
         // bit_reverse(r0 + c, nt) (the scatter's: as above), 2^t consecutive
         // elements, element j in slot (j << logC) + c.
-        auto rows = [&](auto w, T *g, uint64_t limit, auto load) {
+        // rows_w / chunks_w move Wd elements a group; rows / chunks take
+        // 16 bytes where a tile row (2^logC) or a chunk (2^t) holds them.
+        auto rows_w = [&](auto w, T *g, uint64_t limit, auto load) {
             constexpr uint32_t Wd = decltype(w)::value;
             copy_groups<T, Wd, decltype(load)::value, true>(
                 sm, g, size / Wd, limit,
@@ -758,7 +760,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
                     return swz<T>(((uint32_t)bit_reverse(e >> logC, t) << logC) + (e & cmask)) ^ i;
                 });
         };
-        auto chunks = [&](auto w, T *g, auto load) {
+        auto chunks_w = [&](auto w, T *g, auto load) {
             constexpr uint32_t Wd = decltype(w)::value;
             copy_groups<T, Wd, decltype(load)::value, false>(
                 sm, g, size / Wd, ~0ull,
@@ -778,25 +780,24 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
         using One = std::integral_constant<uint32_t, 1>;
         using Load = std::true_type;
         using Store = std::false_type;
+        auto rows = [&](T *g, uint64_t limit, auto load) {
+            if ((1u << logC) >= V) rows_w(Wide{}, g, limit, load);
+            else rows_w(One{}, g, limit, load);
+        };
+        auto chunks = [&](T *g, auto load) {
+            if ((1u << t) >= V) chunks_w(Wide{}, g, load);
+            else chunks_w(One{}, g, load);
+        };
         T *in = const_cast<T *>(src) + (GATHER ? v : v << log_b) * src_stride;
-        const bool wide_chunks = (1u << t) >= V;
-        if (!GATHER) {
-            if (wide_chunks) chunks(Wide{}, in, Load{});
-            else chunks(One{}, in, Load{});
-        } else if ((1u << logC) >= V) {
-            rows(Wide{}, in, rows_in, Load{});
-        } else {
-            rows(One{}, in, rows_in, Load{});
-        }
+        if (GATHER) rows(in, rows_in, Load{});
+        else chunks(in, Load{});
         __syncthreads();
         tile_stages<F, !GATHER, GATHER, POW2, false, kPairs<F, POW2>, GATHER ? 3 : kScatterRadixLog<F, POW2>>(
             sm, t, logC, 0, 0, false, tw);
         if (GATHER) {
-            if (wide_chunks) chunks(Wide{}, dst + v * dst_stride, Store{});
-            else chunks(One{}, dst + v * dst_stride, Store{});
+            chunks(dst + v * dst_stride, Store{});
         } else if (kRowStore) {
-            if ((1u << logC) >= V) rows(Wide{}, dst + v * dst_stride, ~0ull, Store{});
-            else rows(One{}, dst + v * dst_stride, ~0ull, Store{});
+            rows(dst + v * dst_stride, ~0ull, Store{});
         } else {
             // Output row m of the tile: 2^logC consecutive elements from
             // (((m << nt) + r0) << log_b) + (cg << lb); element p of them is
