@@ -44,11 +44,21 @@ constexpr uint32_t kPow2MinLog = 19, kPow2MaxLog = 21;
 // neighbouring tiles of each column in turn, for every field (the tile
 // passes go column by column; src/cuda/cuda_ntt.cu, tile_group).
 constexpr uint32_t kSpreadGroupLog = 2;
+// The same for the passes of the group-form forward transform after the
+// spread (TileCfg::kGroupTw: the tile passes and the natural-order
+// scatter), whose tiles read a run of the group table that depends on
+// their position alone.
+constexpr uint32_t kGroupFwdGroupLog = 63;
 // Blowups 2^log_b for which the 31-bit spread pass runs in four-step form
 // (k_lde_spread, FOUR): measured faster at 2 and 8 (BabyBear 2^22 x 128 at
 // B=2 17.9 -> 17.3-17.4 ms, 2^21 x 64 at B=8 15.2 -> 14.8-14.9), slower at
 // 32 (14.1 -> 14.4, against the factored twiddles; docs/PERF.md v27).
 constexpr uint32_t kFourStepMaxLogB = 3;
+// Natural-order output takes the forward group form (TileCfg::kGroupTw)
+// from blowup 2^kGroupNaturalMinLogB: below it, the scatter's group
+// twiddles cost more than the spread saves (BabyBear 2^22 x 128 B=2
+// natural 17.2 -> 17.6 ms, B=8 15.7 -> 15.4; docs/PERF.md v33).
+constexpr uint32_t kGroupNaturalMinLogB = 3;
 template <class F>
 constexpr bool use_pow2_groups(uint32_t n) {
     return F::kPow2Roots && n >= kPow2MinLog && n <= kPow2MaxLog;
@@ -71,6 +81,11 @@ constexpr bool use_wide_regs(uint32_t n);
 // (k_lde_spread): 8% faster for the 31-bit fields, 2-5% slower for
 // Goldilocks, whose passes are bound by arithmetic, not memory
 // (docs/PERF.md version 17).
+// kGroupTw: the LDE's forward transform runs in the group form
+// (tile_group_stages, CT; math/ntt.h, build_group_twiddles) in the spread
+// pass, the tile passes after it and the natural-order scatter: the top
+// segment's twiddles are the table's first entries for every tile, so the
+// four-step spread multiplies by no factor table on its way out.
 // kPow2RadixLog: the largest group of stages in k_tile_pass when the field's
 // inner roots are powers of two (tile_stages): Goldilocks radix-16 (its
 // inner twiddles cost no registers there) measured 9% faster than radix-8
@@ -83,6 +98,7 @@ struct TileCfg<Goldilocks> {
     static constexpr int kMinBlocks = 0;
     static constexpr bool kTopDif = false;
     static constexpr int kPow2RadixLog = 4;
+    static constexpr bool kGroupTw = false;
 };
 template <class F>
 struct TileCfg {
@@ -91,6 +107,7 @@ struct TileCfg {
     static constexpr int kMinBlocks = 3;
     static constexpr bool kTopDif = true;
     static constexpr int kPow2RadixLog = 3;  // unused: no power-of-two roots
+    static constexpr bool kGroupTw = true;
 };
 
 template <class F>
@@ -422,6 +439,27 @@ __device__ __forceinline__ void pow2_stages(typename F::T *x) {
     });
 }
 
+// The group-form H of every column of a tile (tile_group_stages, CT).
+struct TileH {
+    uint32_t h = 0;
+    __device__ __forceinline__ uint32_t operator()(uint32_t) const { return h; }
+};
+// N consecutive table entries from p (a multiple of N entries from a
+// 16-byte aligned table): one 8- or 16-byte load where they fill one.
+template <uint32_t N, class Tw>
+__device__ __forceinline__ void ldg_run(Tw *w, const Tw *__restrict__ p) {
+    if constexpr (N * sizeof(Tw) == 16) {
+        const uint4 v = __ldg(reinterpret_cast<const uint4 *>(p));
+        memcpy(w, &v, 16);
+    } else if constexpr (N * sizeof(Tw) == 8) {
+        const uint2 v = __ldg(reinterpret_cast<const uint2 *>(p));
+        memcpy(w, &v, 8);
+    } else {
+#pragma unroll
+        for (uint32_t i = 0; i < N; ++i) w[i] = __ldg(p + i);
+    }
+}
+
 // Performs local stages [s, s + RL) of a tile of 2^t rows x 2^logC columns in
 // shared memory. Global stage bit of local bit u is lo + u. When c_low, the
 // tile column adds (low_add + c) to the index (it holds the index's low bits);
@@ -444,14 +482,23 @@ __device__ __forceinline__ void pow2_stages(typename F::T *x) {
 // side by side in one 8-byte shared word (swz leaves bit 0 alone), with one
 // set of twiddles (they depend on the row alone): half the shared accesses
 // and twiddle loads an element.
+// CT (forward, DIF order): the Cooley-Tukey form of build_group_twiddles
+// (math/ntt.h), tw its table. A butterfly at global bit P of index i
+// takes zeta[2^(n-1-P) + (i >> (P+1))]; for a tile of rows [lo, lo + t)
+// whose index bits above them are U that is zeta[(H << (t-1-p)) + (row >>
+// (p+1))] at local bit p, H = 2^(n-lo-t) + U, the same for every column of
+// the tile: hf(c) gives H for column c (TileH: one H a tile). A group's
+// twiddles are then 2^(RL-1-u) consecutive entries a stage u, read 8 or 16
+// bytes at a time, 2^RL - 1 in all.
 template <class F, int RL, bool DIF, bool UNIT, bool INV, bool POW2, bool FACT = false, bool V16 = false,
-          int CP = 1>
+          int CP = 1, bool CT = false, class Hf = TileH>
 __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t, uint32_t logC,
                                                   uint32_t s, uint32_t lo, uint32_t low_add,
-                                                  bool c_low, const typename F::Tw *__restrict__ tw) {
+                                                  bool c_low, const typename F::Tw *__restrict__ tw, Hf hf = {}) {
     using T = typename F::T;
     constexpr uint32_t R = 1u << RL;
     static_assert(CP == 1 || (CP == 2 && sizeof(T) == 4 && !POW2 && !FACT && !V16), "column pairs");
+    static_assert(!CT || (DIF && !UNIT && !INV && !POW2 && !FACT && !V16), "the forward group form");
     constexpr uint32_t kLcp = CP == 2 ? 1 : 0;
     const uint32_t groups = 1u << (t - RL + logC - kLcp);
     const uint32_t cmask = (1u << (logC - kLcp)) - 1, smask = (1u << s) - 1;
@@ -502,7 +549,26 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
             }
         };
         move(std::true_type{});
-        if constexpr (POW2) {
+        if constexpr (CT) {
+            // Stage u (DIF order: u = RL-1 first) pairs j, j + 2^u (bit u of
+            // j clear) with zeta[(G << (RL-1-u)) + (j >> (u+1))].
+            const uint32_t G = (hf(c) << (t - s - RL)) + m_high;
+            static_for<RL>([&](auto uc) {
+                constexpr int u = RL - 1 - decltype(uc)::value;
+                constexpr uint32_t kRun = 1u << (RL - 1 - u);
+                typename F::Tw w[kRun];
+                ldg_run<kRun>(w, tw + ((size_t)G << (RL - 1 - u)));
+#pragma unroll
+                for (uint32_t j = 0; j < R; ++j) {
+                    if ((j >> u) & 1) continue;
+#pragma unroll
+                    for (int cc = 0; cc < CP; ++cc) {
+                        T(&y)[R] = cc == 0 ? x : x1;
+                        dit_butterfly<F>(y[j], y[j + (1u << u)], w[j >> (u + 1)]);
+                    }
+                }
+            });
+        } else if constexpr (POW2) {
             // The twiddle of stage u is beta^(2^(RL-1-u)) w_{2^(u+1)}^jj (below).
             // A factor applied to the difference of a DIF butterfly commutes
             // with the later (lower) stages, which combine only elements
@@ -593,9 +659,13 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
 // scatter and spread passes were slower with it and keep the general form.
 // KMAX caps the general groups' K (the paired scatter's radix-4 groups,
 // kScatterRadixLog).
-template <class F, bool DIF, bool INV, bool POW2 = false, bool FACT = false, int CP = 1, int KMAX = 3>
+// CT: the forward group form (tile_group_stages; DIF order, tw the group
+// table, hf the tile's H), low_add and c_low unused.
+template <class F, bool DIF, bool INV, bool POW2 = false, bool FACT = false, int CP = 1, int KMAX = 3,
+          bool CT = false, class Hf = TileH>
 __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32_t lo,
-                            uint32_t low_add, bool c_low, const typename F::Tw *tw) {
+                            uint32_t low_add, bool c_low, const typename F::Tw *tw, Hf hf = {}) {
+    static_assert(!CT || DIF, "the group form runs in DIF order");
     static_assert(KMAX >= 1 && KMAX <= 3, "general groups of 2 to 8 elements");
     constexpr uint32_t K = POW2 ? TileCfg<F>::kPow2RadixLog : KMAX;
     const uint32_t groups = (t + K - 1) / K;
@@ -606,16 +676,23 @@ __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32
         const uint32_t rl = q + (g < extra ? 1 : 0);
         const uint32_t s = g * q + (g < extra ? g : extra);
         // The lowest group of a transform (K0 = 0 in every group).
-        const bool unit = s == 0 && lo == 0 && (!c_low || (low_add == 0 && logC == 0));
+        const bool unit = !CT && s == 0 && lo == 0 && (!c_low || (low_add == 0 && logC == 0));
         // The lowest group of a one-column tile moves 16-byte words (V16).
         auto run = [&](auto rlc, auto unitc) {
             constexpr int RL = decltype(rlc)::value;
             constexpr bool U = decltype(unitc)::value;
-            constexpr bool kV16 = CP == 1 && kSwz16<typename F::T> && U && RL >= 2;
-            if (kV16 && logC == 0)
-                tile_group_stages<F, RL, DIF, U, INV, POW2, FACT, kV16>(sm, t, logC, s, lo, low_add, c_low, tw);
-            else
-                tile_group_stages<F, RL, DIF, U, INV, POW2, FACT, false, CP>(sm, t, logC, s, lo, low_add, c_low, tw);
+            if constexpr (CT) {
+                if constexpr (!U)
+                    tile_group_stages<F, RL, DIF, U, INV, POW2, FACT, false, CP, CT, Hf>(sm, t, logC, s, lo, low_add,
+                                                                                         c_low, tw, hf);
+            } else {
+                constexpr bool kV16 = CP == 1 && kSwz16<typename F::T> && U && RL >= 2;
+                if (kV16 && logC == 0)
+                    tile_group_stages<F, RL, DIF, U, INV, POW2, FACT, kV16>(sm, t, logC, s, lo, low_add, c_low, tw);
+                else
+                    tile_group_stages<F, RL, DIF, U, INV, POW2, FACT, false, CP>(sm, t, logC, s, lo, low_add, c_low,
+                                                                                 tw);
+            }
         };
         using Yes = std::true_type;
         using No = std::false_type;
@@ -666,7 +743,8 @@ __device__ __forceinline__ void tile_of_block(uint64_t blk, uint64_t tiles_per_c
 // column v at data + v * col_stride. Tiles of 2^t x 2^logC (logC = 0 when
 // lo = 0). DIF or DIT with the given table.
 // INV (the table is the inverse one) matters to POW2 only.
-template <class F, bool DIF, bool INV, bool POW2, int MINB = min_blocks<F>(POW2)>
+// CT (DIF, the forward group form): tw is the group table.
+template <class F, bool DIF, bool INV, bool POW2, int MINB = min_blocks<F>(POW2), bool CT = false>
 __global__ void __launch_bounds__(kThreads, MINB) k_tile_pass(typename F::T *data, uint64_t col_stride,
                                                         uint64_t ncols, uint32_t n, uint32_t lo,
                                                         uint32_t t, uint32_t logC, uint32_t log_group,
@@ -685,7 +763,11 @@ __global__ void __launch_bounds__(kThreads, MINB) k_tile_pass(typename F::T *dat
         const uint32_t size = 1u << (t + logC);
         tile_load<T, void, MINB != 2>(sm, col, size, lo, logC);
         __syncthreads();
-        tile_stages<F, DIF, INV, POW2>(sm, t, logC, lo, (uint32_t)base0, true, tw);
+        if constexpr (CT)
+            tile_stages<F, true, false, false, false, 1, 3, true>(sm, t, logC, lo, 0, true, tw,
+                                                               TileH{(1u << (n - lo - t)) + (uint32_t)(tile / bases)});
+        else
+            tile_stages<F, DIF, INV, POW2>(sm, t, logC, lo, (uint32_t)base0, true, tw);
         tile_store(sm, col, size, lo, logC);
         __syncthreads();
     }
@@ -699,11 +781,11 @@ __global__ void __launch_bounds__(kThreads, MINB) k_tile_pass(typename F::T *dat
 //  !GATHER (B_1 natural): chunk-ordered forward DIF of the B coset regions
 //     (ncols = columns x B, region r of column v at (v B + r) src_stride) ->
 //     natural-order interleaved LDE rows: out row i*B + r of column v.
-template <class F, bool GATHER, bool POW2 = false>
+template <class F, bool GATHER, bool POW2 = false, bool GROUP = false>
 __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
     k_chunk_pass(const typename F::T *__restrict__ src, uint64_t src_stride, uint64_t rows_in,
                  typename F::T *dst, uint64_t dst_stride, uint64_t ncols, uint32_t n, uint32_t t,
-                 uint32_t logC, uint32_t log_b, const typename F::Tw *__restrict__ tw) {
+                 uint32_t logC, uint32_t log_b, const typename F::Tw *__restrict__ tw, uint32_t log_group) {
     using T = typename F::T;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sm = reinterpret_cast<T *>(smem_raw);
@@ -732,8 +814,8 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
             v = blk / sets;
             set = blk % sets;
         } else {  // v: the column (its B regions), set: 2^lp chunks
-            const uint64_t x = blk % (sets << log_b);
-            v = blk / (sets << log_b);
+            uint64_t x;
+            tile_of_block(blk, sets << log_b, ncols >> log_b, log_group, v, x);
             cg = x & ((1ull << (log_b - lb)) - 1);
             set = x >> (log_b - lb);
         }
@@ -792,8 +874,24 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
         if (GATHER) rows(in, rows_in, Load{});
         else chunks(in, Load{});
         __syncthreads();
-        tile_stages<F, !GATHER, GATHER, POW2, false, kPairs<F, POW2>, GATHER ? 3 : kScatterRadixLog<F, POW2>>(
-            sm, t, logC, 0, 0, false, tw);
+        if constexpr (GROUP) {
+            // The group form (tw: the group table): column c is chunk
+            // bit_reverse(r0 + (c >> lb), nt) of the coset's transform, H =
+            // 2^nt + that chunk; the two columns of a pair are one chunk's
+            // cosets where lb >= 1.
+            static_assert(!GATHER && kRowStore && !POW2 && TileCfg<F>::kGroupTw,
+                          "the group form's scatter has the 31-bit column order");
+            auto hf = [&](uint32_t c) { return (1u << nt) + (uint32_t)bit_reverse(r0 + (c >> lb), nt); };
+            if (lb >= 1)
+                tile_stages<F, true, false, false, false, kPairs<F, false>, kScatterRadixLog<F, false>, true>(
+                    sm, t, logC, 0, 0, false, tw, hf);
+            else
+                tile_stages<F, true, false, false, false, 1, kScatterRadixLog<F, false>, true>(sm, t, logC, 0, 0,
+                                                                                              false, tw, hf);
+        } else {
+            tile_stages<F, !GATHER, GATHER, POW2, false, kPairs<F, POW2>, GATHER ? 3 : kScatterRadixLog<F, POW2>>(
+                sm, t, logC, 0, 0, false, tw);
+        }
         if (GATHER) {
             chunks(dst + v * dst_stride, Store{});
         } else if (kRowStore) {
@@ -831,6 +929,10 @@ struct FusedArgs {
     // k_lde_spread's FOUR form: the top segment's four-step factors
     // (build_segment_factors), inverse and forward, position-ordered.
     const void *seg_inv, *seg_fwd;
+    // TileCfg<F>::kGroupTw: the forward group table (build_group_twiddles),
+    // which the spread's forward stages read instead of tw_fwd (tw_fwd
+    // still gives the coset steps w_{nB}^k).
+    const void *zeta;
 };
 
 // Coefficient k of coset r is c_k * scale[k] * w_{nB}^(r k): scale once, then
@@ -927,7 +1029,8 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
 // them the stages are independent size-2^t transforms of the tile's
 // columns, whose twiddles all lie in levels below 2^t (8 KiB, L1), instead
 // of stages whose twiddles reach levels up to 2^n (L2).
-template <class F, bool TOP_DIF, uint32_t W, int MINB = TileCfg<F>::kMinBlocks, bool FOUR = false>
+template <class F, bool TOP_DIF, uint32_t W, int MINB = TileCfg<F>::kMinBlocks, bool FOUR = false,
+          bool GROUP = false>
 __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
     using T = typename F::T;
     using Tw = typename F::Tw;
@@ -947,6 +1050,7 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
         auto index = [&](uint32_t e) { return ((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask); };
         const T *src = static_cast<const T *>(a.src) + v * a.src_stride;
         static_assert(!FOUR || TOP_DIF, "the four-step form is the top-DIF spread's");
+        static_assert(!GROUP || (TOP_DIF && TileCfg<F>::kGroupTw), "the group form is the 31-bit top-DIF spread's");
         if constexpr (FOUR)
             tile_load<T, F, true>(sm, src + base0, size, a.lo, logC, static_cast<const Tw *>(a.seg_inv) + base0);
         else
@@ -1016,7 +1120,13 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
                     }
                 }
                 __syncthreads();
-                if constexpr (FOUR) {
+                if constexpr (GROUP) {
+                    // The top segment of the group form: H = 1, the table's
+                    // first 2^t entries for every tile and column.
+                    tile_stages<F, true, false, false, false, kPairs<F, false>, 3, true>(
+                        sm, a.t, logC, 0, 0, false, static_cast<const Tw *>(a.zeta), TileH{1});
+                    tile_store(sm, region(r) + base0, size, a.lo, logC);
+                } else if constexpr (FOUR) {
                     tile_stages<F, true, false, false, false, kPairs<F, false>>(sm, a.t, logC, 0, 0, false, tw_fwd);
                     tile_store<T, F>(sm, region(r) + base0, size, a.lo, logC,
                                      static_cast<const Tw *>(a.seg_fwd) + base0);

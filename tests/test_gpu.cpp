@@ -219,16 +219,17 @@ TEST_F(Gpu, LdeTileBoundaries) {
     }
 }
 
-/* Natural order at every blowup 2..16 on sizes of one, two and three
+/* Natural order at every blowup 1..16 on sizes of one, two and three
  * segments: the scatter pass interleaves the B cosets of a tile itself
- * where B <= 2^logC (Goldilocks 4, the 31-bit fields 8) and writes every
- * B-th element above that; base and extension columns. */
+ * where B <= 2^logC (Goldilocks 4, the 31-bit fields 8) and takes groups
+ * of 2^logC cosets above that; at B = 1 the 31-bit group form's column
+ * pairs are two chunks (no pairs); base and extension columns. */
 TEST_F(Gpu, LdeNaturalEveryBlowup) {
     Rng rng(312);
     unsigned k = 0;
     for (const FieldRef &F : all_fields())
         for (uint32_t log_n : {10u, 15u, 17u, 23u})
-            for (uint32_t log_b = 1; log_b <= 4; ++log_b, ++k) {
+            for (uint32_t log_b = 0; log_b <= 4; ++log_b, ++k) {
                 if (log_n + log_b > F.two_adicity || (log_n == 23 && log_b > 1)) continue;
                 const uint32_t d = F.ext_degrees[k % F.ext_degrees.size()];
                 const uint64_t rows = 1ull << log_n, cols = log_n >= 23 ? 1 : log_n >= 17 ? 2 : 3;

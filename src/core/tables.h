@@ -20,6 +20,7 @@ enum class TableKind : int {
     Powers = 2,       // size 2^log: to_tw(c * base^k); param = base, param2 = c
     SegmentFwd = 3,   // size 2^log: build_segment_factors, forward roots; param = t
     SegmentInv = 4,   // the same with the inverse roots
+    GroupFwd = 5,     // size 2^log: build_group_twiddles, forward roots
 };
 
 struct TableKey {
@@ -99,6 +100,19 @@ public:
         return make<F>({id, k, log, 0, 0}, 1ull << log, [&](typename F::Tw *t) {
             build_twiddles<F>(t, log, inverse, pool_);
         });
+    }
+
+    // The forward roots in group order (build_group_twiddles), serving
+    // every size up to 2^log, kept like the twiddles.
+    template <class F>
+    const typename F::Tw *group_twiddles(FieldId id, uint32_t log) {
+        const TableKind k = TableKind::GroupFwd;
+        for (auto it = map_.lower_bound({id, k, log, 0, 0});
+             it != map_.end() && it->first.field == id && it->first.kind == k; ++it)
+            return reinterpret_cast<const typename F::Tw *>(it->second.data());
+        const typename F::Tw *tw = twiddles<F>(id, log, false);
+        return make<F>({id, k, log, 0, 0}, 1ull << log,
+                       [&](typename F::Tw *t) { build_group_twiddles<F>(t, log, tw, pool_); });
     }
 
     // to_tw(c * base^k) for k < 2^log.

@@ -140,6 +140,10 @@ private:
     const typename F::Tw *dev_twiddles(FieldId id, uint32_t log, bool inverse);
     template <class F>
     const typename F::Tw *dev_powers(FieldId id, uint32_t log, typename F::T base, typename F::T c);
+    // The forward roots in group order (build_group_twiddles), one table
+    // grown to the largest size, as dev_twiddles.
+    template <class F>
+    const typename F::Tw *dev_group_twiddles(FieldId id, uint32_t log);
     // The four-step factors of a top segment (build_segment_factors).
     template <class F>
     const typename F::Tw *dev_segment_factors(FieldId id, uint32_t log, uint32_t t, bool inverse);
@@ -169,6 +173,9 @@ private:
         const typename F::Tw *tw_inv, *tw_fwd, *scale;
         // The spread pass's four-step factors (null: the twiddled form).
         const typename F::Tw *seg_inv = nullptr, *seg_fwd = nullptr;
+        // The forward group table where the forward transform runs in the
+        // group form (kern::TileCfg<F>::kGroupTw; null: the DIF form).
+        const typename F::Tw *zeta = nullptr;
     };
 
     template <class F>
@@ -180,12 +187,14 @@ private:
     template <class F, bool DIF>
     void tile_passes(typename F::T *data, uint64_t col_stride, uint64_t ncols, uint32_t n,
                      const SegmentPlan &seg, uint32_t first, uint32_t last, const typename F::Tw *tw,
-                     bool inverse);
+                     bool inverse, bool group = false);
     template <class F>
     SegmentPlan plan_for(uint32_t n, bool &single);
     template <class F>
     uint32_t threads_for(uint32_t tile_log) const;
-    uint32_t tile_group(bool spread) const;
+    // The tile order (kern::tile_of_block) of a kind of pass.
+    enum class PassOrder { kTile, kSpread, kGroupFwd };
+    uint32_t tile_group(PassOrder o) const;
     template <class F>
     void lde_columns(const LdePlan<F> &p, const typename F::T *in, uint64_t in_stride,
                      uint64_t rows_in, typename F::T *out, uint64_t ncols);
@@ -216,6 +225,7 @@ private:
     uint32_t threads_override_ = 0;
     uint32_t tile_log_override_ = 0;
     uint32_t tile_group_override_ = 0;  // GP_CUDA_TILE_GROUP + 1, 0 when unset
+    uint32_t fwd_group_override_ = 0;   // GP_CUDA_FWD_GROUP + 1, 0 when unset
     bool four_step_ = true;             // GP_CUDA_FOUR_STEP=0 clears it
     unsigned long long *flag_ = nullptr;
     std::map<TableKey, DeviceScratch> dev_tables_;

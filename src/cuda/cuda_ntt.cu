@@ -21,8 +21,14 @@ namespace cuda {
 // where they measured faster: kernels/ntt.cuh) need to know the table's
 // direction; the general form takes any table.
 // wide: the 31-bit instance at two blocks an SM (kern::use_wide_regs).
+// group: the forward group form (kern::TileCfg<F>::kGroupTw; DIF only, at
+// the sizes of two segments, below use_wide_regs).
 template <class F>
-static auto tile_pass_kernel(bool dif, bool inverse, bool pow2, bool wide) {
+static auto tile_pass_kernel(bool dif, bool inverse, bool pow2, bool wide, bool group = false) {
+    if constexpr (kern::TileCfg<F>::kGroupTw) {
+        if (group && dif) return kern::k_tile_pass<F, true, false, false, kern::min_blocks<F>(false), true>;
+    }
+    (void)group;
     if constexpr (F::kPow2Roots) {
         if (pow2)
             return dif ? (inverse ? kern::k_tile_pass<F, true, true, true> : kern::k_tile_pass<F, true, false, true>)
@@ -54,24 +60,42 @@ static auto gather_kernel(bool pow2) {
 // version 22). From blowup 8 on, the 31-bit fields' instance has the
 // higher register cap (kernels/ntt.cuh, MINB).
 // four: the four-step form (LdePlan::seg_inv; top-DIF fields only).
-template <class F, bool FOUR>
+// group: the forward group form (LdePlan::zeta; kern::TileCfg<F>::kGroupTw).
+template <class F, bool FOUR, bool GROUP>
 static auto spread_instance(bool wide, uint32_t log_b) {
     constexpr uint32_t V = 16 / sizeof(typename F::T);
     constexpr bool top = kern::TileCfg<F>::kTopDif;
     constexpr int M = kern::TileCfg<F>::kMinBlocks;
     if constexpr (sizeof(typename F::T) == 4) {
-        if (!wide && log_b >= 3) return kern::k_lde_spread<F, top, 1, 2, FOUR>;
+        if (!wide && log_b >= 3) return kern::k_lde_spread<F, top, 1, 2, FOUR, GROUP>;
     }
     (void)log_b;
-    return wide ? kern::k_lde_spread<F, top, V, M, FOUR> : kern::k_lde_spread<F, top, 1, M, FOUR>;
+    return wide ? kern::k_lde_spread<F, top, V, M, FOUR, GROUP> : kern::k_lde_spread<F, top, 1, M, FOUR, GROUP>;
 }
-template <class F>
-static auto spread_kernel(bool wide, uint32_t log_b, bool four) {
+template <class F, bool GROUP>
+static auto spread_four(bool wide, uint32_t log_b, bool four) {
     if constexpr (kern::TileCfg<F>::kTopDif) {
-        if (four) return spread_instance<F, true>(wide, log_b);
+        if (four) return spread_instance<F, true, GROUP>(wide, log_b);
     }
     (void)four;
-    return spread_instance<F, false>(wide, log_b);
+    return spread_instance<F, false, GROUP>(wide, log_b);
+}
+template <class F>
+static auto spread_kernel(bool wide, uint32_t log_b, bool four, bool group) {
+    if constexpr (kern::TileCfg<F>::kGroupTw) {
+        if (group) return spread_four<F, true>(wide, log_b, four);
+    }
+    (void)group;
+    return spread_four<F, false>(wide, log_b, four);
+}
+// The natural-order scatter (k_chunk_pass, !GATHER) instance.
+template <class F>
+static auto scatter_kernel(bool group) {
+    if constexpr (kern::TileCfg<F>::kGroupTw) {
+        if (group) return kern::k_chunk_pass<F, false, false, true>;
+    }
+    (void)group;
+    return kern::k_chunk_pass<F, false>;
 }
 template <class F>
 static bool spread_wide(const kern::FusedArgs &fa) {
@@ -87,17 +111,20 @@ void CudaBackend::set_smem_limit_for() {
         for (bool inv : {false, true})
             for (bool pow2 : {false, true})
                 for (bool wide : {false, true})
-                    cudaFuncSetAttribute(tile_pass_kernel<F>(dif, inv, pow2, wide),
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+                    for (bool group : {false, true})
+                        cudaFuncSetAttribute(tile_pass_kernel<F>(dif, inv, pow2, wide, group),
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     for (bool pow2 : {false, true})
         cudaFuncSetAttribute(gather_kernel<F>(pow2), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    cudaFuncSetAttribute(kern::k_chunk_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    for (bool group : {false, true})
+        cudaFuncSetAttribute(scatter_kernel<F>(group), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_lde_fused<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     for (bool wide : {false, true})
         for (uint32_t log_b : {0u, 3u})
             for (bool four : {false, true})
-                cudaFuncSetAttribute(spread_kernel<F>(wide, log_b, four), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     bytes);
+                for (bool group : {false, true})
+                    cudaFuncSetAttribute(spread_kernel<F>(wide, log_b, four, group),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
 }
 
 void CudaBackend::set_smem_limits() {
@@ -146,6 +173,21 @@ const typename F::Tw *CudaBackend::dev_twiddles(FieldId id, uint32_t log, bool i
     }
     const typename F::Tw *h = tables_.twiddles<F>(id, log, inverse);
     return device_table<F>(key, h, 1ull << log);
+}
+
+template <class F>
+const typename F::Tw *CudaBackend::dev_group_twiddles(FieldId id, uint32_t log) {
+    // One table at the largest size seen, as the twiddles.
+    TableKey key{id, TableKind::GroupFwd, 0, 0, 0};
+    auto it = dev_tables_.find(key);
+    if (it != dev_tables_.end() && it->second.bytes >= (sizeof(typename F::Tw) << log))
+        return static_cast<const typename F::Tw *>(it->second.ptr);
+    if (it != dev_tables_.end()) {
+        GP_CUDA(cudaStreamSynchronize(compute_));
+        cudaFree(it->second.ptr);
+        dev_tables_.erase(it);
+    }
+    return device_table<F>(key, tables_.group_twiddles<F>(id, log), 1ull << log);
 }
 
 template <class F>
@@ -198,15 +240,16 @@ uint32_t CudaBackend::grid_blocks(uint64_t blocks) { return grid_for(blocks, (ui
 template <class F, bool DIF>
 void CudaBackend::tile_passes(typename F::T *data, uint64_t col_stride, uint64_t ncols, uint32_t n,
                               const SegmentPlan &seg, uint32_t first, uint32_t last, const typename F::Tw *tw,
-                              bool inverse) {
-    auto kernel = tile_pass_kernel<F>(DIF, inverse, kern::use_pow2_groups<F>(n), kern::use_wide_regs<F>(n));
+                              bool inverse, bool group) {
+    auto kernel =
+        tile_pass_kernel<F>(DIF, inverse, kern::use_pow2_groups<F>(n), kern::use_wide_regs<F>(n), group);
     for (uint32_t ii = first; ii < last; ++ii) {
         uint32_t i = DIF ? last - 1 - (ii - first) : ii;
         uint32_t lo = seg.lo[i], t = seg.bits[i];
         uint32_t logC = strided_logC<F>(lo);
         uint64_t blocks = (1ull << (n - t - logC)) * ncols;
         kernel<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
-            data, col_stride, ncols, n, lo, t, logC, tile_group(false), tw);
+            data, col_stride, ncols, n, lo, t, logC, tile_group(group ? PassOrder::kGroupFwd : PassOrder::kTile), tw);
         check_launch();
     }
 }
@@ -222,9 +265,10 @@ void CudaBackend::tile_passes(typename F::T *data, uint64_t col_stride, uint64_t
 // from 21.7 to 9.6 GB and its time by 8% (BabyBear 2^22 x 128, B=2; W1
 // 15.7 -> 11.3 GB). The tile passes stay column by column: grouped, the
 // NTTs measured 2% slower (docs/PERF.md version 24).
-uint32_t CudaBackend::tile_group(bool spread) const {
+uint32_t CudaBackend::tile_group(PassOrder o) const {
+    if (o == PassOrder::kGroupFwd && fwd_group_override_) return fwd_group_override_ - 1;
     if (tile_group_override_) return tile_group_override_ - 1;
-    return spread ? kern::kSpreadGroupLog : 63;
+    return o == PassOrder::kSpread ? kern::kSpreadGroupLog : o == PassOrder::kGroupFwd ? kern::kGroupFwdGroupLog : 63;
 }
 
 template <class F>
@@ -265,7 +309,8 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
     fa.tw_inv = p.tw_inv;
     fa.tw_fwd = p.tw_fwd;
     fa.scale = p.scale;
-    fa.log_group = tile_group(true);
+    fa.zeta = p.zeta;
+    fa.log_group = tile_group(PassOrder::kSpread);
     if (p.single) {
         fa.src = in;
         fa.src_stride = in_stride;
@@ -287,7 +332,7 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
         uint32_t t = s.bits[0], logC = std::min<uint32_t>(n - t, kern::TileCfg<F>::kLogC);
         uint64_t blocks = (1ull << (n - t - logC)) * ncols;
         gather_kernel<F>(kern::use_pow2_groups<F>(n))<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
-            in, in_stride, rows_in, R, NB, ncols, n, t, logC, p.log_b, p.tw_inv);
+            in, in_stride, rows_in, R, NB, ncols, n, t, logC, p.log_b, p.tw_inv, 63);
         check_launch();
     }
     // A_i: middle segments of the inverse DIT.
@@ -308,21 +353,25 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
         uint64_t blocks = (1ull << (n - t - logC)) * ncols;
         fa.seg_inv = p.seg_inv;
         fa.seg_fwd = p.seg_fwd;
-        spread_kernel<F>(spread_wide<F>(fa), fa.log_b, p.seg_inv != nullptr)<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(fa);
+        spread_kernel<F>(spread_wide<F>(fa), fa.log_b, p.seg_inv != nullptr, p.zeta != nullptr)<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(fa);
         check_launch();
     }
     // B_i: the forward DIF of every region, from the top segment (or the one
     // below it) down to segment 1.
-    tile_passes<F, true>(R, N, ncols * B, n, s, 1, top_dif ? k - 1 : k, p.tw_fwd, false);
+    // The group form's passes read the group table (LdePlan::zeta).
+    const bool group = p.zeta != nullptr;
+    const typename F::Tw *fwd = group ? p.zeta : p.tw_fwd;
+    tile_passes<F, true>(R, N, ncols * B, n, s, 1, top_dif ? k - 1 : k, fwd, false, group);
     // B_1: lowest segment; bit-reversed output in place, natural scattered.
     if (!p.natural) {
         SegmentPlan one = s;
-        tile_passes<F, true>(R, N, ncols * B, n, one, 0, 1, p.tw_fwd, false);
+        tile_passes<F, true>(R, N, ncols * B, n, one, 0, 1, fwd, false, group);
     } else {
         uint32_t t = s.bits[0], logC = std::min<uint32_t>(n - t, kern::TileCfg<F>::kLogC);
         uint64_t blocks = (1ull << (n - t - logC)) * ncols * B;
-        kern::k_chunk_pass<F, false><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
-            R, N, 0, out, NB, ncols * B, n, t, logC, p.log_b, p.tw_fwd);
+        scatter_kernel<F>(group)<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
+            R, N, 0, out, NB, ncols * B, n, t, logC, p.log_b, fwd,
+            tile_group(group ? PassOrder::kGroupFwd : PassOrder::kTile));
         check_launch();
     }
 }
@@ -345,11 +394,17 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
     // the scaling table fit the table budget together (fetched first: the
     // scaling table is then the most recently used, and none of the three
     // evicts another).
+    // The forward group form (kern::TileCfg<F>::kGroupTw) where it measured
+    // faster: two segments, and bit-reversed output or blowups of 8 and more
+    // (kern::kGroupNaturalMinLogB); it needs no forward four-step factors.
+    const bool group = kern::TileCfg<F>::kGroupTw && !p.single && p.seg.count == 2 &&
+                       (!p.natural || a.log_blowup >= kern::kGroupNaturalMinLogB);
+    if (group) p.zeta = dev_group_twiddles<F>(id, a.log_n);
     if (kern::TileCfg<F>::kTopDif && !p.single && four_step_ && a.log_blowup <= kern::kFourStepMaxLogB &&
-        3 * (sizeof(typename F::Tw) << a.log_n) <= kPowersBudgetBytes) {
+        (group ? 2 : 3) * (sizeof(typename F::Tw) << a.log_n) <= kPowersBudgetBytes) {
         const uint32_t t = p.seg.bits[p.seg.count - 1];
         p.seg_inv = dev_segment_factors<F>(id, a.log_n, t, true);
-        p.seg_fwd = dev_segment_factors<F>(id, a.log_n, t, false);
+        if (!group) p.seg_fwd = dev_segment_factors<F>(id, a.log_n, t, false);
     }
     T g_over_s = F::mul((T)a.shift, finv<F>((T)a.input_shift));
     p.scale = dev_powers<F>(id, a.log_n, g_over_s, finv<F>((T)(N % F::P)));

@@ -84,6 +84,43 @@ void build_segment_factors(typename F::Tw *out, uint32_t log_n, uint32_t t, cons
     });
 }
 
+// The group-indexed (bit-reversed) twiddles of the forward transform's
+// Cooley-Tukey form: out[m + g] = w_{2m}^bit_reverse(g, log2 m) for m =
+// 2^q, g < m, from tw, a table of the same direction serving 2^log_size
+// (each level of tw in bit-reversed order); out[0] = to_tw(1). Stage m of
+// the form (m = 1, 2, .., n/2 groups of 2h = n/m elements) maps the pair
+// (u, v) at offsets j, j + h of group g to (u + z v, u - z v), z = out[m +
+// g]: natural-order input, bit-reversed output, the DIF's result. The
+// twiddle depends on the group, not on the offset in it, so a tile of the
+// top stages reads the table's first entries whatever its position, and a
+// tile of the low stages reads one contiguous run a stage (kernels/ntt.cuh,
+// tile_group_stages, CT). The entries do not depend on n: one table serves
+// every size up to 2^log_size.
+template <class F, class Pool = ThreadPool>
+void build_group_twiddles(typename F::Tw *out, uint32_t log_size, const typename F::Tw *tw, Pool &pool) {
+    out[0] = F::to_tw(1);
+    for (uint32_t q = 0; q < log_size; ++q) {
+        const uint64_t m = 1ull << q;
+        pool.parallel_ranges(m, [&](uint64_t b, uint64_t e) {
+            for (uint64_t g = b; g < e; ++g) out[m + g] = tw[m + bit_reverse(g, q)];
+        });
+    }
+}
+
+// In-place forward transform in the Cooley-Tukey form of
+// build_group_twiddles (natural-order input, bit-reversed output), group
+// twiddles zeta serving 2^log_n: the reference the kernels' form is tested
+// against (tests/test_ntt.cpp).
+template <class F>
+void ct_group_forward(typename F::T *a, uint32_t log_n, const typename F::Tw *zeta) {
+    const uint64_t n = 1ull << log_n;
+    for (uint64_t m = 1; m < n; m <<= 1) {
+        const uint64_t h = n / (2 * m);
+        for (uint64_t g = 0; g < m; ++g)
+            for (uint64_t j = 0; j < h; ++j) dit_butterfly<F>(a[2 * g * h + j], a[2 * g * h + j + h], zeta[m + g]);
+    }
+}
+
 // One radix-2 stage of half-size h = 2^q over a[0, len), len a multiple of 2h.
 template <class F, bool DIF>
 void radix2_stage(typename F::T *a, uint64_t len, uint64_t h, const typename F::Tw *tw) {
