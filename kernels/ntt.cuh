@@ -773,6 +773,53 @@ __global__ void __launch_bounds__(kThreads, MINB) k_tile_pass(typename F::T *dat
     }
 }
 
+// The lowest segment of the group-form forward transform (bits [0, t), in
+// place, bit-reversed output) on two columns at once: column pair v is
+// columns 2v and 2v + 1 (at data + (2v + c) col_stride), and a tile holds
+// chunk U (2^t consecutive elements) of both, element j of column c in slot
+// (j << 1) + c. The two columns' butterflies take one set of twiddles (the
+// group form's depend on the chunk alone: H = 2^(n-t) + U), read once for
+// both (tile_group_stages, CP = 2): half the group-table reads of
+// k_tile_pass's one-column tiles. Requires 2^t >= 4 (16-byte words).
+template <class F>
+__global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks)
+    k_pair_pass(typename F::T *data, uint64_t col_stride, uint64_t npairs, uint32_t n, uint32_t t,
+                uint32_t log_group, const typename F::Tw *__restrict__ tw) {
+    using T = typename F::T;
+    static_assert(sizeof(T) == 4 && kSwz16<T>, "4-byte elements, 16-byte shared words");
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sm = reinterpret_cast<T *>(smem_raw);
+    const uint64_t chunks = 1ull << (n - t);
+    const uint32_t words = 1u << (t - 2);  // 16-byte words of a chunk
+    for (uint64_t blk = blockIdx.x; blk < chunks * npairs; blk += gridDim.x) {
+        uint64_t v, u;
+        tile_of_block(blk, chunks, npairs, log_group, v, u);
+        T *g0 = data + 2 * v * col_stride + (u << t), *g1 = g0 + col_stride;
+        // Word q of each column: elements 4q .. 4q + 3, slots 8q .. 8q + 7
+        // interleaved (two 16-byte shared words).
+        for (uint32_t q = threadIdx.x; q < words; q += blockDim.x) {
+            T a[4], b[4];
+            load16(a, g0 + 4 * q);
+            load16(b, g1 + 4 * q);
+            const T lo[4] = {a[0], b[0], a[1], b[1]}, hi[4] = {a[2], b[2], a[3], b[3]};
+            sm_put<4>(sm, swz<T>(8 * q), lo);
+            sm_put<4>(sm, swz<T>(8 * q + 4), hi);
+        }
+        __syncthreads();
+        tile_stages<F, true, false, false, false, 2, 3, true>(sm, t, 1, 0, 0, false, tw,
+                                                           TileH{(1u << (n - t)) + (uint32_t)u});
+        for (uint32_t q = threadIdx.x; q < words; q += blockDim.x) {
+            T lo[4], hi[4];
+            sm_get<4>(lo, sm, swz<T>(8 * q));
+            sm_get<4>(hi, sm, swz<T>(8 * q + 4));
+            const T a[4] = {lo[0], lo[2], hi[0], hi[2]}, b[4] = {lo[1], lo[3], hi[1], hi[3]};
+            store16(g0 + 4 * q, a);
+            store16(g1 + 4 * q, b);
+        }
+        __syncthreads();
+    }
+}
+
 // Lowest segment with a bit-reversal on one side. 2^(n-t) chunks of 2^t per
 // column; a block takes chunks whose bit-reversed ids are consecutive, so
 // the natural-order side is read/written in 32-byte runs.
@@ -929,10 +976,6 @@ struct FusedArgs {
     // k_lde_spread's FOUR form: the top segment's four-step factors
     // (build_segment_factors), inverse and forward, position-ordered.
     const void *seg_inv, *seg_fwd;
-    // TileCfg<F>::kGroupTw: the forward group table (build_group_twiddles),
-    // which the spread's forward stages read instead of tw_fwd (tw_fwd
-    // still gives the coset steps w_{nB}^k).
-    const void *zeta;
 };
 
 // Coefficient k of coset r is c_k * scale[k] * w_{nB}^(r k): scale once, then
@@ -1121,10 +1164,10 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
                 }
                 __syncthreads();
                 if constexpr (GROUP) {
-                    // The top segment of the group form: H = 1, the table's
-                    // first 2^t entries for every tile and column.
-                    tile_stages<F, true, false, false, false, kPairs<F, false>, 3, true>(
-                        sm, a.t, logC, 0, 0, false, static_cast<const Tw *>(a.zeta), TileH{1});
+                    // The top segment of the group form is the columns'
+                    // size-2^t transforms (bit-reversed) with no factor after
+                    // them: the four-step form's stages, a plain store.
+                    tile_stages<F, true, false, false, false, kPairs<F, false>>(sm, a.t, logC, 0, 0, false, tw_fwd);
                     tile_store(sm, region(r) + base0, size, a.lo, logC);
                 } else if constexpr (FOUR) {
                     tile_stages<F, true, false, false, false, kPairs<F, false>>(sm, a.t, logC, 0, 0, false, tw_fwd);

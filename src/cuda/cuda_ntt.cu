@@ -309,7 +309,6 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
     fa.tw_inv = p.tw_inv;
     fa.tw_fwd = p.tw_fwd;
     fa.scale = p.scale;
-    fa.zeta = p.zeta;
     fa.log_group = tile_group(PassOrder::kSpread);
     if (p.single) {
         fa.src = in;
@@ -364,8 +363,19 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
     tile_passes<F, true>(R, N, ncols * B, n, s, 1, top_dif ? k - 1 : k, fwd, false, group);
     // B_1: lowest segment; bit-reversed output in place, natural scattered.
     if (!p.natural) {
-        SegmentPlan one = s;
-        tile_passes<F, true>(R, N, ncols * B, n, one, 0, 1, fwd, false, group);
+        const uint32_t t = s.bits[0];
+        if (group && (ncols * B) % 2 == 0 && t >= 2) {
+            // Two regions a tile, one set of twiddles (kern::k_pair_pass).
+            if constexpr (kern::TileCfg<F>::kGroupTw) {
+                const uint64_t npairs = ncols * B / 2, blocks = (1ull << (n - t)) * npairs;
+                kern::k_pair_pass<F><<<grid_blocks(blocks), threads_for<F>(t + 1), smem_bytes<F>(t, 1), compute_>>>(
+                    R, N, npairs, n, t, tile_group(PassOrder::kGroupFwd), fwd);
+                check_launch();
+            }
+        } else {
+            SegmentPlan one = s;
+            tile_passes<F, true>(R, N, ncols * B, n, one, 0, 1, fwd, false, group);
+        }
     } else {
         uint32_t t = s.bits[0], logC = std::min<uint32_t>(n - t, kern::TileCfg<F>::kLogC);
         uint64_t blocks = (1ull << (n - t - logC)) * ncols * B;
