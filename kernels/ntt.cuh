@@ -16,6 +16,9 @@
 //         coset's forward DIF                             (N in, B*N out)
 //   B_i   forward DIF on the remaining segments of every coset, in place; the
 //         last one writes bit-reversed (in place) or natural (scatter) order.
+//         The 31-bit fields' bit-reversed two-segment LDE runs the forward
+//         transform in the group form instead (TileCfg::kGroupTw): F's
+//         forward stages without the four-step factors, then k_pair_pass.
 // A column that fits one tile runs all of it in one kernel (k_lde_fused).
 #pragma once
 
@@ -44,21 +47,11 @@ constexpr uint32_t kPow2MinLog = 19, kPow2MaxLog = 21;
 // neighbouring tiles of each column in turn, for every field (the tile
 // passes go column by column; src/cuda/cuda_ntt.cu, tile_group).
 constexpr uint32_t kSpreadGroupLog = 2;
-// The same for the passes of the group-form forward transform after the
-// spread (TileCfg::kGroupTw: the tile passes and the natural-order
-// scatter), whose tiles read a run of the group table that depends on
-// their position alone.
-constexpr uint32_t kGroupFwdGroupLog = 63;
 // Blowups 2^log_b for which the 31-bit spread pass runs in four-step form
 // (k_lde_spread, FOUR): measured faster at 2 and 8 (BabyBear 2^22 x 128 at
 // B=2 17.9 -> 17.3-17.4 ms, 2^21 x 64 at B=8 15.2 -> 14.8-14.9), slower at
 // 32 (14.1 -> 14.4, against the factored twiddles; docs/PERF.md v27).
 constexpr uint32_t kFourStepMaxLogB = 3;
-// Natural-order output takes the forward group form (TileCfg::kGroupTw)
-// from blowup 2^kGroupNaturalMinLogB: below it, the scatter's group
-// twiddles cost more than the spread saves (BabyBear 2^22 x 128 B=2
-// natural 17.2 -> 17.6 ms, B=8 15.7 -> 15.4; docs/PERF.md v33).
-constexpr uint32_t kGroupNaturalMinLogB = 3;
 template <class F>
 constexpr bool use_pow2_groups(uint32_t n) {
     return F::kPow2Roots && n >= kPow2MinLog && n <= kPow2MaxLog;
@@ -81,11 +74,12 @@ constexpr bool use_wide_regs(uint32_t n);
 // (k_lde_spread): 8% faster for the 31-bit fields, 2-5% slower for
 // Goldilocks, whose passes are bound by arithmetic, not memory
 // (docs/PERF.md version 17).
-// kGroupTw: the LDE's forward transform runs in the group form
-// (tile_group_stages, CT; math/ntt.h, build_group_twiddles) in the spread
-// pass, the tile passes after it and the natural-order scatter: the top
-// segment's twiddles are the table's first entries for every tile, so the
-// four-step spread multiplies by no factor table on its way out.
+// kGroupTw: the LDE's forward transform may run in the group form
+// (math/ntt.h, build_group_twiddles; the host takes it for two segments
+// and bit-reversed output): its top segment is the columns' size-2^t
+// transforms with no four-step factor after them (k_lde_spread, GROUP),
+// and its lowest segment reads group twiddles (k_pair_pass). BabyBear
+// 2^22 x 128 B=2 15.4 -> 14.8 ms on the H200 (docs/PERF.md v33).
 // kPow2RadixLog: the largest group of stages in k_tile_pass when the field's
 // inner roots are powers of two (tile_stages): Goldilocks radix-16 (its
 // inner twiddles cost no registers there) measured 9% faster than radix-8
@@ -743,8 +737,7 @@ __device__ __forceinline__ void tile_of_block(uint64_t blk, uint64_t tiles_per_c
 // column v at data + v * col_stride. Tiles of 2^t x 2^logC (logC = 0 when
 // lo = 0). DIF or DIT with the given table.
 // INV (the table is the inverse one) matters to POW2 only.
-// CT (DIF, the forward group form): tw is the group table.
-template <class F, bool DIF, bool INV, bool POW2, int MINB = min_blocks<F>(POW2), bool CT = false>
+template <class F, bool DIF, bool INV, bool POW2, int MINB = min_blocks<F>(POW2)>
 __global__ void __launch_bounds__(kThreads, MINB) k_tile_pass(typename F::T *data, uint64_t col_stride,
                                                         uint64_t ncols, uint32_t n, uint32_t lo,
                                                         uint32_t t, uint32_t logC, uint32_t log_group,
@@ -763,11 +756,7 @@ __global__ void __launch_bounds__(kThreads, MINB) k_tile_pass(typename F::T *dat
         const uint32_t size = 1u << (t + logC);
         tile_load<T, void, MINB != 2>(sm, col, size, lo, logC);
         __syncthreads();
-        if constexpr (CT)
-            tile_stages<F, true, false, false, false, 1, 3, true>(sm, t, logC, lo, 0, true, tw,
-                                                               TileH{(1u << (n - lo - t)) + (uint32_t)(tile / bases)});
-        else
-            tile_stages<F, DIF, INV, POW2>(sm, t, logC, lo, (uint32_t)base0, true, tw);
+        tile_stages<F, DIF, INV, POW2>(sm, t, logC, lo, (uint32_t)base0, true, tw);
         tile_store(sm, col, size, lo, logC);
         __syncthreads();
     }
@@ -828,11 +817,11 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks)
 //  !GATHER (B_1 natural): chunk-ordered forward DIF of the B coset regions
 //     (ncols = columns x B, region r of column v at (v B + r) src_stride) ->
 //     natural-order interleaved LDE rows: out row i*B + r of column v.
-template <class F, bool GATHER, bool POW2 = false, bool GROUP = false>
+template <class F, bool GATHER, bool POW2 = false>
 __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
     k_chunk_pass(const typename F::T *__restrict__ src, uint64_t src_stride, uint64_t rows_in,
                  typename F::T *dst, uint64_t dst_stride, uint64_t ncols, uint32_t n, uint32_t t,
-                 uint32_t logC, uint32_t log_b, const typename F::Tw *__restrict__ tw, uint32_t log_group) {
+                 uint32_t logC, uint32_t log_b, const typename F::Tw *__restrict__ tw) {
     using T = typename F::T;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sm = reinterpret_cast<T *>(smem_raw);
@@ -861,8 +850,8 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
             v = blk / sets;
             set = blk % sets;
         } else {  // v: the column (its B regions), set: 2^lp chunks
-            uint64_t x;
-            tile_of_block(blk, sets << log_b, ncols >> log_b, log_group, v, x);
+            const uint64_t x = blk % (sets << log_b);
+            v = blk / (sets << log_b);
             cg = x & ((1ull << (log_b - lb)) - 1);
             set = x >> (log_b - lb);
         }
@@ -921,24 +910,8 @@ __global__ void __launch_bounds__(kThreads, min_blocks<F>(POW2))
         if (GATHER) rows(in, rows_in, Load{});
         else chunks(in, Load{});
         __syncthreads();
-        if constexpr (GROUP) {
-            // The group form (tw: the group table): column c is chunk
-            // bit_reverse(r0 + (c >> lb), nt) of the coset's transform, H =
-            // 2^nt + that chunk; the two columns of a pair are one chunk's
-            // cosets where lb >= 1.
-            static_assert(!GATHER && kRowStore && !POW2 && TileCfg<F>::kGroupTw,
-                          "the group form's scatter has the 31-bit column order");
-            auto hf = [&](uint32_t c) { return (1u << nt) + (uint32_t)bit_reverse(r0 + (c >> lb), nt); };
-            if (lb >= 1)
-                tile_stages<F, true, false, false, false, kPairs<F, false>, kScatterRadixLog<F, false>, true>(
-                    sm, t, logC, 0, 0, false, tw, hf);
-            else
-                tile_stages<F, true, false, false, false, 1, kScatterRadixLog<F, false>, true>(sm, t, logC, 0, 0,
-                                                                                              false, tw, hf);
-        } else {
-            tile_stages<F, !GATHER, GATHER, POW2, false, kPairs<F, POW2>, GATHER ? 3 : kScatterRadixLog<F, POW2>>(
-                sm, t, logC, 0, 0, false, tw);
-        }
+        tile_stages<F, !GATHER, GATHER, POW2, false, kPairs<F, POW2>, GATHER ? 3 : kScatterRadixLog<F, POW2>>(
+            sm, t, logC, 0, 0, false, tw);
         if (GATHER) {
             chunks(dst + v * dst_stride, Store{});
         } else if (kRowStore) {
@@ -1066,6 +1039,11 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
 // more, whose coset loop runs B times a tile: 10% faster there, 6% slower
 // at B = 2 (docs/PERF.md version 24). That instance also takes the
 // factored twiddles (tile_group_stages, FACT; version 26).
+// GROUP (TOP_DIF, TileCfg::kGroupTw): the forward transform in the group
+// form (build_group_twiddles), whose top segment is the tile columns'
+// size-2^t transforms in bit-reversed order and nothing after them: the
+// same stages as FOUR's forward ones, stored without a.seg_fwd (a.seg_fwd
+// unused), for either form of the inverse. k_pair_pass runs the rest.
 // FOUR (TOP_DIF): the top segments in four-step form. The inverse DIT's
 // input is multiplied by a.seg_inv as it is loaded and the forward DIF's
 // output by a.seg_fwd as it is stored (one product an element); between

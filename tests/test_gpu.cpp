@@ -197,6 +197,41 @@ TEST_F(Gpu, LdeBlowup2SpreadForms) {
         }
 }
 
+/* The 31-bit fields' group form (bit-reversed output, two segments, B >= 2:
+ * the spread's columns transforms without the four-step factors, then
+ * k_pair_pass on two regions a tile) at every blowup 2..32, with the
+ * spread in four-step form and, in a context made with GP_CUDA_FOUR_STEP=0,
+ * in its twiddled form; extension columns, shifts on and off. */
+TEST_F(Gpu, LdeGroupFormEveryBlowup) {
+    Rng rng(313);
+    for (bool four : {true, false}) {
+        if (!four) {  // a context whose spread pass skips the four-step form
+            setenv("GP_CUDA_FOUR_STEP", "0", 1);
+            gpt::CtxPtr g;
+            const gp_status st = gpt::make_context(GP_BACKEND_CUDA, &g);
+            unsetenv("GP_CUDA_FOUR_STEP");
+            ASSERT_EQ(st, GP_OK) << gp_last_error();
+            gpu_ = std::move(g);
+        }
+        unsigned k = 0;
+        for (gp_field f : {GP_FIELD_BABYBEAR, GP_FIELD_KOALABEAR}) {
+            const FieldRef &F = field_ref(f);
+            for (uint32_t log_n : {15u, 18u, 22u})
+                for (uint32_t log_b = 1; log_b <= 5; ++log_b, ++k) {
+                    if (log_n + log_b > F.two_adicity || (log_n == 22 && log_b > 1)) continue;
+                    const uint32_t d = F.ext_degrees[k % F.ext_degrees.size()];
+                    const uint64_t rows = 1ull << log_n, cols = log_n >= 22 ? 1 : 3;
+                    ApiData in = random_api(F, (size_t)(rows * cols * d), rng);
+                    gp_lde_options o = make_opts(0, 1u << log_b, (k & 1) ? rng.nonzero(F.p) : 0,
+                                                 (k & 2) ? rng.nonzero(F.p) : 0, GP_ORDER_BIT_REVERSED,
+                                                 GP_LAYOUT_COL_MAJOR);
+                    compare_lde(F, d, in, rows, cols, o, LdePath::kBuffer, GP_LAYOUT_COL_MAJOR,
+                                four ? "group form" : "group form, twiddled spread");
+                }
+        }
+    }
+}
+
 /* Every size from 2^0 to 2^24 rows, so each pass plan is met at and around
  * its tile boundaries (one tile, two segments, three segments; the 31-bit
  * fields' spread pass that also runs the top DIF segment), with every
@@ -222,8 +257,7 @@ TEST_F(Gpu, LdeTileBoundaries) {
 /* Natural order at every blowup 1..16 on sizes of one, two and three
  * segments: the scatter pass interleaves the B cosets of a tile itself
  * where B <= 2^logC (Goldilocks 4, the 31-bit fields 8) and takes groups
- * of 2^logC cosets above that; at B = 1 the 31-bit group form's column
- * pairs are two chunks (no pairs); base and extension columns. */
+ * of 2^logC cosets above that; base and extension columns. */
 TEST_F(Gpu, LdeNaturalEveryBlowup) {
     Rng rng(312);
     unsigned k = 0;

@@ -187,14 +187,12 @@ private:
     template <class F, bool DIF>
     void tile_passes(typename F::T *data, uint64_t col_stride, uint64_t ncols, uint32_t n,
                      const SegmentPlan &seg, uint32_t first, uint32_t last, const typename F::Tw *tw,
-                     bool inverse, bool group = false);
+                     bool inverse);
     template <class F>
     SegmentPlan plan_for(uint32_t n, bool &single);
     template <class F>
     uint32_t threads_for(uint32_t tile_log) const;
-    // The tile order (kern::tile_of_block) of a kind of pass.
-    enum class PassOrder { kTile, kSpread, kGroupFwd };
-    uint32_t tile_group(PassOrder o) const;
+    uint32_t tile_group(bool spread) const;
     template <class F>
     void lde_columns(const LdePlan<F> &p, const typename F::T *in, uint64_t in_stride,
                      uint64_t rows_in, typename F::T *out, uint64_t ncols);
@@ -225,7 +223,6 @@ private:
     uint32_t threads_override_ = 0;
     uint32_t tile_log_override_ = 0;
     uint32_t tile_group_override_ = 0;  // GP_CUDA_TILE_GROUP + 1, 0 when unset
-    uint32_t fwd_group_override_ = 0;   // GP_CUDA_FWD_GROUP + 1, 0 when unset
     bool four_step_ = true;             // GP_CUDA_FOUR_STEP=0 clears it
     unsigned long long *flag_ = nullptr;
     std::map<TableKey, DeviceScratch> dev_tables_;

@@ -57,9 +57,6 @@ CudaBackend::CudaBackend(int device, unsigned threads) : device_(device), pool_(
     // neighbouring tiles of one column taken together, 63 column by column.
     if (const char *v = std::getenv("GP_CUDA_TILE_GROUP"))
         tile_group_override_ = 1 + std::min<uint32_t>(63, (uint32_t)std::strtoul(v, nullptr, 10));
-    // The same for the group-form forward passes alone (PassOrder::kGroupFwd).
-    if (const char *v = std::getenv("GP_CUDA_FWD_GROUP"))
-        fwd_group_override_ = 1 + std::min<uint32_t>(63, (uint32_t)std::strtoul(v, nullptr, 10));
     // The spread pass's four-step form (0: off; kernels/ntt.cuh, FOUR).
     if (const char *v = std::getenv("GP_CUDA_FOUR_STEP")) four_step_ = std::strtoul(v, nullptr, 10) != 0;
 }

@@ -21,14 +21,8 @@ namespace cuda {
 // where they measured faster: kernels/ntt.cuh) need to know the table's
 // direction; the general form takes any table.
 // wide: the 31-bit instance at two blocks an SM (kern::use_wide_regs).
-// group: the forward group form (kern::TileCfg<F>::kGroupTw; DIF only, at
-// the sizes of two segments, below use_wide_regs).
 template <class F>
-static auto tile_pass_kernel(bool dif, bool inverse, bool pow2, bool wide, bool group = false) {
-    if constexpr (kern::TileCfg<F>::kGroupTw) {
-        if (group && dif) return kern::k_tile_pass<F, true, false, false, kern::min_blocks<F>(false), true>;
-    }
-    (void)group;
+static auto tile_pass_kernel(bool dif, bool inverse, bool pow2, bool wide) {
     if constexpr (F::kPow2Roots) {
         if (pow2)
             return dif ? (inverse ? kern::k_tile_pass<F, true, true, true> : kern::k_tile_pass<F, true, false, true>)
@@ -88,15 +82,7 @@ static auto spread_kernel(bool wide, uint32_t log_b, bool four, bool group) {
     (void)group;
     return spread_four<F, false>(wide, log_b, four);
 }
-// The natural-order scatter (k_chunk_pass, !GATHER) instance.
-template <class F>
-static auto scatter_kernel(bool group) {
-    if constexpr (kern::TileCfg<F>::kGroupTw) {
-        if (group) return kern::k_chunk_pass<F, false, false, true>;
-    }
-    (void)group;
-    return kern::k_chunk_pass<F, false>;
-}
+
 template <class F>
 static bool spread_wide(const kern::FusedArgs &fa) {
     constexpr uint32_t V = 16 / sizeof(typename F::T);
@@ -111,13 +97,11 @@ void CudaBackend::set_smem_limit_for() {
         for (bool inv : {false, true})
             for (bool pow2 : {false, true})
                 for (bool wide : {false, true})
-                    for (bool group : {false, true})
-                        cudaFuncSetAttribute(tile_pass_kernel<F>(dif, inv, pow2, wide, group),
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+                    cudaFuncSetAttribute(tile_pass_kernel<F>(dif, inv, pow2, wide),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     for (bool pow2 : {false, true})
         cudaFuncSetAttribute(gather_kernel<F>(pow2), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    for (bool group : {false, true})
-        cudaFuncSetAttribute(scatter_kernel<F>(group), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(kern::k_chunk_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_lde_fused<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     for (bool wide : {false, true})
         for (uint32_t log_b : {0u, 3u})
@@ -240,16 +224,15 @@ uint32_t CudaBackend::grid_blocks(uint64_t blocks) { return grid_for(blocks, (ui
 template <class F, bool DIF>
 void CudaBackend::tile_passes(typename F::T *data, uint64_t col_stride, uint64_t ncols, uint32_t n,
                               const SegmentPlan &seg, uint32_t first, uint32_t last, const typename F::Tw *tw,
-                              bool inverse, bool group) {
-    auto kernel =
-        tile_pass_kernel<F>(DIF, inverse, kern::use_pow2_groups<F>(n), kern::use_wide_regs<F>(n), group);
+                              bool inverse) {
+    auto kernel = tile_pass_kernel<F>(DIF, inverse, kern::use_pow2_groups<F>(n), kern::use_wide_regs<F>(n));
     for (uint32_t ii = first; ii < last; ++ii) {
         uint32_t i = DIF ? last - 1 - (ii - first) : ii;
         uint32_t lo = seg.lo[i], t = seg.bits[i];
         uint32_t logC = strided_logC<F>(lo);
         uint64_t blocks = (1ull << (n - t - logC)) * ncols;
         kernel<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
-            data, col_stride, ncols, n, lo, t, logC, tile_group(group ? PassOrder::kGroupFwd : PassOrder::kTile), tw);
+            data, col_stride, ncols, n, lo, t, logC, tile_group(false), tw);
         check_launch();
     }
 }
@@ -265,10 +248,9 @@ void CudaBackend::tile_passes(typename F::T *data, uint64_t col_stride, uint64_t
 // from 21.7 to 9.6 GB and its time by 8% (BabyBear 2^22 x 128, B=2; W1
 // 15.7 -> 11.3 GB). The tile passes stay column by column: grouped, the
 // NTTs measured 2% slower (docs/PERF.md version 24).
-uint32_t CudaBackend::tile_group(PassOrder o) const {
-    if (o == PassOrder::kGroupFwd && fwd_group_override_) return fwd_group_override_ - 1;
+uint32_t CudaBackend::tile_group(bool spread) const {
     if (tile_group_override_) return tile_group_override_ - 1;
-    return o == PassOrder::kSpread ? kern::kSpreadGroupLog : o == PassOrder::kGroupFwd ? kern::kGroupFwdGroupLog : 63;
+    return spread ? kern::kSpreadGroupLog : 63;
 }
 
 template <class F>
@@ -309,7 +291,7 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
     fa.tw_inv = p.tw_inv;
     fa.tw_fwd = p.tw_fwd;
     fa.scale = p.scale;
-    fa.log_group = tile_group(PassOrder::kSpread);
+    fa.log_group = tile_group(true);
     if (p.single) {
         fa.src = in;
         fa.src_stride = in_stride;
@@ -331,7 +313,7 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
         uint32_t t = s.bits[0], logC = std::min<uint32_t>(n - t, kern::TileCfg<F>::kLogC);
         uint64_t blocks = (1ull << (n - t - logC)) * ncols;
         gather_kernel<F>(kern::use_pow2_groups<F>(n))<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
-            in, in_stride, rows_in, R, NB, ncols, n, t, logC, p.log_b, p.tw_inv, 63);
+            in, in_stride, rows_in, R, NB, ncols, n, t, logC, p.log_b, p.tw_inv);
         check_launch();
     }
     // A_i: middle segments of the inverse DIT.
@@ -357,31 +339,26 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
     }
     // B_i: the forward DIF of every region, from the top segment (or the one
     // below it) down to segment 1.
-    // The group form's passes read the group table (LdePlan::zeta).
-    const bool group = p.zeta != nullptr;
-    const typename F::Tw *fwd = group ? p.zeta : p.tw_fwd;
-    tile_passes<F, true>(R, N, ncols * B, n, s, 1, top_dif ? k - 1 : k, fwd, false, group);
+    tile_passes<F, true>(R, N, ncols * B, n, s, 1, top_dif ? k - 1 : k, p.tw_fwd, false);
     // B_1: lowest segment; bit-reversed output in place, natural scattered.
-    if (!p.natural) {
-        const uint32_t t = s.bits[0];
-        if (group && (ncols * B) % 2 == 0 && t >= 2) {
-            // Two regions a tile, one set of twiddles (kern::k_pair_pass).
-            if constexpr (kern::TileCfg<F>::kGroupTw) {
-                const uint64_t npairs = ncols * B / 2, blocks = (1ull << (n - t)) * npairs;
-                kern::k_pair_pass<F><<<grid_blocks(blocks), threads_for<F>(t + 1), smem_bytes<F>(t, 1), compute_>>>(
-                    R, N, npairs, n, t, tile_group(PassOrder::kGroupFwd), fwd);
-                check_launch();
-            }
-        } else {
-            SegmentPlan one = s;
-            tile_passes<F, true>(R, N, ncols * B, n, one, 0, 1, fwd, false, group);
+    if (p.zeta) {
+        // The group form (two segments, B even): two regions a tile, one
+        // set of group twiddles (kern::k_pair_pass).
+        if constexpr (kern::TileCfg<F>::kGroupTw) {
+            const uint32_t t = s.bits[0];
+            const uint64_t npairs = ncols * B / 2, blocks = (1ull << (n - t)) * npairs;
+            kern::k_pair_pass<F><<<grid_blocks(blocks), threads_for<F>(t + 1), smem_bytes<F>(t, 1), compute_>>>(
+                R, N, npairs, n, t, tile_group(false), p.zeta);
+            check_launch();
         }
+    } else if (!p.natural) {
+        SegmentPlan one = s;
+        tile_passes<F, true>(R, N, ncols * B, n, one, 0, 1, p.tw_fwd, false);
     } else {
         uint32_t t = s.bits[0], logC = std::min<uint32_t>(n - t, kern::TileCfg<F>::kLogC);
         uint64_t blocks = (1ull << (n - t - logC)) * ncols * B;
-        scatter_kernel<F>(group)<<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
-            R, N, 0, out, NB, ncols * B, n, t, logC, p.log_b, fwd,
-            tile_group(group ? PassOrder::kGroupFwd : PassOrder::kTile));
+        kern::k_chunk_pass<F, false><<<grid_blocks(blocks), threads_for<F>(t + logC), smem_bytes<F>(t, logC), compute_>>>(
+            R, N, 0, out, NB, ncols * B, n, t, logC, p.log_b, p.tw_fwd);
         check_launch();
     }
 }
@@ -398,18 +375,18 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
     p.tw_inv = dev_twiddles<F>(id, a.log_n, true);
     p.tw_fwd = dev_twiddles<F>(id, a.log_n + a.log_blowup, false);
     const uint64_t N = 1ull << a.log_n, NB = N << a.log_blowup;
+    // The forward group form (kern::TileCfg<F>::kGroupTw) where it measured
+    // faster: two segments, bit-reversed output, an even number of regions
+    // (k_pair_pass); it needs no forward four-step factors.
+    const bool group = kern::TileCfg<F>::kGroupTw && !p.single && p.seg.count == 2 && !p.natural &&
+                       a.log_blowup >= 1 && p.seg.bits[0] >= 2;
+    if (group) p.zeta = dev_group_twiddles<F>(id, a.log_n);
     // The spread pass's four-step form (kernels/ntt.cuh, FOUR) where the
     // field runs the top DIF segment there, for the blowups where it
-    // measured faster (kern::kFourStepMaxLogB), and where its two tables and
-    // the scaling table fit the table budget together (fetched first: the
-    // scaling table is then the most recently used, and none of the three
-    // evicts another).
-    // The forward group form (kern::TileCfg<F>::kGroupTw) where it measured
-    // faster: two segments, and bit-reversed output or blowups of 8 and more
-    // (kern::kGroupNaturalMinLogB); it needs no forward four-step factors.
-    const bool group = kern::TileCfg<F>::kGroupTw && !p.single && p.seg.count == 2 &&
-                       (!p.natural || a.log_blowup >= kern::kGroupNaturalMinLogB);
-    if (group) p.zeta = dev_group_twiddles<F>(id, a.log_n);
+    // measured faster (kern::kFourStepMaxLogB), and where its tables (two,
+    // or the inverse one alone in the group form) and the scaling table fit
+    // the table budget together (fetched first: the scaling table is then
+    // the most recently used, and none of them evicts another).
     if (kern::TileCfg<F>::kTopDif && !p.single && four_step_ && a.log_blowup <= kern::kFourStepMaxLogB &&
         (group ? 2 : 3) * (sizeof(typename F::Tw) << a.log_n) <= kPowersBudgetBytes) {
         const uint32_t t = p.seg.bits[p.seg.count - 1];
