@@ -147,6 +147,10 @@ private:
     // The four-step factors of a top segment (build_segment_factors).
     template <class F>
     const typename F::Tw *dev_segment_factors(FieldId id, uint32_t log, uint32_t t, bool inverse);
+    // A device table kept at the largest size asked for (2^log entries or
+    // more; key.log is 0): a smaller one is replaced, copied from host().
+    template <class F, class Host>
+    const typename F::Tw *dev_grown_table(const TableKey &key, uint32_t log, Host &&host);
     // A device table under the least-recently-used budget (dev_lru_),
     // copied from host() when missing.
     template <class F, class Host>

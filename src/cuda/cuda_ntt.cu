@@ -143,10 +143,8 @@ const typename F::Tw *CudaBackend::device_table(const TableKey &key, const typen
     return static_cast<const typename F::Tw *>(p);
 }
 
-template <class F>
-const typename F::Tw *CudaBackend::dev_twiddles(FieldId id, uint32_t log, bool inverse) {
-    // Always keep one table per direction at the largest size seen.
-    TableKey key{id, inverse ? TableKind::TwiddlesInv : TableKind::TwiddlesFwd, 0, 0, 0};
+template <class F, class Host>
+const typename F::Tw *CudaBackend::dev_grown_table(const TableKey &key, uint32_t log, Host &&host) {
     auto it = dev_tables_.find(key);
     if (it != dev_tables_.end() && it->second.bytes >= (sizeof(typename F::Tw) << log))
         return static_cast<const typename F::Tw *>(it->second.ptr);
@@ -155,23 +153,20 @@ const typename F::Tw *CudaBackend::dev_twiddles(FieldId id, uint32_t log, bool i
         cudaFree(it->second.ptr);
         dev_tables_.erase(it);
     }
-    const typename F::Tw *h = tables_.twiddles<F>(id, log, inverse);
-    return device_table<F>(key, h, 1ull << log);
+    return device_table<F>(key, host(), 1ull << log);
+}
+
+template <class F>
+const typename F::Tw *CudaBackend::dev_twiddles(FieldId id, uint32_t log, bool inverse) {
+    // Always keep one table per direction at the largest size seen.
+    return dev_grown_table<F>({id, inverse ? TableKind::TwiddlesInv : TableKind::TwiddlesFwd, 0, 0, 0}, log,
+                              [&] { return tables_.twiddles<F>(id, log, inverse); });
 }
 
 template <class F>
 const typename F::Tw *CudaBackend::dev_group_twiddles(FieldId id, uint32_t log) {
-    // One table at the largest size seen, as the twiddles.
-    TableKey key{id, TableKind::GroupFwd, 0, 0, 0};
-    auto it = dev_tables_.find(key);
-    if (it != dev_tables_.end() && it->second.bytes >= (sizeof(typename F::Tw) << log))
-        return static_cast<const typename F::Tw *>(it->second.ptr);
-    if (it != dev_tables_.end()) {
-        GP_CUDA(cudaStreamSynchronize(compute_));
-        cudaFree(it->second.ptr);
-        dev_tables_.erase(it);
-    }
-    return device_table<F>(key, tables_.group_twiddles<F>(id, log), 1ull << log);
+    return dev_grown_table<F>({id, TableKind::GroupFwd, 0, 0, 0}, log,
+                              [&] { return tables_.group_twiddles<F>(id, log); });
 }
 
 template <class F>
