@@ -433,11 +433,6 @@ __device__ __forceinline__ void pow2_stages(typename F::T *x) {
     });
 }
 
-// The group-form H of every column of a tile (tile_group_stages, CT).
-struct TileH {
-    uint32_t h = 0;
-    __device__ __forceinline__ uint32_t operator()(uint32_t) const { return h; }
-};
 // N consecutive table entries from p (a multiple of N entries from a
 // 16-byte aligned table): one 8- or 16-byte load where they fill one.
 template <uint32_t N, class Tw>
@@ -481,14 +476,14 @@ __device__ __forceinline__ void ldg_run(Tw *w, const Tw *__restrict__ p) {
 // takes zeta[2^(n-1-P) + (i >> (P+1))]; for a tile of rows [lo, lo + t)
 // whose index bits above them are U that is zeta[(H << (t-1-p)) + (row >>
 // (p+1))] at local bit p, H = 2^(n-lo-t) + U, the same for every column of
-// the tile: hf(c) gives H for column c (TileH: one H a tile). A group's
+// the tile; the caller passes H as low_add (c_low unused). A group's
 // twiddles are then 2^(RL-1-u) consecutive entries a stage u, read 8 or 16
 // bytes at a time, 2^RL - 1 in all.
 template <class F, int RL, bool DIF, bool UNIT, bool INV, bool POW2, bool FACT = false, bool V16 = false,
-          int CP = 1, bool CT = false, class Hf = TileH>
+          int CP = 1, bool CT = false>
 __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t, uint32_t logC,
                                                   uint32_t s, uint32_t lo, uint32_t low_add,
-                                                  bool c_low, const typename F::Tw *__restrict__ tw, Hf hf = {}) {
+                                                  bool c_low, const typename F::Tw *__restrict__ tw) {
     using T = typename F::T;
     constexpr uint32_t R = 1u << RL;
     static_assert(CP == 1 || (CP == 2 && sizeof(T) == 4 && !POW2 && !FACT && !V16), "column pairs");
@@ -546,7 +541,7 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
         if constexpr (CT) {
             // Stage u (DIF order: u = RL-1 first) pairs j, j + 2^u (bit u of
             // j clear) with zeta[(G << (RL-1-u)) + (j >> (u+1))].
-            const uint32_t G = (hf(c) << (t - s - RL)) + m_high;
+            const uint32_t G = (low_add << (t - s - RL)) + m_high;
             static_for<RL>([&](auto uc) {
                 constexpr int u = RL - 1 - decltype(uc)::value;
                 constexpr uint32_t kRun = 1u << (RL - 1 - u);
@@ -654,11 +649,11 @@ __device__ __forceinline__ void tile_group_stages(typename F::T *sm, uint32_t t,
 // KMAX caps the general groups' K (the paired scatter's radix-4 groups,
 // kScatterRadixLog).
 // CT: the forward group form (tile_group_stages; DIF order, tw the group
-// table, hf the tile's H), low_add and c_low unused.
+// table, low_add the tile's H, c_low unused).
 template <class F, bool DIF, bool INV, bool POW2 = false, bool FACT = false, int CP = 1, int KMAX = 3,
-          bool CT = false, class Hf = TileH>
+          bool CT = false>
 __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32_t lo,
-                            uint32_t low_add, bool c_low, const typename F::Tw *tw, Hf hf = {}) {
+                            uint32_t low_add, bool c_low, const typename F::Tw *tw) {
     static_assert(!CT || DIF, "the group form runs in DIF order");
     static_assert(KMAX >= 1 && KMAX <= 3, "general groups of 2 to 8 elements");
     constexpr uint32_t K = POW2 ? TileCfg<F>::kPow2RadixLog : KMAX;
@@ -677,8 +672,8 @@ __device__ void tile_stages(typename F::T *sm, uint32_t t, uint32_t logC, uint32
             constexpr bool U = decltype(unitc)::value;
             if constexpr (CT) {
                 if constexpr (!U)
-                    tile_group_stages<F, RL, DIF, U, INV, POW2, FACT, false, CP, CT, Hf>(sm, t, logC, s, lo, low_add,
-                                                                                         c_low, tw, hf);
+                    tile_group_stages<F, RL, DIF, U, INV, POW2, FACT, false, CP, CT>(sm, t, logC, s, lo, low_add,
+                                                                                     c_low, tw);
             } else {
                 constexpr bool kV16 = CP == 1 && kSwz16<typename F::T> && U && RL >= 2;
                 if (kV16 && logC == 0)
@@ -795,8 +790,7 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks)
             sm_put<4>(sm, swz<T>(8 * q + 4), hi);
         }
         __syncthreads();
-        tile_stages<F, true, false, false, false, 2, 3, true>(sm, t, 1, 0, 0, false, tw,
-                                                           TileH{(1u << (n - t)) + (uint32_t)u});
+        tile_stages<F, true, false, false, false, 2, 3, true>(sm, t, 1, 0, (1u << (n - t)) + (uint32_t)u, false, tw);
         for (uint32_t q = threadIdx.x; q < words; q += blockDim.x) {
             T lo[4], hi[4];
             sm_get<4>(lo, sm, swz<T>(8 * q));
