@@ -1135,16 +1135,16 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
                     }
                 }
                 __syncthreads();
-                if constexpr (GROUP) {
-                    // The top segment of the group form is the columns'
-                    // size-2^t transforms (bit-reversed) with no factor after
-                    // them: the four-step form's stages, a plain store.
+                if constexpr (GROUP || FOUR) {
+                    // The columns' size-2^t transforms, then the four-step
+                    // factors; the group form's top segment is the
+                    // transforms alone, stored as they are.
                     tile_stages<F, true, false, false, false, kPairs<F, false>>(sm, a.t, logC, 0, 0, false, tw_fwd);
-                    tile_store(sm, region(r) + base0, size, a.lo, logC);
-                } else if constexpr (FOUR) {
-                    tile_stages<F, true, false, false, false, kPairs<F, false>>(sm, a.t, logC, 0, 0, false, tw_fwd);
-                    tile_store<T, F>(sm, region(r) + base0, size, a.lo, logC,
-                                     static_cast<const Tw *>(a.seg_fwd) + base0);
+                    if constexpr (GROUP)
+                        tile_store(sm, region(r) + base0, size, a.lo, logC);
+                    else
+                        tile_store<T, F>(sm, region(r) + base0, size, a.lo, logC,
+                                         static_cast<const Tw *>(a.seg_fwd) + base0);
                 } else {
                     tile_stages<F, true, false, false, kFact>(sm, a.t, logC, a.lo, (uint32_t)base0, true, tw_fwd);
                     tile_store(sm, region(r) + base0, size, a.lo, logC);
