@@ -93,26 +93,17 @@ public:
     // returned when one exists (its prefix is the smaller table).
     template <class F>
     const typename F::Tw *twiddles(FieldId id, uint32_t log, bool inverse) {
-        TableKind k = inverse ? TableKind::TwiddlesInv : TableKind::TwiddlesFwd;
-        for (auto it = map_.lower_bound({id, k, log, 0, 0});
-             it != map_.end() && it->first.field == id && it->first.kind == k; ++it)
-            return reinterpret_cast<const typename F::Tw *>(it->second.data());
-        return make<F>({id, k, log, 0, 0}, 1ull << log, [&](typename F::Tw *t) {
-            build_twiddles<F>(t, log, inverse, pool_);
-        });
+        return grown_table<F>(id, inverse ? TableKind::TwiddlesInv : TableKind::TwiddlesFwd, log,
+                              [&](typename F::Tw *t) { build_twiddles<F>(t, log, inverse, pool_); });
     }
 
     // The forward roots in group order (build_group_twiddles), serving
     // every size up to 2^log, kept like the twiddles.
     template <class F>
     const typename F::Tw *group_twiddles(FieldId id, uint32_t log) {
-        const TableKind k = TableKind::GroupFwd;
-        for (auto it = map_.lower_bound({id, k, log, 0, 0});
-             it != map_.end() && it->first.field == id && it->first.kind == k; ++it)
-            return reinterpret_cast<const typename F::Tw *>(it->second.data());
-        const typename F::Tw *tw = twiddles<F>(id, log, false);
-        return make<F>({id, k, log, 0, 0}, 1ull << log,
-                       [&](typename F::Tw *t) { build_group_twiddles<F>(t, log, tw, pool_); });
+        return grown_table<F>(id, TableKind::GroupFwd, log, [&](typename F::Tw *t) {
+            build_group_twiddles<F>(t, log, twiddles<F>(id, log, false), pool_);
+        });
     }
 
     // to_tw(c * base^k) for k < 2^log.
@@ -145,6 +136,16 @@ public:
     }
 
 private:
+    // The cached table of kind k serving 2^log entries (the smallest such,
+    // whose prefix is the smaller table), built by `build` when none is.
+    template <class F, class Build>
+    const typename F::Tw *grown_table(FieldId id, TableKind k, uint32_t log, Build &&build) {
+        auto it = map_.lower_bound({id, k, log, 0, 0});
+        if (it != map_.end() && it->first.field == id && it->first.kind == k)
+            return reinterpret_cast<const typename F::Tw *>(it->second.data());
+        return make<F>({id, k, log, 0, 0}, 1ull << log, build);
+    }
+
     // A table of 2^key.log entries under the least-recently-used budget
     // (PowersLru), built by `build` when missing.
     template <class F, class Build>
