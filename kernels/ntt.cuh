@@ -93,6 +93,7 @@ struct TileCfg<Goldilocks> {
     static constexpr bool kTopDif = false;
     static constexpr int kPow2RadixLog = 4;
     static constexpr bool kGroupTw = false;
+    static constexpr bool kTurn = true;
 };
 template <class F>
 struct TileCfg {
@@ -102,6 +103,7 @@ struct TileCfg {
     static constexpr bool kTopDif = true;
     static constexpr int kPow2RadixLog = 3;  // unused: no power-of-two roots
     static constexpr bool kGroupTw = true;
+    static constexpr bool kTurn = true;
 };
 
 template <class F>
@@ -943,6 +945,9 @@ struct FusedArgs {
     // k_lde_spread's FOUR form: the top segment's four-step factors
     // (build_segment_factors), inverse and forward, position-ordered.
     const void *seg_inv, *seg_fwd;
+    // k_lde_spread's TURN form: the step from coset r to r + 1 at tile
+    // position k, w_{nB}^bit_reverse(k, n) (scale is then in the same order).
+    const void *step;
 };
 
 // Coefficient k of coset r is c_k * scale[k] * w_{nB}^(r k): scale once, then
@@ -1044,8 +1049,14 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
 // them the stages are independent size-2^t transforms of the tile's
 // columns, whose twiddles all lie in levels below 2^t (8 KiB, L1), instead
 // of stages whose twiddles reach levels up to 2^n (L2).
+// TURN (TOP_DIF, natural order; k_turn_pass runs the top segments): the
+// lowest segment (lo = 0, logC = 0: a tile is 2^t consecutive positions,
+// tile number u at u 2^t) of the turned transforms. The inverse DIF's last
+// stages leave coefficient bit_reverse(k, n) at position k; a.scale and
+// a.step hold the scaling and the coset step in that order; the forward
+// DIT's first stages follow, and the regions are in natural coset order.
 template <class F, bool TOP_DIF, uint32_t W, int MINB = TileCfg<F>::kMinBlocks, bool FOUR = false,
-          bool GROUP = false>
+          bool GROUP = false, bool TURN = false>
 __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
     using T = typename F::T;
     using Tw = typename F::Tw;
@@ -1056,11 +1067,13 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
     const uint32_t logC = a.logC, size = 1u << (a.t + logC), cmask = (1u << logC) - 1;
     const uint64_t N = 1ull << a.n, B = 1ull << a.log_b, NB = N << a.log_b;
     const uint64_t tiles = 1ull << (a.n - a.t - logC);
-    const Tw *w_nb = tw_fwd + (NB >> 1);  // w_{nB}^k at w_nb[k]
+    // w_{nB}^k at w_nb[k] (TURN: the step at position k)
+    const Tw *w_nb = TURN ? static_cast<const Tw *>(a.step) : tw_fwd + (NB >> 1);
+    static_assert(!TURN || (TOP_DIF && !FOUR && !GROUP), "the turned form's lowest segment");
     for (uint64_t blk = blockIdx.x; blk < tiles * a.ncols; blk += gridDim.x) {
         uint64_t v, tile;
         tile_of_block(blk, tiles, a.ncols, a.log_group, v, tile);
-        const uint64_t base0 = tile << logC;
+        const uint64_t base0 = TURN ? tile << a.t : tile << logC;
         // Tile element e holds index k(e) of the column.
         auto index = [&](uint32_t e) { return ((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask); };
         const T *src = static_cast<const T *>(a.src) + v * a.src_stride;
@@ -1075,8 +1088,10 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
         // two blocks (blowups of 8 and more, those above kFourStepMaxLogB
         // since the four-step form): 4% faster there; at three blocks
         // (B = 2) the extra products cost 7% (docs/PERF.md v26).
-        constexpr bool kFact = MINB == 2 && !F::kPow2Roots && !FOUR;
-        if constexpr (FOUR)
+        constexpr bool kFact = MINB == 2 && !F::kPow2Roots && !FOUR && !TURN;
+        if constexpr (TURN)
+            tile_stages<F, true, true>(sm, a.t, 0, 0, 0, true, static_cast<const Tw *>(a.tw_inv));
+        else if constexpr (FOUR)
             tile_stages<F, false, true, false, false, kPairs<F, false>>(sm, a.t, logC, 0, 0, false,
                                                                     static_cast<const Tw *>(a.tw_inv));
         else
@@ -1135,7 +1150,10 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
                     }
                 }
                 __syncthreads();
-                if constexpr (GROUP || FOUR) {
+                if constexpr (TURN) {
+                    tile_stages<F, false, false>(sm, a.t, 0, 0, 0, true, tw_fwd);
+                    tile_store(sm, region(r) + base0, size, 0, 0);
+                } else if constexpr (GROUP || FOUR) {
                     // The columns' size-2^t transforms, then the four-step
                     // factors; the group form's top segment is the
                     // transforms alone, stored as they are.
@@ -1152,6 +1170,117 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
                 __syncthreads();  // also frees the tile for the next block
             }
         }
+    }
+}
+
+// The top segment (bits [lo, n), t = n - lo) of the natural-order LDE's
+// transforms in their turned form (TileCfg::kTurn; docs/ARCHITECTURE.md):
+// the inverse as a DIF from natural evaluations to bit-reversed
+// coefficients, the forward as a DIT from bit-reversed coefficients to
+// natural evaluations, so that no pass permutes. Both run in four-step
+// form: the tile's 2^logC columns (a row is 2^logC neighbouring indices)
+// take independent size-2^t transforms, whose twiddles lie in levels below
+// 2^t, and seg (build_segment_factors, position order) multiplies the DIF's
+// output or the DIT's input.
+//  !OUT (first pass): column v of the input (src + v src_stride, rows >=
+//     rows_in zero) -> the inverse DIF's top segment, times seg -> dst +
+//     v dst_stride (region 0 of the column's scratch).
+//  OUT (last pass): the B = 2^log_b coset regions of column v (region r at
+//     src + (v B + r) src_stride) -> seg times, the forward DIT's top
+//     segment -> the natural-order interleaved rows of column v (dst + v
+//     dst_stride, row i of coset r at i B + r). A tile holds 2^lb cosets
+//     (lb <= log_b) of 2^lp = 2^(logC - lb) neighbouring indices, column
+//     (c' << lb) + r for index c' of coset (cg << lb) + r, so a tile row is
+//     2^logC consecutive output elements, and it reads 2^lp neighbouring
+//     elements of each coset's region (the host takes 2^lp a 32-byte
+//     sector).
+// ncols counts columns; blocks take (column, tile, coset group) with the
+// coset groups of one tile side by side and runs of 2^log_group tiles of
+// one column (tile_of_block: the seg entries of a tile, the same in every
+// column, come from L2 after the first).
+template <class F, bool OUT>
+__global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks)
+    k_turn_pass(const typename F::T *__restrict__ src, uint64_t src_stride, uint64_t rows_in,
+                typename F::T *dst, uint64_t dst_stride, uint64_t ncols, uint32_t n, uint32_t lo,
+                uint32_t logC, uint32_t lb, uint32_t log_b, uint32_t log_group,
+                const typename F::Tw *__restrict__ tw, const typename F::Tw *__restrict__ seg) {
+    using T = typename F::T;
+    using Tw = typename F::Tw;
+    constexpr uint32_t V = 16 / sizeof(T), LV = V == 4 ? 2 : 1;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sm = reinterpret_cast<T *>(smem_raw);
+    const uint32_t t = n - lo, size = 1u << (t + logC), cmask = (1u << logC) - 1;
+    if (!OUT) lb = 0;
+    const uint32_t lp = logC - lb, lg = OUT ? log_b - lb : 0, lmask = (1u << lb) - 1;
+    const uint64_t N = 1ull << n;
+    const uint64_t units = 1ull << (lo - lp + lg);  // (tile, coset group) pairs of a column
+    for (uint64_t blk = blockIdx.x; blk < units * ncols; blk += gridDim.x) {
+        uint64_t v, x;
+        tile_of_block(blk, units, ncols, log_group, v, x);
+        const uint64_t cg = x & ((1ull << lg) - 1), base = (x >> lg) << lp;
+        if constexpr (!OUT) {
+            const T *g = src + v * src_stride + base;
+            if (rows_in >= N) {
+                tile_load<T, void, true>(sm, g, size, lo, logC);
+            } else {
+                for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
+                    const uint64_t i = ((uint64_t)(e >> logC) << lo) + (e & cmask);
+                    sm[swz<T>(e)] = base + i < rows_in ? g[i] : T(0);
+                }
+            }
+            __syncthreads();
+            tile_stages<F, true, true, false, false, kPairs<F, false>>(sm, t, logC, 0, 0, false, tw);
+            tile_store<T, F>(sm, dst + v * dst_stride + base, size, lo, logC, seg + base);
+        } else {
+            const T *reg = src + ((v << log_b) + (cg << lb)) * src_stride + base;
+            const bool vec = lp >= LV && (reinterpret_cast<uintptr_t>(reg) & 15) == 0 && src_stride % V == 0;
+            if (lb == 0) {
+                tile_load<T, F>(sm, reg, size, lo, logC, seg + base);
+            } else if (vec) {
+                // V neighbouring indices of one row and coset a thread (16
+                // bytes of its region and of seg), the cosets of a row side
+                // by side among the threads. Two cosets of 4-byte elements:
+                // both a thread, interleaved into two 16-byte shared words.
+                constexpr bool kPair = V == 4 && kSwz16<T>;
+                const uint32_t pair = kPair && lb == 1, lq = lp - LV;
+                for (uint32_t q = threadIdx.x; q < (size >> (LV + pair)); q += blockDim.x) {
+                    const uint32_t r = pair ? 0 : q & lmask, rest = pair ? q : q >> lb;
+                    const uint32_t m = rest >> lq, c0 = (rest & ((1u << lq) - 1)) << LV;
+                    const uint64_t i = ((uint64_t)m << lo) + c0;
+                    T a[V];
+                    Tw w[V];
+                    load16(a, reg + r * src_stride + i);
+                    load16(w, seg + base + i);
+#pragma unroll
+                    for (uint32_t k = 0; k < V; ++k) a[k] = F::mul_tw(a[k], w[k]);
+                    const uint32_t e0 = (m << logC) + (c0 << lb) + r;
+                    if constexpr (kPair) {
+                        if (pair) {
+                            T b[V];
+                            load16(b, reg + src_stride + i);
+#pragma unroll
+                            for (uint32_t k = 0; k < V; ++k) b[k] = F::mul_tw(b[k], w[k]);
+                            const T l4[V] = {a[0], b[0], a[1], b[1]}, h4[V] = {a[2], b[2], a[3], b[3]};
+                            sm_put<V>(sm, swz<T>(e0), l4);
+                            sm_put<V>(sm, swz<T>(e0 + 4), h4);
+                            continue;
+                        }
+                    }
+#pragma unroll
+                    for (uint32_t k = 0; k < V; ++k) sm[swz<T>(e0 + (k << lb))] = a[k];
+                }
+            } else {
+                for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
+                    const uint32_t c = e & cmask;
+                    const uint64_t i = ((uint64_t)(e >> logC) << lo) + (c >> lb);
+                    sm[swz<T>(e)] = F::mul_tw(reg[(c & lmask) * src_stride + i], seg[base + i]);
+                }
+            }
+            __syncthreads();
+            tile_stages<F, false, false, false, false, kPairs<F, false>>(sm, t, logC, 0, 0, false, tw);
+            tile_store(sm, dst + v * dst_stride + (base << log_b) + (cg << lb), size, lo + log_b, logC);
+        }
+        __syncthreads();
     }
 }
 

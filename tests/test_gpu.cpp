@@ -232,6 +232,41 @@ TEST_F(Gpu, LdeGroupFormEveryBlowup) {
     }
 }
 
+/* The natural order's turned form (two segments: the inverse as a DIF into
+ * bit-reversed coefficients, the forward as a DIT whose last pass writes
+ * the interleaved rows; kernels/ntt.cuh, k_turn_pass) at every blowup
+ * 1..32 and, in a context made with GP_CUDA_TURN=0, the scatter form it
+ * replaces; every field, extension columns, shifts on and off, and inputs
+ * shorter than n (odd row counts, rows past the input zero). */
+TEST_F(Gpu, LdeNaturalTurnedForm) {
+    Rng rng(314);
+    for (bool turn : {true, false}) {
+        if (!turn) {
+            setenv("GP_CUDA_TURN", "0", 1);
+            gpt::CtxPtr g;
+            const gp_status st = gpt::make_context(GP_BACKEND_CUDA, &g);
+            unsetenv("GP_CUDA_TURN");
+            ASSERT_EQ(st, GP_OK) << gp_last_error();
+            gpu_ = std::move(g);
+        }
+        unsigned k = 0;
+        for (const FieldRef &F : all_fields())
+            for (uint32_t log_n : {15u, 17u, 22u})
+                for (uint32_t log_b = 0; log_b <= 5; ++log_b, ++k) {
+                    if (log_n + log_b > F.two_adicity || (log_n == 22 && log_b > 1)) continue;
+                    const uint32_t d = F.ext_degrees[k % F.ext_degrees.size()];
+                    const uint64_t n = 1ull << log_n, cols = log_n >= 22 ? 1 : 3;
+                    const uint64_t rows = (k % 3 == 2) ? n - 2 * (k % 7) - 1 : n;
+                    ApiData in = random_api(F, (size_t)(rows * cols * d), rng);
+                    gp_lde_options o = make_opts(n, 1u << log_b, (k & 1) ? rng.nonzero(F.p) : 0,
+                                                 (k & 2) ? rng.nonzero(F.p) : 0, GP_ORDER_NATURAL,
+                                                 GP_LAYOUT_COL_MAJOR);
+                    compare_lde(F, d, in, rows, cols, o, LdePath::kBuffer, GP_LAYOUT_COL_MAJOR,
+                                turn ? "natural, turned" : "natural, scatter");
+                }
+    }
+}
+
 /* Every size from 2^0 to 2^24 rows, so each pass plan is met at and around
  * its tile boundaries (one tile, two segments, three segments; the 31-bit
  * fields' spread pass that also runs the top DIF segment), with every

@@ -21,6 +21,7 @@ enum class TableKind : int {
     SegmentFwd = 3,   // size 2^log: build_segment_factors, forward roots; param = t
     SegmentInv = 4,   // the same with the inverse roots
     GroupFwd = 5,     // size 2^log: build_group_twiddles, forward roots
+    PowersRev = 6,    // Powers in bit-reversed order: entry k is c * base^bit_reverse(k, log)
 };
 
 struct TableKey {
@@ -111,6 +112,16 @@ public:
     const typename F::Tw *powers(FieldId id, uint32_t log, typename F::T base, typename F::T c) {
         return lru_table<F>({id, TableKind::Powers, log, (uint64_t)base, (uint64_t)c}, [&](typename F::Tw *t) {
             build_powers<F>(t, 1ull << log, base, c, pool_);
+        });
+    }
+
+    // to_tw(c * base^bit_reverse(k, log)) for k < 2^log: the coset scaling
+    // of the natural-order LDE's turned form (kernels/ntt.cuh, TURN).
+    template <class F>
+    const typename F::Tw *powers_rev(FieldId id, uint32_t log, typename F::T base, typename F::T c) {
+        return lru_table<F>({id, TableKind::PowersRev, log, (uint64_t)base, (uint64_t)c}, [&](typename F::Tw *t) {
+            build_powers<F>(t, 1ull << log, base, c, pool_);
+            bit_reverse_permute(t, log);
         });
     }
 

@@ -140,6 +140,8 @@ private:
     const typename F::Tw *dev_twiddles(FieldId id, uint32_t log, bool inverse);
     template <class F>
     const typename F::Tw *dev_powers(FieldId id, uint32_t log, typename F::T base, typename F::T c);
+    template <class F>
+    const typename F::Tw *dev_powers_rev(FieldId id, uint32_t log, typename F::T base, typename F::T c);
     // The forward roots in group order (build_group_twiddles), one table
     // grown to the largest size, as dev_twiddles.
     template <class F>
@@ -180,6 +182,14 @@ private:
         // The forward group table where the forward transform runs in the
         // group form (kern::TileCfg<F>::kGroupTw; null: the DIF form).
         const typename F::Tw *zeta = nullptr;
+        // Natural order in the turned form (kern::TileCfg<F>::kTurn): scale
+        // is then in bit-reversed order, step the coset step in that order,
+        // and seg_inv / seg_fwd the two top segments' factors.
+        // Its segments: bits [0, turn_lo) and [turn_lo, log_n); the last
+        // pass's tiles hold 2^turn_lb cosets (kern::k_turn_pass).
+        bool turn = false;
+        uint32_t turn_lo = 0, turn_lb = 0;
+        const typename F::Tw *step = nullptr;
     };
 
     template <class F>
@@ -228,6 +238,7 @@ private:
     uint32_t tile_log_override_ = 0;
     uint32_t tile_group_override_ = 0;  // GP_CUDA_TILE_GROUP + 1, 0 when unset
     bool four_step_ = true;             // GP_CUDA_FOUR_STEP=0 clears it
+    bool turn_ = true;                  // GP_CUDA_TURN=0 clears it
     unsigned long long *flag_ = nullptr;
     std::map<TableKey, DeviceScratch> dev_tables_;
     PowersLru dev_lru_;

@@ -83,6 +83,13 @@ static auto spread_kernel(bool wide, uint32_t log_b, bool four, bool group) {
     return spread_four<F, false>(wide, log_b, four);
 }
 
+// The turned form's lowest-segment pass (k_lde_spread, TURN): 16 bytes at a
+// time (its tiles are whole chunks of the 16-byte aligned scratch).
+template <class F>
+static auto turn_spread_kernel() {
+    return kern::k_lde_spread<F, true, 16 / sizeof(typename F::T), kern::TileCfg<F>::kMinBlocks, false, false, true>;
+}
+
 template <class F>
 static bool spread_wide(const kern::FusedArgs &fa) {
     constexpr uint32_t V = 16 / sizeof(typename F::T);
@@ -102,6 +109,9 @@ void CudaBackend::set_smem_limit_for() {
     for (bool pow2 : {false, true})
         cudaFuncSetAttribute(gather_kernel<F>(pow2), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_chunk_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(kern::k_turn_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(kern::k_turn_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(turn_spread_kernel<F>(), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_lde_fused<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     for (bool wide : {false, true})
         for (uint32_t log_b : {0u, 3u})
@@ -173,6 +183,12 @@ template <class F>
 const typename F::Tw *CudaBackend::dev_powers(FieldId id, uint32_t log, typename F::T base, typename F::T c) {
     return dev_lru_table<F>({id, TableKind::Powers, log, (uint64_t)base, (uint64_t)c},
                             [&] { return tables_.powers<F>(id, log, base, c); });
+}
+
+template <class F>
+const typename F::Tw *CudaBackend::dev_powers_rev(FieldId id, uint32_t log, typename F::T base, typename F::T c) {
+    return dev_lru_table<F>({id, TableKind::PowersRev, log, (uint64_t)base, (uint64_t)c},
+                            [&] { return tables_.powers_rev<F>(id, log, base, c); });
 }
 
 template <class F>
@@ -303,6 +319,35 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
     const SegmentPlan &s = p.seg;
     const uint32_t k = s.count;
     T *R = p.natural ? static_cast<T *>(scratch(regions_, ncols * NB * sizeof(T), "LDE scratch")) : out;
+    if (p.turn) {
+        // The turned form (two segments, natural order): the inverse DIF's
+        // top segment from the input into region 0; its low segment, the
+        // scaling and the forward DIT's low segment into the B regions; the
+        // forward DIT's top segment into the interleaved rows.
+        constexpr uint32_t kTile = kern::TileCfg<F>::kTileLog;
+        const uint32_t t0 = p.turn_lo, t1 = n - t0, lb = p.turn_lb, logC = std::min(kTile - t1, t0);
+        uint64_t blocks = (1ull << (t0 - logC)) * ncols;
+        kern::k_turn_pass<F, false><<<grid_blocks(blocks), threads_for<F>(t1 + logC), smem_bytes<F>(t1, logC), compute_>>>(
+            in, in_stride, rows_in, R, NB, ncols, n, t0, logC, 0, p.log_b, tile_group(true), p.tw_inv, p.seg_inv);
+        check_launch();
+        fa.src = R;
+        fa.src_stride = NB;
+        fa.dst = R;
+        fa.lo = 0;
+        fa.t = t0;
+        fa.logC = 0;
+        fa.bitrev_regions = false;
+        fa.natural_out = false;
+        fa.step = p.step;
+        blocks = (1ull << t1) * ncols;
+        turn_spread_kernel<F>()<<<grid_blocks(blocks), threads_for<F>(t0), smem_bytes<F>(t0, 0), compute_>>>(fa);
+        check_launch();
+        blocks = (1ull << (t0 - (logC - lb) + p.log_b - lb)) * ncols;
+        kern::k_turn_pass<F, true><<<grid_blocks(blocks), threads_for<F>(t1 + logC), smem_bytes<F>(t1, logC), compute_>>>(
+            R, N, N, out, NB, ncols, n, t0, logC, lb, p.log_b, tile_group(true), p.tw_fwd, p.seg_fwd);
+        check_launch();
+        return;
+    }
     // A_1: gather + inverse DIT on the lowest segment into region 0.
     {
         uint32_t t = s.bits[0], logC = std::min<uint32_t>(n - t, kern::TileCfg<F>::kLogC);
@@ -376,20 +421,44 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
     const bool group = kern::TileCfg<F>::kGroupTw && !p.single && p.seg.count == 2 && !p.natural &&
                        a.log_blowup >= 1 && p.seg.bits[0] >= 2;
     if (group) p.zeta = dev_group_twiddles<F>(id, a.log_n);
+    T g_over_s = F::mul((T)a.shift, finv<F>((T)a.input_shift));
+    const T inv_n = finv<F>((T)(N % F::P));
+    // The natural order's turned form (kern::TileCfg<F>::kTurn) for two
+    // segments, where its four tables (both segment factors, the scaling
+    // and the coset step in bit-reversed order) fit the table budget.
+    // Its plan: the last pass's tiles take 2^lb cosets of a 32-byte sector
+    // of each region a row (2^(kLogC + lb) columns) and as many rows as the
+    // largest tile holds (t1); the lowest segment takes the rest (t0, at
+    // most a tile).
+    {
+        constexpr int kTile = kern::TileCfg<F>::kTileLog, kC = kern::TileCfg<F>::kLogC;
+        const int lb = std::min<int>((int)a.log_blowup, 2 * kTile - kC - (int)a.log_n);
+        const int t1 = kTile - kC - lb, t0 = (int)a.log_n - t1;
+        p.turn = kern::TileCfg<F>::kTurn && turn_ && p.natural && !p.single && lb >= 0 && t0 >= kC + lb &&
+                 4 * (sizeof(typename F::Tw) << a.log_n) <= kPowersBudgetBytes;
+        p.turn_lo = (uint32_t)t0;
+        p.turn_lb = (uint32_t)lb;
+    }
+    if (p.turn) {
+        const uint32_t t1 = a.log_n - p.turn_lo;
+        p.seg_inv = dev_segment_factors<F>(id, a.log_n, t1, true);
+        p.seg_fwd = dev_segment_factors<F>(id, a.log_n, t1, false);
+        p.step = dev_powers_rev<F>(id, a.log_n, two_adic_generator<F>(a.log_n + a.log_blowup), 1);
+        p.scale = dev_powers_rev<F>(id, a.log_n, g_over_s, inv_n);
+    }
     // The spread pass's four-step form (kernels/ntt.cuh, FOUR) where the
     // field runs the top DIF segment there, for the blowups where it
     // measured faster (kern::kFourStepMaxLogB), and where its tables (two,
     // or the inverse one alone in the group form) and the scaling table fit
     // the table budget together (fetched first: the scaling table is then
     // the most recently used, and none of them evicts another).
-    if (kern::TileCfg<F>::kTopDif && !p.single && four_step_ && a.log_blowup <= kern::kFourStepMaxLogB &&
+    if (!p.turn && kern::TileCfg<F>::kTopDif && !p.single && four_step_ && a.log_blowup <= kern::kFourStepMaxLogB &&
         (group ? 2 : 3) * (sizeof(typename F::Tw) << a.log_n) <= kPowersBudgetBytes) {
         const uint32_t t = p.seg.bits[p.seg.count - 1];
         p.seg_inv = dev_segment_factors<F>(id, a.log_n, t, true);
         if (!group) p.seg_fwd = dev_segment_factors<F>(id, a.log_n, t, false);
     }
-    T g_over_s = F::mul((T)a.shift, finv<F>((T)a.input_shift));
-    p.scale = dev_powers<F>(id, a.log_n, g_over_s, finv<F>((T)(N % F::P)));
+    if (!p.turn) p.scale = dev_powers<F>(id, a.log_n, g_over_s, inv_n);
 
     const uint64_t base_cols = a.cols * a.ext, rows_in = a.rows_in;
     T *out = static_cast<T *>(a.out->data);
