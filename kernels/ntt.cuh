@@ -7,7 +7,15 @@
 // hold index (m << lo) + base + c, so each tile row is C consecutive
 // elements (32 bytes) and every global access is coalesced.
 //
-// The LDE (see docs/ARCHITECTURE.md) runs as
+// A two-segment LDE runs in the turned form (TileCfg::kTurn, k_turn_pass):
+//   P_1   the inverse DIF's top segment (natural evaluations in)  (N -> N)
+//   P_2   its low segment (bit-reversed coefficients), the coset scaling in
+//         that order, each coset's forward DIT low segment (k_lde_spread,
+//         TURN)                                                   (N -> B*N)
+//   P_3   each coset's forward DIT top segment, written as interleaved
+//         natural rows or bit-reversed regions                    (B*N -> B*N)
+// Otherwise (three segments, or where its tables or scratch do not fit) it
+// runs as
 //   A_1   gather the natural-order input in bit-reversed order, inverse DIT
 //         on the lowest segment                       (N in,  N out)
 //   A_i   inverse DIT on middle segments, in place     (only for 3+ segments)
@@ -80,6 +88,16 @@ constexpr bool use_wide_regs(uint32_t n);
 // transforms with no four-step factor after them (k_lde_spread, GROUP),
 // and its lowest segment reads group twiddles (k_pair_pass). BabyBear
 // 2^22 x 128 B=2 15.4 -> 14.8 ms on the H200 (docs/PERF.md v33).
+// kTurn: two-segment LDEs run in the turned form (k_turn_pass, k_lde_spread
+// TURN; the host takes it where its plan and tables fit): the inverse DIF,
+// the coset scaling in bit-reversed order and the forward DIT, with the
+// top segments in four-step form in the first and last passes. On the
+// H100 it took BabyBear 2^22 x 128 B=2 from 17.9 to 14.6 ms in natural
+// order and 16.0 to 15.6 bit-reversed, W1 from 38.3 / 39.6 to 32.2 /
+// 35.4, and the three-segment 2^23 sizes to two segments (BabyBear B=2
+// 30.8 -> 16.6; docs/PERF.md v34). kTurnLowMax: the bit-reversed split's
+// largest lowest segment (Goldilocks 2^22 and 2^23 at 2^11-2^12 were 2-10%
+// faster than at 2^13; the 31-bit fields gained up to 2^13-2^14).
 // kPow2RadixLog: the largest group of stages in k_tile_pass when the field's
 // inner roots are powers of two (tile_stages): Goldilocks radix-16 (its
 // inner twiddles cost no registers there) measured 9% faster than radix-8
@@ -94,6 +112,7 @@ struct TileCfg<Goldilocks> {
     static constexpr int kPow2RadixLog = 4;
     static constexpr bool kGroupTw = false;
     static constexpr bool kTurn = true;
+    static constexpr int kTurnLowMax = 11;
 };
 template <class F>
 struct TileCfg {
@@ -104,6 +123,7 @@ struct TileCfg {
     static constexpr int kPow2RadixLog = 3;  // unused: no power-of-two roots
     static constexpr bool kGroupTw = true;
     static constexpr bool kTurn = true;
+    static constexpr int kTurnLowMax = 14;
 };
 
 template <class F>
@@ -352,8 +372,11 @@ __device__ __forceinline__ void copy_groups(T *sm, T *g, uint32_t nvec, uint64_t
         const uint64_t i0 = gidx(q);
         T x[16 / sizeof(T)];
         if constexpr (kAsync) {
-            if (vec) {  // the words past `limit` are zero-filled
-                const uint32_t bytes = i0 + W <= limit ? 16u : i0 < limit ? (uint32_t)(limit - i0) * sizeof(T) : 0u;
+            // Whole words, and words wholly past `limit` (zero-filled, no
+            // read); a word that `limit` cuts takes the element loop below
+            // (a 16-byte cp.async reading fewer bytes still addresses all 16).
+            if (vec && (i0 + W <= limit || i0 >= limit)) {
+                const uint32_t bytes = i0 + W <= limit ? 16u : 0u;
                 cp_async16(sm, slot(q, 0), bytes ? g + i0 : g, bytes);
                 continue;
             }
@@ -1107,7 +1130,7 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
                 const uint64_t k0 = index(e0);
                 T x[V], w[V];
                 load_w<W>(x, scale + k0);
-                load_w<W>(w, w_nb + k0);
+                if (B > 1) load_w<W>(w, w_nb + k0);  // w_nb has nB/2 entries
 #pragma unroll
                 for (uint32_t i = 0; i < W; ++i) x[i] = F::mul_tw(sm[s0 ^ i], x[i]);
                 for (uint64_t r = 0; r < B; ++r) {
@@ -1194,12 +1217,15 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
 //     2^logC consecutive output elements, and it reads 2^lp neighbouring
 //     elements of each coset's region (the host takes 2^lp a 32-byte
 //     sector).
+//  OUT, REV (lb = 0): the same, written in bit-reversed order instead
+//     (coset r's region at bit_reverse(r, log_b) N of the column, each
+//     region bit-reversed): a tile column is 2^t consecutive outputs.
 // ncols counts columns; blocks take (column, tile, coset group) with the
 // coset groups of one tile side by side and runs of 2^log_group tiles of
 // one column (tile_of_block: the seg entries of a tile, the same in every
 // column, come from L2 after the first).
-template <class F, bool OUT>
-__global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks)
+template <class F, bool OUT, bool REV = false>
+__global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks ? TileCfg<F>::kMinBlocks : 2)
     k_turn_pass(const typename F::T *__restrict__ src, uint64_t src_stride, uint64_t rows_in,
                 typename F::T *dst, uint64_t dst_stride, uint64_t ncols, uint32_t n, uint32_t lo,
                 uint32_t logC, uint32_t lb, uint32_t log_b, uint32_t log_group,
@@ -1278,7 +1304,41 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks)
             }
             __syncthreads();
             tile_stages<F, false, false, false, false, kPairs<F, false>>(sm, t, logC, 0, 0, false, tw);
-            tile_store(sm, dst + v * dst_stride + (base << log_b) + (cg << lb), size, lo + log_b, logC);
+            if constexpr (REV) {
+                // Index i = (m << lo) + base + c of coset cg goes to
+                // bit_reverse(i, n) of region bit_reverse(cg, log_b):
+                // (bit_reverse(base + c, lo) << t) + bit_reverse(m, t), so
+                // each tile column is 2^t consecutive outputs, its rows in
+                // bit-reversed order.
+                T *out = dst + v * dst_stride + bit_reverse(cg, log_b) * N;
+                const uint32_t tmask = (1u << t) - 1;
+                if (t >= 5 && (reinterpret_cast<uintptr_t>(out) & 15) == 0) {
+                    // A thread writes 8 consecutive outputs of a column (a
+                    // 32-byte sector or two); the lanes of a warp take the
+                    // columns and the top two bits of the row, so that the
+                    // rows they read differ in their low bits and the
+                    // shared slots in their banks (swz).
+                    for (uint32_t q = threadIdx.x; q < (size >> 3); q += blockDim.x) {
+                        const uint32_t c = q & cmask, h = (q >> logC) & 3, mid = q >> (logC + 2);
+                        const uint32_t j0 = (h << (t - 2)) | (mid << 3);
+                        T y[8];
+#pragma unroll
+                        for (uint32_t k = 0; k < 8; ++k)
+                            y[k] = sm[swz<T>(((uint32_t)bit_reverse(j0 + k, t) << logC) + c)];
+                        T *g = out + (bit_reverse(base + c, lo) << t) + j0;
+#pragma unroll
+                        for (uint32_t k = 0; k < 8; k += V) word_store<V>(g + k, y + k);
+                    }
+                } else {
+                    for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) {
+                        const uint32_t c = e >> t, j = e & tmask;
+                        out[(bit_reverse(base + c, lo) << t) + j] =
+                            sm[swz<T>(((uint32_t)bit_reverse(j, t) << logC) + c)];
+                    }
+                }
+            } else {
+                tile_store(sm, dst + v * dst_stride + (base << log_b) + (cg << lb), size, lo + log_b, logC);
+            }
         }
         __syncthreads();
     }

@@ -197,19 +197,22 @@ TEST_F(Gpu, LdeBlowup2SpreadForms) {
         }
 }
 
-/* The 31-bit fields' group form (bit-reversed output, two segments, B >= 2:
- * the spread's columns transforms without the four-step factors, then
- * k_pair_pass on two regions a tile) at every blowup 2..32, with the
- * spread in four-step form and, in a context made with GP_CUDA_FOUR_STEP=0,
- * in its twiddled form; extension columns, shifts on and off. */
+/* The 31-bit fields' group form (bit-reversed output, two segments, B >= 2,
+ * where the turned form is not taken: the spread's columns transforms
+ * without the four-step factors, then k_pair_pass on two regions a tile)
+ * at every blowup 2..32, with the spread in four-step form and in its
+ * twiddled form (contexts made with GP_CUDA_TURN=0, and GP_CUDA_FOUR_STEP=0
+ * for the second); extension columns, shifts on and off. */
 TEST_F(Gpu, LdeGroupFormEveryBlowup) {
     Rng rng(313);
     for (bool four : {true, false}) {
-        if (!four) {  // a context whose spread pass skips the four-step form
-            setenv("GP_CUDA_FOUR_STEP", "0", 1);
+        {  // a context without the turned form (and, !four, the four-step spread)
+            setenv("GP_CUDA_TURN", "0", 1);
+            if (!four) setenv("GP_CUDA_FOUR_STEP", "0", 1);
             gpt::CtxPtr g;
             const gp_status st = gpt::make_context(GP_BACKEND_CUDA, &g);
             unsetenv("GP_CUDA_FOUR_STEP");
+            unsetenv("GP_CUDA_TURN");
             ASSERT_EQ(st, GP_OK) << gp_last_error();
             gpu_ = std::move(g);
         }
@@ -232,13 +235,13 @@ TEST_F(Gpu, LdeGroupFormEveryBlowup) {
     }
 }
 
-/* The natural order's turned form (two segments: the inverse as a DIF into
- * bit-reversed coefficients, the forward as a DIT whose last pass writes
- * the interleaved rows; kernels/ntt.cuh, k_turn_pass) at every blowup
- * 1..32 and, in a context made with GP_CUDA_TURN=0, the scatter form it
- * replaces; every field, extension columns, shifts on and off, and inputs
- * shorter than n (odd row counts, rows past the input zero). */
-TEST_F(Gpu, LdeNaturalTurnedForm) {
+/* The turned form (two segments: the inverse as a DIF into bit-reversed
+ * coefficients, the forward as a DIT whose last pass writes the interleaved
+ * rows or the bit-reversed regions; kernels/ntt.cuh, k_turn_pass) at every
+ * blowup 1..32 in both orders and, in a context made with GP_CUDA_TURN=0,
+ * the forms it replaces; every field, extension columns, shifts on and off,
+ * and inputs shorter than n (odd row counts, rows past the input zero). */
+TEST_F(Gpu, LdeTurnedForm) {
     Rng rng(314);
     for (bool turn : {true, false}) {
         if (!turn) {
@@ -251,18 +254,19 @@ TEST_F(Gpu, LdeNaturalTurnedForm) {
         }
         unsigned k = 0;
         for (const FieldRef &F : all_fields())
-            for (uint32_t log_n : {15u, 17u, 22u})
+            for (uint32_t log_n : {15u, 17u, 22u, 23u})
                 for (uint32_t log_b = 0; log_b <= 5; ++log_b, ++k) {
-                    if (log_n + log_b > F.two_adicity || (log_n == 22 && log_b > 1)) continue;
+                    if (log_n + log_b > F.two_adicity || (log_n >= 22 && log_b != log_n - 21)) continue;
                     const uint32_t d = F.ext_degrees[k % F.ext_degrees.size()];
                     const uint64_t n = 1ull << log_n, cols = log_n >= 22 ? 1 : 3;
                     const uint64_t rows = (k % 3 == 2) ? n - 2 * (k % 7) - 1 : n;
                     ApiData in = random_api(F, (size_t)(rows * cols * d), rng);
-                    gp_lde_options o = make_opts(n, 1u << log_b, (k & 1) ? rng.nonzero(F.p) : 0,
-                                                 (k & 2) ? rng.nonzero(F.p) : 0, GP_ORDER_NATURAL,
-                                                 GP_LAYOUT_COL_MAJOR);
-                    compare_lde(F, d, in, rows, cols, o, LdePath::kBuffer, GP_LAYOUT_COL_MAJOR,
-                                turn ? "natural, turned" : "natural, scatter");
+                    for (gp_order order : kOrders) {
+                        gp_lde_options o = make_opts(n, 1u << log_b, (k & 1) ? rng.nonzero(F.p) : 0,
+                                                     (k & 2) ? rng.nonzero(F.p) : 0, order, GP_LAYOUT_COL_MAJOR);
+                        compare_lde(F, d, in, rows, cols, o, LdePath::kBuffer, GP_LAYOUT_COL_MAJOR,
+                                    turn ? "turned" : "not turned");
+                    }
                 }
     }
 }

@@ -111,6 +111,7 @@ void CudaBackend::set_smem_limit_for() {
     cudaFuncSetAttribute(kern::k_chunk_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_turn_pass<F, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_turn_pass<F, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    cudaFuncSetAttribute(kern::k_turn_pass<F, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(turn_spread_kernel<F>(), cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     cudaFuncSetAttribute(kern::k_lde_fused<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     for (bool wide : {false, true})
@@ -318,12 +319,13 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
     }
     const SegmentPlan &s = p.seg;
     const uint32_t k = s.count;
-    T *R = p.natural ? static_cast<T *>(scratch(regions_, ncols * NB * sizeof(T), "LDE scratch")) : out;
+    T *R = p.natural || p.turn ? static_cast<T *>(scratch(regions_, ncols * NB * sizeof(T), "LDE scratch")) : out;
     if (p.turn) {
-        // The turned form (two segments, natural order): the inverse DIF's
-        // top segment from the input into region 0; its low segment, the
-        // scaling and the forward DIT's low segment into the B regions; the
-        // forward DIT's top segment into the interleaved rows.
+        // The turned form (two segments): the inverse DIF's top segment from
+        // the input into region 0; its low segment, the scaling and the
+        // forward DIT's low segment into the B regions; the forward DIT's
+        // top segment into the interleaved rows (natural order) or the
+        // bit-reversed regions.
         constexpr uint32_t kTile = kern::TileCfg<F>::kTileLog;
         const uint32_t t0 = p.turn_lo, t1 = n - t0, lb = p.turn_lb, logC = std::min(kTile - t1, t0);
         uint64_t blocks = (1ull << (t0 - logC)) * ncols;
@@ -343,7 +345,7 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
         turn_spread_kernel<F>()<<<grid_blocks(blocks), threads_for<F>(t0), smem_bytes<F>(t0, 0), compute_>>>(fa);
         check_launch();
         blocks = (1ull << (t0 - (logC - lb) + p.log_b - lb)) * ncols;
-        kern::k_turn_pass<F, true><<<grid_blocks(blocks), threads_for<F>(t1 + logC), smem_bytes<F>(t1, logC), compute_>>>(
+        (p.natural ? kern::k_turn_pass<F, true> : kern::k_turn_pass<F, true, true>)<<<grid_blocks(blocks), threads_for<F>(t1 + logC), smem_bytes<F>(t1, logC), compute_>>>(
             R, N, N, out, NB, ncols, n, t0, logC, lb, p.log_b, tile_group(true), p.tw_fwd, p.seg_fwd);
         check_launch();
         return;
@@ -415,29 +417,44 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
     p.tw_inv = dev_twiddles<F>(id, a.log_n, true);
     p.tw_fwd = dev_twiddles<F>(id, a.log_n + a.log_blowup, false);
     const uint64_t N = 1ull << a.log_n, NB = N << a.log_blowup;
-    // The forward group form (kern::TileCfg<F>::kGroupTw) where it measured
-    // faster: two segments, bit-reversed output, an even number of regions
-    // (k_pair_pass); it needs no forward four-step factors.
-    const bool group = kern::TileCfg<F>::kGroupTw && !p.single && p.seg.count == 2 && !p.natural &&
-                       a.log_blowup >= 1 && p.seg.bits[0] >= 2;
-    if (group) p.zeta = dev_group_twiddles<F>(id, a.log_n);
+    const uint64_t base_cols = a.cols * a.ext, rows_in = a.rows_in;
     T g_over_s = F::mul((T)a.shift, finv<F>((T)a.input_shift));
     const T inv_n = finv<F>((T)(N % F::P));
-    // The natural order's turned form (kern::TileCfg<F>::kTurn) for two
-    // segments, where its four tables (both segment factors, the scaling
-    // and the coset step in bit-reversed order) fit the table budget.
-    // Its plan: the last pass's tiles take 2^lb cosets of a 32-byte sector
-    // of each region a row (2^(kLogC + lb) columns) and as many rows as the
-    // largest tile holds (t1); the lowest segment takes the rest (t0, at
-    // most a tile).
+    // The turned form (kern::TileCfg<F>::kTurn; kernels/ntt.cuh, k_turn_pass)
+    // for two segments, where its four tables (both segment factors, the
+    // scaling and the coset step in bit-reversed order) fit the table
+    // budget. Its plan: the last pass's tiles are rows of 2^(kLogC + lb)
+    // columns and as many rows as the largest tile holds (t1), the lowest
+    // segment takes the rest (t0, at most a tile). In natural order the
+    // columns are 2^lb cosets (all B of them: lb = log_b) of a 32-byte
+    // sector of each region, so that a row is whole interleaved output
+    // rows; bit-reversed, they are neighbouring indices of one coset, and
+    // lb (at most log_b) only sizes the split like the natural order's,
+    // with t0 at most kern::TileCfg<F>::kTurnLowMax where it can be.
     {
         constexpr int kTile = kern::TileCfg<F>::kTileLog, kC = kern::TileCfg<F>::kLogC;
-        const int lb = std::min<int>((int)a.log_blowup, 2 * kTile - kC - (int)a.log_n);
+        int lb = std::min<int>((int)a.log_blowup, 2 * kTile - kC - (int)a.log_n);
+        if (!p.natural) lb = std::min<int>(lb, std::max<int>(0, kern::TileCfg<F>::kTurnLowMax - (int)a.log_n + kTile - kC));
         const int t1 = kTile - kC - lb, t0 = (int)a.log_n - t1;
-        p.turn = kern::TileCfg<F>::kTurn && turn_ && p.natural && !p.single && lb >= 0 && t0 >= kC + lb &&
-                 4 * (sizeof(typename F::Tw) << a.log_n) <= kPowersBudgetBytes;
+        p.turn = kern::TileCfg<F>::kTurn && turn_ && !p.single && lb >= 0 && t0 >= kC + lb && t0 <= kTile &&
+                 (!p.natural || lb == (int)a.log_blowup) && 4 * (sizeof(typename F::Tw) << a.log_n) <= kPowersBudgetBytes;
         p.turn_lo = (uint32_t)t0;
-        p.turn_lb = (uint32_t)lb;
+        p.turn_lb = p.natural ? (uint32_t)lb : 0;
+    }
+    // Natural order and the turned form need n*B scratch per column: bound
+    // it by batching (up to 4 GiB, half the free memory). The bit-reversed
+    // order, which needs none in the other form, takes the turned one only
+    // where at least 256 MiB of it (or the whole output's size), and one
+    // column, fit.
+    uint64_t max_cols = base_cols;
+    if ((p.natural || p.turn) && !p.single) {
+        size_t free_b = 0, total_b = 0;
+        GP_CUDA(cudaMemGetInfo(&free_b, &total_b));
+        const uint64_t budget = std::max<uint64_t>(regions_.bytes, std::min<uint64_t>(free_b / 2, 4ull << 30));
+        const uint64_t col_bytes = NB * sizeof(T);
+        if (!p.natural && budget < std::max<uint64_t>(col_bytes, std::min<uint64_t>(base_cols * col_bytes, 256ull << 20)))
+            p.turn = false;
+        if (p.natural || p.turn) max_cols = std::max<uint64_t>(1, budget / col_bytes);
     }
     if (p.turn) {
         const uint32_t t1 = a.log_n - p.turn_lo;
@@ -445,31 +462,29 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
         p.seg_fwd = dev_segment_factors<F>(id, a.log_n, t1, false);
         p.step = dev_powers_rev<F>(id, a.log_n, two_adic_generator<F>(a.log_n + a.log_blowup), 1);
         p.scale = dev_powers_rev<F>(id, a.log_n, g_over_s, inv_n);
+    } else {
+        // The forward group form (kern::TileCfg<F>::kGroupTw) where it
+        // measured faster: two segments, bit-reversed output, an even number
+        // of regions (k_pair_pass); it needs no forward four-step factors.
+        const bool group = kern::TileCfg<F>::kGroupTw && !p.single && p.seg.count == 2 && !p.natural &&
+                           a.log_blowup >= 1 && p.seg.bits[0] >= 2;
+        if (group) p.zeta = dev_group_twiddles<F>(id, a.log_n);
+        // The spread pass's four-step form (kernels/ntt.cuh, FOUR) where the
+        // field runs the top DIF segment there, for the blowups where it
+        // measured faster (kern::kFourStepMaxLogB), and where its tables
+        // (two, or the inverse one alone in the group form) and the scaling
+        // table fit the table budget together (fetched first: the scaling
+        // table is then the most recently used, and none of them evicts
+        // another).
+        if (kern::TileCfg<F>::kTopDif && !p.single && four_step_ && a.log_blowup <= kern::kFourStepMaxLogB &&
+            (group ? 2 : 3) * (sizeof(typename F::Tw) << a.log_n) <= kPowersBudgetBytes) {
+            const uint32_t t = p.seg.bits[p.seg.count - 1];
+            p.seg_inv = dev_segment_factors<F>(id, a.log_n, t, true);
+            if (!group) p.seg_fwd = dev_segment_factors<F>(id, a.log_n, t, false);
+        }
+        p.scale = dev_powers<F>(id, a.log_n, g_over_s, inv_n);
     }
-    // The spread pass's four-step form (kernels/ntt.cuh, FOUR) where the
-    // field runs the top DIF segment there, for the blowups where it
-    // measured faster (kern::kFourStepMaxLogB), and where its tables (two,
-    // or the inverse one alone in the group form) and the scaling table fit
-    // the table budget together (fetched first: the scaling table is then
-    // the most recently used, and none of them evicts another).
-    if (!p.turn && kern::TileCfg<F>::kTopDif && !p.single && four_step_ && a.log_blowup <= kern::kFourStepMaxLogB &&
-        (group ? 2 : 3) * (sizeof(typename F::Tw) << a.log_n) <= kPowersBudgetBytes) {
-        const uint32_t t = p.seg.bits[p.seg.count - 1];
-        p.seg_inv = dev_segment_factors<F>(id, a.log_n, t, true);
-        if (!group) p.seg_fwd = dev_segment_factors<F>(id, a.log_n, t, false);
-    }
-    if (!p.turn) p.scale = dev_powers<F>(id, a.log_n, g_over_s, inv_n);
-
-    const uint64_t base_cols = a.cols * a.ext, rows_in = a.rows_in;
     T *out = static_cast<T *>(a.out->data);
-    // Natural order needs n*B scratch per column: bound it by batching.
-    uint64_t max_cols = base_cols;
-    if (p.natural && !p.single) {
-        size_t free_b = 0, total_b = 0;
-        GP_CUDA(cudaMemGetInfo(&free_b, &total_b));
-        uint64_t budget = std::max<uint64_t>(regions_.bytes, std::min<uint64_t>(free_b / 2, 4ull << 30));
-        max_cols = std::max<uint64_t>(1, budget / (NB * sizeof(T)));
-    }
 
     if (a.in_buf) {
         const T *in = static_cast<const T *>(a.in_buf->data);
