@@ -650,7 +650,13 @@ GP_API void gp_lde_options_init(gp_lde_options *options);
  *
  *  `output` must be a buffer of the same context, field and extension degree
  *  with n * blowup rows and the input's column count; it is overwritten.
- *  Reusing one output buffer across calls of one shape allocates nothing. */
+ *  Reusing one output buffer across calls of one shape allocates nothing.
+ *
+ *  On the CUDA backend the transform may keep a scratch area of up to
+ *  min(4 GiB, half the free device memory) in the context's caches (see
+ *  gp_memory_stats; gp_context_trim releases it). The bit-reversed order
+ *  takes one only where 256 MiB (or the whole output) fits, and otherwise
+ *  works within the output buffer. */
 GP_API gp_status gp_lde_batch(gp_context *ctx, const gp_buffer *input,
                               const gp_lde_options *options,
                               gp_buffer *output);
