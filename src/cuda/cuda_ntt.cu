@@ -304,15 +304,20 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
     fa.tw_fwd = p.tw_fwd;
     fa.scale = p.scale;
     fa.log_group = tile_group(true);
+    // The pass's source and destination, its tiles and their order.
+    auto pass_args = [&](const void *src, uint64_t src_stride, void *dst, uint32_t lo, uint32_t t, uint32_t logC,
+                         bool bitrev_regions, bool natural_out) {
+        fa.src = src;
+        fa.src_stride = src_stride;
+        fa.dst = dst;
+        fa.lo = lo;
+        fa.t = t;
+        fa.logC = logC;
+        fa.bitrev_regions = bitrev_regions;
+        fa.natural_out = natural_out;
+    };
     if (p.single) {
-        fa.src = in;
-        fa.src_stride = in_stride;
-        fa.dst = out;
-        fa.lo = 0;
-        fa.t = n;
-        fa.logC = 0;
-        fa.bitrev_regions = true;
-        fa.natural_out = p.natural;
+        pass_args(in, in_stride, out, 0, n, 0, true, p.natural);
         kern::k_lde_fused<F><<<grid_blocks(ncols), threads_for<F>(n), smem_bytes<F>(n, 0), compute_>>>(fa);
         check_launch();
         return;
@@ -332,14 +337,7 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
         kern::k_turn_pass<F, false><<<grid_blocks(blocks), threads_for<F>(t1 + logC), smem_bytes<F>(t1, logC), compute_>>>(
             in, in_stride, rows_in, R, NB, ncols, n, t0, logC, 0, p.log_b, tile_group(true), p.tw_inv, p.seg_inv);
         check_launch();
-        fa.src = R;
-        fa.src_stride = NB;
-        fa.dst = R;
-        fa.lo = 0;
-        fa.t = t0;
-        fa.logC = 0;
-        fa.bitrev_regions = false;
-        fa.natural_out = false;
+        pass_args(R, NB, R, 0, t0, 0, false, false);
         fa.step = p.step;
         blocks = (1ull << t1) * ncols;
         turn_spread_kernel<F>()<<<grid_blocks(blocks), threads_for<F>(t0), smem_bytes<F>(t0, 0), compute_>>>(fa);
@@ -365,14 +363,7 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
     constexpr bool top_dif = kern::TileCfg<F>::kTopDif;
     {
         uint32_t lo = s.lo[k - 1], t = s.bits[k - 1], logC = strided_logC<F>(lo);
-        fa.src = R;
-        fa.src_stride = NB;
-        fa.dst = R;
-        fa.lo = lo;
-        fa.t = t;
-        fa.logC = logC;
-        fa.bitrev_regions = !p.natural;
-        fa.natural_out = false;
+        pass_args(R, NB, R, lo, t, logC, !p.natural, false);
         uint64_t blocks = (1ull << (n - t - logC)) * ncols;
         fa.seg_inv = p.seg_inv;
         fa.seg_fwd = p.seg_fwd;
