@@ -207,6 +207,81 @@ TEST(Reference, SegmentFactorsGiveTheTopSegment) {
     check_segment_factors<gp::Goldilocks>(110);
 }
 
+/* The turned LDE (what the CUDA backend's two-segment LDE computes,
+ * kernels/ntt.cuh k_turn_pass): the inverse as a DIF from natural
+ * evaluations to bit-reversed coefficients, the scaling (g/s)^k / n and the
+ * coset step w_{nB}^k read at position bit_reverse(k) (TableKind::PowersRev),
+ * each coset's forward transform as a DIT to natural evaluations. Compared,
+ * for every size up to 2^10 and blowup up to 8, with the CPU backend's
+ * route (bit-reversed gather, inverse DIT, scaling, forward DIF,
+ * bit-reversed output) and, below 2^5, with the polynomial evaluated
+ * directly. */
+template <class F>
+static void check_turned_lde(uint64_t seed) {
+    using T = typename F::T;
+    using Tw = typename F::Tw;
+    SerialRanges pool;
+    Rng rng(seed);
+    for (uint32_t n = 1; n <= 10; ++n)
+        for (uint32_t log_b = 0; log_b <= 3; ++log_b) {
+            const uint64_t N = 1ull << n, B = 1ull << log_b;
+            std::vector<Tw> tw_inv(N), tw_fwd(N * B);
+            gp::build_twiddles<F>(tw_inv.data(), n, true, pool);
+            gp::build_twiddles<F>(tw_fwd.data(), n + log_b, false, pool);
+            const T g = (T)(rng.elem(F::P - 1) + 1), s = (T)(rng.elem(F::P - 1) + 1);
+            const T g_over_s = F::mul(g, gp::finv<F>(s)), inv_n = gp::finv<F>((T)(N % F::P));
+            const T w_nb = gp::two_adic_generator<F>(n + log_b);
+            std::vector<T> a(N);
+            for (T &x : a) x = (T)rng.elem(F::P);
+            // The CPU route: out[i B + r] = coset r's evaluation i.
+            std::vector<T> coef = a, want(N * B), got(N * B);
+            gp::bit_reverse_permute(coef.data(), n);
+            gp::dit_stages<F>(coef.data(), n, 0, n, tw_inv.data());
+            for (uint64_t r = 0; r < B; ++r) {
+                const T c = F::mul(g_over_s, gp::fpow<F>(w_nb, r));
+                std::vector<T> y(N);
+                for (uint64_t k = 0; k < N; ++k) y[k] = F::mul(F::mul(coef[k], inv_n), gp::fpow<F>(c, k));
+                gp::dif_stages<F>(y.data(), n, 0, n, tw_fwd.data());
+                for (uint64_t i = 0; i < N; ++i) want[i * B + r] = y[gp::bit_reverse(i, n)];
+            }
+            // The turned route.
+            std::vector<T> rc = a;
+            gp::dif_stages<F>(rc.data(), n, 0, n, tw_inv.data());
+            std::vector<T> x(N), step(N);
+            for (uint64_t p = 0; p < N; ++p) {
+                const uint64_t k = gp::bit_reverse(p, n);
+                x[p] = F::mul(rc[p], F::mul(inv_n, gp::fpow<F>(g_over_s, k)));
+                step[p] = gp::fpow<F>(w_nb, k);
+            }
+            for (uint64_t r = 0; r < B; ++r) {
+                std::vector<T> y = x;
+                gp::dit_stages<F>(y.data(), n, 0, n, tw_fwd.data());
+                for (uint64_t i = 0; i < N; ++i) got[i * B + r] = y[i];
+                for (uint64_t p = 0; p < N; ++p) x[p] = F::mul(x[p], step[p]);
+            }
+            ASSERT_EQ(got, want) << "n=" << n << " log_b=" << log_b;
+            if (n > 4) continue;
+            // Directly: f(s w_n^i) = a[i] for the f of degree < N whose
+            // coefficients the CPU route found; out[j] = f(g w_{nB}^j).
+            for (uint64_t j = 0; j < N * B; ++j) {
+                const T xj = F::mul(g, gp::fpow<F>(w_nb, j));
+                T acc = 0, xp = 1;
+                const T xs = F::mul(xj, gp::finv<F>(s));
+                for (uint64_t k = 0; k < N; ++k) {
+                    acc = F::add(acc, F::mul(F::mul(coef[k], inv_n), xp));
+                    xp = F::mul(xp, xs);
+                }
+                ASSERT_EQ(got[j], acc) << "naive n=" << n << " log_b=" << log_b << " j=" << j;
+            }
+        }
+}
+
+TEST(Reference, TurnedLdeGivesTheLde) {
+    check_turned_lde<gp::BabyBear>(111);
+    check_turned_lde<gp::KoalaBear>(112);
+    check_turned_lde<gp::Goldilocks>(113);
+}
+
 /* The group-indexed twiddles (build_group_twiddles): entry m + g is
  * w_{2m}^bit_reverse(g) by powers of the generator, and the Cooley-Tukey
  * form with them (ct_group_forward, what the 31-bit LDE kernels run) gives
