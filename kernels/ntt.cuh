@@ -97,7 +97,15 @@ constexpr bool use_wide_regs(uint32_t n);
 // 35.4, and the three-segment 2^23 sizes to two segments (BabyBear B=2
 // 30.8 -> 16.6; docs/PERF.md v34). kTurnLowMax: the bit-reversed split's
 // largest lowest segment (Goldilocks 2^22 and 2^23 at 2^11-2^12 were 2-10%
-// faster than at 2^13; the 31-bit fields gained up to 2^13-2^14).
+// faster than at 2^13; the 31-bit fields gained up to 2^13-2^14), and
+// kTurnLowMaxB8 the same from blowup 8 on, where the lowest segment's pass
+// runs once a coset: 2^12, four radix-8 groups, took BabyBear 2^21 x 64 at
+// B=8 from 12.7 to 11.8 ms and 2^19 x 64 at B=32 from 12.0 to 11.0 on the
+// H100 (2^13 is five groups; docs/PERF.md v35).
+// kTurnNtt: two-segment NTTs run their top segment in four-step form
+// (k_turn_pass in place; cuda_ntt.cu, ntt_impl): BabyBear 2^22 x 128
+// 5.68 -> 4.48 ms on the H100; Goldilocks 2^20 x 256 6.12 -> 6.31, whose
+// strided pass takes the power-of-two groups the four-step one lacks.
 // kPow2RadixLog: the largest group of stages in k_tile_pass when the field's
 // inner roots are powers of two (tile_stages): Goldilocks radix-16 (its
 // inner twiddles cost no registers there) measured 9% faster than radix-8
@@ -113,6 +121,8 @@ struct TileCfg<Goldilocks> {
     static constexpr bool kGroupTw = false;
     static constexpr bool kTurn = true;
     static constexpr int kTurnLowMax = 11;
+    static constexpr int kTurnLowMaxB8 = 11;
+    static constexpr bool kTurnNtt = false;
 };
 template <class F>
 struct TileCfg {
@@ -124,6 +134,8 @@ struct TileCfg {
     static constexpr bool kGroupTw = true;
     static constexpr bool kTurn = true;
     static constexpr int kTurnLowMax = 14;
+    static constexpr int kTurnLowMaxB8 = 12;
+    static constexpr bool kTurnNtt = true;
 };
 
 template <class F>
@@ -1261,7 +1273,9 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks ? TileCfg<F>:
             const T *reg = src + ((v << log_b) + (cg << lb)) * src_stride + base;
             const bool vec = lp >= LV && (reinterpret_cast<uintptr_t>(reg) & 15) == 0 && src_stride % V == 0;
             if (lb == 0) {
-                tile_load<T, F>(sm, reg, size, lo, logC, seg + base);
+                // (bit-reversed only) every word in flight by cp.async
+                // before the factors: docs/PERF.md v35.
+                tile_load<T, F, true>(sm, reg, size, lo, logC, seg + base);
             } else if (vec) {
                 // V neighbouring indices of one row and coset a thread (16
                 // bytes of its region and of seg), the cosets of a row side
@@ -1318,13 +1332,20 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks ? TileCfg<F>:
                     // columns and the top two bits of the row, so that the
                     // rows they read differ in their low bits and the
                     // shared slots in their banks (swz).
+                    // Row bit_reverse(j0 + k, t) is bit_reverse(j0, t) with
+                    // bit_reverse(k, 3) in its top three bits (j0 is a
+                    // multiple of 8), and swz is linear over GF(2): the
+                    // slot of output k is the slot of output 0 XOR dk[k].
+                    uint32_t dk[8];
+#pragma unroll
+                    for (uint32_t k = 0; k < 8; ++k) dk[k] = swz<T>((uint32_t)bit_reverse(k, 3) << (t - 3 + logC));
                     for (uint32_t q = threadIdx.x; q < (size >> 3); q += blockDim.x) {
                         const uint32_t c = q & cmask, h = (q >> logC) & 3, mid = q >> (logC + 2);
                         const uint32_t j0 = (h << (t - 2)) | (mid << 3);
+                        const uint32_t s0 = swz<T>(((uint32_t)bit_reverse(j0, t) << logC) + c);
                         T y[8];
 #pragma unroll
-                        for (uint32_t k = 0; k < 8; ++k)
-                            y[k] = sm[swz<T>(((uint32_t)bit_reverse(j0 + k, t) << logC) + c)];
+                        for (uint32_t k = 0; k < 8; ++k) y[k] = sm[s0 ^ dk[k]];
                         T *g = out + (bit_reverse(base + c, lo) << t) + j0;
 #pragma unroll
                         for (uint32_t k = 0; k < 8; k += V) word_store<V>(g + k, y + k);

@@ -254,11 +254,14 @@ TEST_F(Gpu, LdeTurnedForm) {
         }
         unsigned k = 0;
         for (const FieldRef &F : all_fields())
-            for (uint32_t log_n : {15u, 17u, 22u, 23u})
+            for (uint32_t log_n : {15u, 17u, 19u, 22u, 23u})
                 for (uint32_t log_b = 0; log_b <= 5; ++log_b, ++k) {
-                    if (log_n + log_b > F.two_adicity || (log_n >= 22 && log_b != log_n - 21)) continue;
+                    // 2^19 at B = 8 and 32: the high-blowup split (kTurnLowMaxB8).
+                    if (log_n + log_b > F.two_adicity || (log_n >= 22 && log_b != log_n - 21) ||
+                        (log_n == 19 && log_b != 3 && log_b != 5))
+                        continue;
                     const uint32_t d = F.ext_degrees[k % F.ext_degrees.size()];
-                    const uint64_t n = 1ull << log_n, cols = log_n >= 22 ? 1 : 3;
+                    const uint64_t n = 1ull << log_n, cols = log_n >= 19 ? 1 : 3;
                     const uint64_t rows = (k % 3 == 2) ? n - 2 * (k % 7) - 1 : n;
                     ApiData in = random_api(F, (size_t)(rows * cols * d), rng);
                     for (gp_order order : kOrders) {
@@ -340,6 +343,17 @@ TEST_F(Gpu, HostPathMatchesBufferPath) {
 TEST_F(Gpu, NttMatchesCpu) {
     Rng rng(305);
     struct Size { uint64_t n, cols; bool ext; };
+    // Two-segment sizes in the four-step form (the default) and as strided
+    // tile passes (GP_CUDA_TURN=0, from 2^16 on).
+    for (bool turn : {true, false}) {
+    if (!turn) {
+        setenv("GP_CUDA_TURN", "0", 1);
+        gpt::CtxPtr g;
+        const gp_status st = gpt::make_context(GP_BACKEND_CUDA, &g);
+        unsetenv("GP_CUDA_TURN");
+        ASSERT_EQ(st, GP_OK) << gp_last_error();
+        gpu_ = std::move(g);
+    }
     for (const FieldRef &F : all_fields())
         for (uint32_t d : F.ext_degrees)
             for (const Size &sz : {Size{1, 3, true}, Size{2, 3, true}, Size{1 << 10, 4, true}, Size{1 << 16, 8, false},
@@ -348,14 +362,14 @@ TEST_F(Gpu, NttMatchesCpu) {
                 for (gp_ntt_direction dir : {GP_NTT_FORWARD, GP_NTT_INVERSE})
                     for (gp_order in_order : kOrders)
                         for (gp_order out_order : kOrders) {
-                            if (!sz.ext && d > 1) continue;
+                            if ((!sz.ext && d > 1) || (!turn && sz.n < (1u << 16))) continue;
                             // Large sizes (around the range where the Goldilocks passes
                             // take power-of-two groups) in the two same-order pairs.
                             if (sz.n >= (1u << 18) && in_order != out_order) continue;
                             const uint64_t shift = (in_order == out_order) ? rng.nonzero(F.p) : 0;
                             SCOPED_TRACE(::testing::Message() << F.name << " d=" << d << " n=" << sz.n << " dir=" << dir
                                                               << " orders " << in_order << "->" << out_order
-                                                              << " shift=" << shift);
+                                                              << " shift=" << shift << (turn ? " four-step" : " tile passes"));
                             ApiData in = random_api(F, (size_t)(sz.n * sz.cols * d), rng);
                             gp_ntt_options o;
                             gp_ntt_options_init(&o);
@@ -401,6 +415,7 @@ TEST_F(Gpu, NttMatchesCpu) {
                                 }
                             }
                         }
+    }
 }
 
 /* Virtual padding: fewer input rows than n. */

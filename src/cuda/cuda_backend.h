@@ -239,6 +239,7 @@ private:
     uint32_t tile_group_override_ = 0;  // GP_CUDA_TILE_GROUP + 1, 0 when unset
     bool four_step_ = true;             // GP_CUDA_FOUR_STEP=0 clears it
     bool turn_ = true;                  // GP_CUDA_TURN=0 clears it
+    uint32_t turn_low_override_ = 0;    // GP_CUDA_TURN_LOW, 0 when unset
     unsigned long long *flag_ = nullptr;
     std::map<TableKey, DeviceScratch> dev_tables_;
     PowersLru dev_lru_;

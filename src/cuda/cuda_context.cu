@@ -61,6 +61,8 @@ CudaBackend::CudaBackend(int device, unsigned threads) : device_(device), pool_(
     if (const char *v = std::getenv("GP_CUDA_FOUR_STEP")) four_step_ = std::strtoul(v, nullptr, 10) != 0;
     // The natural-order LDE's turned form (0: off; kernels/ntt.cuh, TURN).
     if (const char *v = std::getenv("GP_CUDA_TURN")) turn_ = std::strtoul(v, nullptr, 10) != 0;
+    // The turned form's lowest segment (log2 size; cuda_ntt.cu, lde_impl).
+    if (const char *v = std::getenv("GP_CUDA_TURN_LOW")) turn_low_override_ = (uint32_t)std::strtoul(v, nullptr, 10);
 }
 
 CudaBackend::~CudaBackend() {

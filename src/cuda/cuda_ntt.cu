@@ -421,12 +421,27 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
     // sector of each region, so that a row is whole interleaved output
     // rows; bit-reversed, they are neighbouring indices of one coset, and
     // lb (at most log_b) only sizes the split like the natural order's,
-    // with t0 at most kern::TileCfg<F>::kTurnLowMax where it can be.
+    // with t0 at most kern::TileCfg<F>::kTurnLowMax (kTurnLowMaxB8 from
+    // blowup 8 on) where it can be.
     {
         constexpr int kTile = kern::TileCfg<F>::kTileLog, kC = kern::TileCfg<F>::kLogC;
         int lb = std::min<int>((int)a.log_blowup, 2 * kTile - kC - (int)a.log_n);
-        if (!p.natural) lb = std::min<int>(lb, std::max<int>(0, kern::TileCfg<F>::kTurnLowMax - (int)a.log_n + kTile - kC));
-        const int t1 = kTile - kC - lb, t0 = (int)a.log_n - t1;
+        const int low_max = a.log_blowup >= 3 ? kern::TileCfg<F>::kTurnLowMaxB8 : kern::TileCfg<F>::kTurnLowMax;
+        if (!p.natural) lb = std::min<int>(lb, std::max<int>(0, low_max - (int)a.log_n + kTile - kC));
+        int t1 = kTile - kC - lb;
+        // GP_CUDA_TURN_LOW (a tuning knob) sets the lowest segment where the
+        // tiles allow it: a top segment of at most kTile - kC - lb bits in
+        // natural order; bit-reversed, any split whose top segment fits a
+        // tile of 2^kC columns (lb sizes it).
+        if (turn_low_override_ && turn_low_override_ < a.log_n) {
+            const int o1 = (int)(a.log_n - turn_low_override_);
+            if (p.natural && o1 <= t1) t1 = o1;
+            if (!p.natural && o1 <= kTile - kC) {
+                t1 = o1;
+                lb = kTile - kC - o1;
+            }
+        }
+        const int t0 = (int)a.log_n - t1;
         p.turn = kern::TileCfg<F>::kTurn && turn_ && !p.single && lb >= 0 && t0 >= kC + lb && t0 <= kTile &&
                  (!p.natural || lb == (int)a.log_blowup) && 4 * (sizeof(typename F::Tw) << a.log_n) <= kPowersBudgetBytes;
         p.turn_lo = (uint32_t)t0;
@@ -565,10 +580,33 @@ void CudaBackend::ntt_impl(Buffer &buf, const NttArgs &a) {
     }
     bool single;
     SegmentPlan seg = plan_for<F>(n, single);
-    if (in_rev)
+    // Two segments take the top one in four-step form (k_turn_pass, as the
+    // turned LDE's first and last passes): the tile's columns transform
+    // with twiddles of levels below 2^t1 and one factor an element
+    // (build_segment_factors) meets them between the segments, instead of
+    // the strided tile pass's twiddles read from the whole table. The top
+    // segment has the LDE's bit-reversed B=2 size, kTile - kC - 1 bits.
+    constexpr uint32_t kTile = kern::TileCfg<F>::kTileLog, kC = kern::TileCfg<F>::kLogC;
+    const uint32_t t1 = kTile - kC - 1, t0 = n > t1 ? n - t1 : 0;
+    if (kern::TileCfg<F>::kTurnNtt && turn_ && !single && seg.count == 2 && t0 >= kC + 1 && t0 <= kTile &&
+        (sizeof(typename F::Tw) << n) <= kPowersBudgetBytes) {
+        const typename F::Tw *factors = dev_segment_factors<F>(id, n, t1, inverse);
+        const uint32_t logC = std::min(kTile - t1, t0);
+        const uint64_t blocks = (1ull << (t0 - logC)) * ncols;
+        SegmentPlan low{};
+        low.count = 1;
+        low.bits[0] = t0;
+        auto top = in_rev ? kern::k_turn_pass<F, true> : kern::k_turn_pass<F, false>;
+        if (in_rev) tile_passes<F, false>(data, N, ncols, n, low, 0, 1, tw, inverse);
+        top<<<grid_blocks(blocks), threads_for<F>(t1 + logC), smem_bytes<F>(t1, logC), compute_>>>(
+            data, N, N, data, N, ncols, n, t0, logC, 0, 0, tile_group(true), tw, factors);
+        check_launch();
+        if (!in_rev) tile_passes<F, true>(data, N, ncols, n, low, 0, 1, tw, inverse);
+    } else if (in_rev) {
         tile_passes<F, false>(data, N, ncols, n, seg, 0, seg.count, tw, inverse);
-    else
+    } else {
         tile_passes<F, true>(data, N, ncols, n, seg, 0, seg.count, tw, inverse);
+    }
     const bool out_rev = !in_rev;
     if (inverse) {
         const typename F::Tw *pw = dev_powers<F>(id, n, finv<F>(s), finv<F>((T)(N % F::P)));
