@@ -74,6 +74,19 @@ class Gpu : public ::testing::Test {
     gp_context *gpu() { return gpu_.get(); }
     gp_context *cpu() { return cpu_.get(); }
 
+    /* Replaces gpu() by a CUDA context made with tuning knobs set (the
+     * environment as the context reads it when created), e.g.
+     * {{"GP_CUDA_TURN", "0"}}: the forms the defaults no longer take. */
+    ::testing::AssertionResult use_gpu_with(std::initializer_list<std::pair<const char *, const char *>> env) {
+        for (const auto &e : env) setenv(e.first, e.second, 1);
+        CtxPtr g;
+        const gp_status st = gpt::make_context(GP_BACKEND_CUDA, &g);
+        for (const auto &e : env) unsetenv(e.first);
+        if (st != GP_OK) return ::testing::AssertionFailure() << gp_last_error();
+        gpu_ = std::move(g);
+        return ::testing::AssertionSuccess();
+    }
+
     /* Same LDE on both backends; outputs must be identical. */
     void compare_lde(const FieldRef &F, uint32_t d, const ApiData &in, uint64_t rows, uint64_t cols,
                      const gp_lde_options &o, LdePath path, gp_layout out_layout, const char *what = "") {
@@ -206,16 +219,11 @@ TEST_F(Gpu, LdeBlowup2SpreadForms) {
 TEST_F(Gpu, LdeGroupFormEveryBlowup) {
     Rng rng(313);
     for (bool four : {true, false}) {
-        {  // a context without the turned form (and, !four, the four-step spread)
-            setenv("GP_CUDA_TURN", "0", 1);
-            if (!four) setenv("GP_CUDA_FOUR_STEP", "0", 1);
-            gpt::CtxPtr g;
-            const gp_status st = gpt::make_context(GP_BACKEND_CUDA, &g);
-            unsetenv("GP_CUDA_FOUR_STEP");
-            unsetenv("GP_CUDA_TURN");
-            ASSERT_EQ(st, GP_OK) << gp_last_error();
-            gpu_ = std::move(g);
-        }
+        // a context without the turned form (and, !four, the four-step spread)
+        if (four)
+            ASSERT_TRUE(use_gpu_with({{"GP_CUDA_TURN", "0"}}));
+        else
+            ASSERT_TRUE(use_gpu_with({{"GP_CUDA_TURN", "0"}, {"GP_CUDA_FOUR_STEP", "0"}}));
         unsigned k = 0;
         for (gp_field f : {GP_FIELD_BABYBEAR, GP_FIELD_KOALABEAR}) {
             const FieldRef &F = field_ref(f);
@@ -244,14 +252,7 @@ TEST_F(Gpu, LdeGroupFormEveryBlowup) {
 TEST_F(Gpu, LdeTurnedForm) {
     Rng rng(314);
     for (bool turn : {true, false}) {
-        if (!turn) {
-            setenv("GP_CUDA_TURN", "0", 1);
-            gpt::CtxPtr g;
-            const gp_status st = gpt::make_context(GP_BACKEND_CUDA, &g);
-            unsetenv("GP_CUDA_TURN");
-            ASSERT_EQ(st, GP_OK) << gp_last_error();
-            gpu_ = std::move(g);
-        }
+        if (!turn) ASSERT_TRUE(use_gpu_with({{"GP_CUDA_TURN", "0"}}));
         unsigned k = 0;
         for (const FieldRef &F : all_fields())
             for (uint32_t log_n : {15u, 17u, 19u, 22u, 23u})
@@ -346,75 +347,71 @@ TEST_F(Gpu, NttMatchesCpu) {
     // Two-segment sizes in the four-step form (the default) and as strided
     // tile passes (GP_CUDA_TURN=0, from 2^16 on).
     for (bool turn : {true, false}) {
-    if (!turn) {
-        setenv("GP_CUDA_TURN", "0", 1);
-        gpt::CtxPtr g;
-        const gp_status st = gpt::make_context(GP_BACKEND_CUDA, &g);
-        unsetenv("GP_CUDA_TURN");
-        ASSERT_EQ(st, GP_OK) << gp_last_error();
-        gpu_ = std::move(g);
-    }
-    for (const FieldRef &F : all_fields())
-        for (uint32_t d : F.ext_degrees)
-            for (const Size &sz : {Size{1, 3, true}, Size{2, 3, true}, Size{1 << 10, 4, true}, Size{1 << 16, 8, false},
-                                   Size{1 << 18, 1, false}, Size{1 << 19, 1, false}, Size{1 << 20, 2, false},
-                                   Size{1 << 21, 1, false}, Size{1 << 22, 1, false}})
-                for (gp_ntt_direction dir : {GP_NTT_FORWARD, GP_NTT_INVERSE})
-                    for (gp_order in_order : kOrders)
-                        for (gp_order out_order : kOrders) {
-                            if ((!sz.ext && d > 1) || (!turn && sz.n < (1u << 16))) continue;
-                            // Large sizes (around the range where the Goldilocks passes
-                            // take power-of-two groups) in the two same-order pairs.
-                            if (sz.n >= (1u << 18) && in_order != out_order) continue;
-                            const uint64_t shift = (in_order == out_order) ? rng.nonzero(F.p) : 0;
-                            SCOPED_TRACE(::testing::Message() << F.name << " d=" << d << " n=" << sz.n << " dir=" << dir
-                                                              << " orders " << in_order << "->" << out_order
-                                                              << " shift=" << shift << (turn ? " four-step" : " tile passes"));
-                            ApiData in = random_api(F, (size_t)(sz.n * sz.cols * d), rng);
-                            gp_ntt_options o;
-                            gp_ntt_options_init(&o);
-                            o.direction = dir;
-                            o.shift = shift;
-                            o.input_order = in_order;
-                            o.output_order = out_order;
-                            ApiData outs[2];
-                            gp_context *ctxs[2] = {gpu(), cpu()};
-                            for (int b = 0; b < 2; ++b) {
-                                gp_buffer *raw = nullptr;
-                                ASSERT_GP_OK(gp_buffer_from_host(ctxs[b], F.field, d, sz.n, sz.cols, GP_LAYOUT_COL_MAJOR,
-                                                                 in.data(), &raw));
-                                BufPtr buf(raw);
-                                ASSERT_GP_OK(gp_ntt_batch(ctxs[b], raw, &o));
-                                outs[b] = ApiData::zeros(in.count(), F.elem_size);
-                                ASSERT_GP_OK(gp_buffer_to_host(raw, GP_LAYOUT_COL_MAJOR, outs[b].data(),
-                                                               outs[b].size_bytes()));
-                            }
-                            EXPECT_TRUE(raw_equal(outs[0], outs[1])) << "GPU vs CPU";
-                            if (sz.n > 1) {
-                                EXPECT_FALSE(raw_equal(outs[0], in)) << "NTT left the data unchanged";
-                            }
-                            if (sz.n >= (1u << 16) && d == 1) {
-                                /* Spot-check both against the O(n)-per-point formula, so that a
-                                 * mismatch says which backend is wrong. */
-                                const uint32_t log_n = log2_exact(sz.n);
-                                for (uint64_t c : {(uint64_t)0, sz.cols - 1}) {
-                                    std::vector<uint64_t> logical((size_t)sz.n);
-                                    for (uint64_t i = 0; i < sz.n; ++i)
-                                        logical[(size_t)i] = in.get((size_t)(
-                                            c * sz.n + (in_order == GP_ORDER_BIT_REVERSED ? bit_reverse(i, log_n) : i)));
-                                    for (uint64_t k : {(uint64_t)0, (uint64_t)1, (uint64_t)5, sz.n / 2 + 3, sz.n - 1,
-                                                       rng.next() % sz.n}) {
-                                        const uint64_t want = ntt_point(F, logical, dir, shift, k);
-                                        const uint64_t row =
-                                            out_order == GP_ORDER_BIT_REVERSED ? bit_reverse(k, log_n) : k;
-                                        EXPECT_EQ(outs[0].get((size_t)(c * sz.n + row)), want)
-                                            << "GPU wrong at col " << c << " logical index " << k;
-                                        EXPECT_EQ(outs[1].get((size_t)(c * sz.n + row)), want)
-                                            << "CPU wrong at col " << c << " logical index " << k;
+        if (!turn) ASSERT_TRUE(use_gpu_with({{"GP_CUDA_TURN", "0"}}));
+        for (const FieldRef &F : all_fields())
+            for (uint32_t d : F.ext_degrees)
+                for (const Size &sz : {Size{1, 3, true}, Size{2, 3, true}, Size{1 << 10, 4, true},
+                                       Size{1 << 16, 8, false}, Size{1 << 18, 1, false}, Size{1 << 19, 1, false},
+                                       Size{1 << 20, 2, false}, Size{1 << 21, 1, false}, Size{1 << 22, 1, false}})
+                    for (gp_ntt_direction dir : {GP_NTT_FORWARD, GP_NTT_INVERSE})
+                        for (gp_order in_order : kOrders)
+                            for (gp_order out_order : kOrders) {
+                                if ((!sz.ext && d > 1) || (!turn && sz.n < (1u << 16))) continue;
+                                // Large sizes (around the range where the Goldilocks passes
+                                // take power-of-two groups) in the two same-order pairs.
+                                if (sz.n >= (1u << 18) && in_order != out_order) continue;
+                                const uint64_t shift = (in_order == out_order) ? rng.nonzero(F.p) : 0;
+                                SCOPED_TRACE(::testing::Message()
+                                             << F.name << " d=" << d << " n=" << sz.n << " dir=" << dir << " orders "
+                                             << in_order << "->" << out_order << " shift=" << shift
+                                             << (turn ? " four-step" : " tile passes"));
+                                ApiData in = random_api(F, (size_t)(sz.n * sz.cols * d), rng);
+                                gp_ntt_options o;
+                                gp_ntt_options_init(&o);
+                                o.direction = dir;
+                                o.shift = shift;
+                                o.input_order = in_order;
+                                o.output_order = out_order;
+                                ApiData outs[2];
+                                gp_context *ctxs[2] = {gpu(), cpu()};
+                                for (int b = 0; b < 2; ++b) {
+                                    gp_buffer *raw = nullptr;
+                                    ASSERT_GP_OK(gp_buffer_from_host(ctxs[b], F.field, d, sz.n, sz.cols,
+                                                                     GP_LAYOUT_COL_MAJOR, in.data(), &raw));
+                                    BufPtr buf(raw);
+                                    ASSERT_GP_OK(gp_ntt_batch(ctxs[b], raw, &o));
+                                    outs[b] = ApiData::zeros(in.count(), F.elem_size);
+                                    ASSERT_GP_OK(gp_buffer_to_host(raw, GP_LAYOUT_COL_MAJOR, outs[b].data(),
+                                                                   outs[b].size_bytes()));
+                                }
+                                EXPECT_TRUE(raw_equal(outs[0], outs[1])) << "GPU vs CPU";
+                                if (sz.n > 1) {
+                                    EXPECT_FALSE(raw_equal(outs[0], in)) << "NTT left the data unchanged";
+                                }
+                                if (sz.n >= (1u << 16) && d == 1) {
+                                    /* Spot-check both against the O(n)-per-point formula, so that a
+                                     * mismatch says which backend is wrong. */
+                                    const uint32_t log_n = log2_exact(sz.n);
+                                    for (uint64_t c : {(uint64_t)0, sz.cols - 1}) {
+                                        std::vector<uint64_t> logical((size_t)sz.n);
+                                        for (uint64_t i = 0; i < sz.n; ++i)
+                                            logical[(size_t)i] =
+                                                in.get((size_t)(c * sz.n + (in_order == GP_ORDER_BIT_REVERSED
+                                                                                ? bit_reverse(i, log_n)
+                                                                                : i)));
+                                        for (uint64_t k : {(uint64_t)0, (uint64_t)1, (uint64_t)5, sz.n / 2 + 3,
+                                                           sz.n - 1, rng.next() % sz.n}) {
+                                            const uint64_t want = ntt_point(F, logical, dir, shift, k);
+                                            const uint64_t row =
+                                                out_order == GP_ORDER_BIT_REVERSED ? bit_reverse(k, log_n) : k;
+                                            EXPECT_EQ(outs[0].get((size_t)(c * sz.n + row)), want)
+                                                << "GPU wrong at col " << c << " logical index " << k;
+                                            EXPECT_EQ(outs[1].get((size_t)(c * sz.n + row)), want)
+                                                << "CPU wrong at col " << c << " logical index " << k;
+                                        }
                                     }
                                 }
                             }
-                        }
     }
 }
 
