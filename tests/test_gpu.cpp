@@ -366,12 +366,7 @@ TEST_F(Gpu, NttMatchesCpu) {
                                              << in_order << "->" << out_order << " shift=" << shift
                                              << (turn ? " four-step" : " tile passes"));
                                 ApiData in = random_api(F, (size_t)(sz.n * sz.cols * d), rng);
-                                gp_ntt_options o;
-                                gp_ntt_options_init(&o);
-                                o.direction = dir;
-                                o.shift = shift;
-                                o.input_order = in_order;
-                                o.output_order = out_order;
+                                const gp_ntt_options o = ntt_opts(dir, shift, in_order, out_order);
                                 ApiData outs[2];
                                 gp_context *ctxs[2] = {gpu(), cpu()};
                                 for (int b = 0; b < 2; ++b) {

@@ -47,16 +47,6 @@ gp_status run_ntt(gp_context *ctx, const FieldRef &F, const HostMat &in, const g
                     out);
 }
 
-gp_ntt_options ntt_opts(gp_ntt_direction dir, uint64_t shift, gp_order in_order, gp_order out_order) {
-    gp_ntt_options o;
-    gp_ntt_options_init(&o);
-    o.direction = dir;
-    o.shift = shift;
-    o.input_order = in_order;
-    o.output_order = out_order;
-    return o;
-}
-
 const gp_order kOrders[] = {GP_ORDER_NATURAL, GP_ORDER_BIT_REVERSED};
 const gp_layout kLayouts[] = {GP_LAYOUT_COL_MAJOR, GP_LAYOUT_ROW_MAJOR};
 

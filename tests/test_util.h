@@ -657,6 +657,17 @@ inline HostMat naive_lde_for(const FieldRef &F, const HostMat &in, const gp_lde_
                      opts.input_shift ? opts.input_shift : 1, opts.output_order);
 }
 
+// NTT options with every field set.
+inline gp_ntt_options ntt_opts(gp_ntt_direction dir, uint64_t shift, gp_order in_order, gp_order out_order) {
+    gp_ntt_options o;
+    gp_ntt_options_init(&o);
+    o.direction = dir;
+    o.shift = shift;
+    o.input_order = in_order;
+    o.output_order = out_order;
+    return o;
+}
+
 // LDE options with every field set (the rest at their defaults).
 inline gp_lde_options make_opts(uint64_t n, uint32_t blowup, uint64_t shift, uint64_t input_shift,
                                 gp_order order, gp_layout in_layout = GP_LAYOUT_COL_MAJOR) {
