@@ -59,7 +59,8 @@ CudaBackend::CudaBackend(int device, unsigned threads) : device_(device), pool_(
         tile_group_override_ = 1 + std::min<uint32_t>(63, (uint32_t)std::strtoul(v, nullptr, 10));
     // The spread pass's four-step form (0: off; kernels/ntt.cuh, FOUR).
     if (const char *v = std::getenv("GP_CUDA_FOUR_STEP")) four_step_ = std::strtoul(v, nullptr, 10) != 0;
-    // The natural-order LDE's turned form (0: off; kernels/ntt.cuh, TURN).
+    // The turned form (0: off; kernels/ntt.cuh, k_turn_pass): the two-segment
+    // LDEs in both orders and the 31-bit NTTs' four-step top segment.
     if (const char *v = std::getenv("GP_CUDA_TURN")) turn_ = std::strtoul(v, nullptr, 10) != 0;
     // The turned form's lowest segment (log2 size; cuda_ntt.cu, lde_impl).
     if (const char *v = std::getenv("GP_CUDA_TURN_LOW")) turn_low_override_ = (uint32_t)std::strtoul(v, nullptr, 10);

@@ -586,6 +586,8 @@ void CudaBackend::ntt_impl(Buffer &buf, const NttArgs &a) {
     // (build_segment_factors) meets them between the segments, instead of
     // the strided tile pass's twiddles read from the whole table. The top
     // segment has the LDE's bit-reversed B=2 size, kTile - kC - 1 bits.
+    // In place: each block reads its whole tile before it writes it, and
+    // no two blocks share a tile.
     constexpr uint32_t kTile = kern::TileCfg<F>::kTileLog, kC = kern::TileCfg<F>::kLogC;
     const uint32_t t1 = kTile - kC - 1, t0 = n > t1 ? n - t1 : 0;
     if (kern::TileCfg<F>::kTurnNtt && turn_ && !single && seg.count == 2 && t0 >= kC + 1 && t0 <= kTile &&
