@@ -1228,7 +1228,8 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
 //     (c' << lb) + r for index c' of coset (cg << lb) + r, so a tile row is
 //     2^logC consecutive output elements, and it reads 2^lp neighbouring
 //     elements of each coset's region (the host takes 2^lp a 32-byte
-//     sector).
+//     sector). Where lb < log_b a row is 2^lp runs of 2^lb consecutive
+//     outputs, B apart (the host takes lb >= kLogC: whole sectors).
 //  OUT, REV (lb = 0): the same, written in bit-reversed order instead
 //     (coset r's region at bit_reverse(r, log_b) N of the column, each
 //     region bit-reversed): a tile column is 2^t consecutive outputs.
@@ -1236,9 +1237,12 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
 // coset groups of one tile side by side and runs of 2^log_group tiles of
 // one column (tile_of_block: the seg entries of a tile, the same in every
 // column, come from L2 after the first).
+// src may be dst (the NTT runs it in place: each block reads its whole
+// tile before it writes it), so it is not __restrict__; with or without the
+// qualifier sm_90 gets the same instructions.
 template <class F, bool OUT, bool REV = false>
 __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks ? TileCfg<F>::kMinBlocks : 2)
-    k_turn_pass(const typename F::T *__restrict__ src, uint64_t src_stride, uint64_t rows_in,
+    k_turn_pass(const typename F::T *src, uint64_t src_stride, uint64_t rows_in,
                 typename F::T *dst, uint64_t dst_stride, uint64_t ncols, uint32_t n, uint32_t lo,
                 uint32_t logC, uint32_t lb, uint32_t log_b, uint32_t log_group,
                 const typename F::Tw *__restrict__ tw, const typename F::Tw *__restrict__ seg) {
@@ -1357,8 +1361,25 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks ? TileCfg<F>:
                             sm[swz<T>(((uint32_t)bit_reverse(j, t) << logC) + c)];
                     }
                 }
-            } else {
+            } else if (lb == log_b) {
                 tile_store(sm, dst + v * dst_stride + (base << log_b) + (cg << lb), size, lo + log_b, logC);
+            } else {
+                // 2^lp runs of 2^lb consecutive outputs a row (lb >= kLogC:
+                // whole 32-byte sectors), B apart.
+                T *out = dst + v * dst_stride + (base << log_b) + (cg << lb);
+                auto index = [&](uint32_t e) {
+                    const uint32_t c = e & cmask;
+                    return ((uint64_t)(e >> logC) << (lo + log_b)) + ((uint64_t)(c >> lb) << log_b) + (c & lmask);
+                };
+                if ((reinterpret_cast<uintptr_t>(out) & 15) == 0 && (1u << lb) >= V) {
+                    for (uint32_t e = threadIdx.x * V; e < size; e += blockDim.x * V) {
+                        T x[V];
+                        sm_get<V>(x, sm, swz<T>(e));
+                        store16(out + index(e), x);
+                    }
+                } else {
+                    for (uint32_t e = threadIdx.x; e < size; e += blockDim.x) out[index(e)] = sm[swz<T>(e)];
+                }
             }
         }
         __syncthreads();

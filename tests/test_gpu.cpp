@@ -76,7 +76,8 @@ class Gpu : public ::testing::Test {
 
     /* Replaces gpu() by a CUDA context made with tuning knobs set (the
      * environment as the context reads it when created), e.g.
-     * {{"GP_CUDA_TURN", "0"}}: the forms the defaults no longer take. */
+     * {{"GP_CUDA_TURN", "0"}}: the forms the defaults no longer take (or,
+     * on some devices, take only for some shapes). */
     ::testing::AssertionResult use_gpu_with(std::initializer_list<std::pair<const char *, const char *>> env) {
         for (const auto &e : env) setenv(e.first, e.second, 1);
         CtxPtr g;
@@ -246,21 +247,27 @@ TEST_F(Gpu, LdeGroupFormEveryBlowup) {
 /* The turned form (two segments: the inverse as a DIF into bit-reversed
  * coefficients, the forward as a DIT whose last pass writes the interleaved
  * rows or the bit-reversed regions; kernels/ntt.cuh, k_turn_pass) at every
- * blowup 1..32 in both orders and, in a context made with GP_CUDA_TURN=0,
- * the forms it replaces; every field, extension columns, shifts on and off,
+ * blowup 1..32 in both orders (a context made with GP_CUDA_TURN=1) and, in
+ * one made with GP_CUDA_TURN=0, the forms it replaces; every field, extension columns, shifts on and off,
  * and inputs shorter than n (odd row counts, rows past the input zero). */
 TEST_F(Gpu, LdeTurnedForm) {
     Rng rng(314);
     for (bool turn : {true, false}) {
-        if (!turn) ASSERT_TRUE(use_gpu_with({{"GP_CUDA_TURN", "0"}}));
+        // GP_CUDA_TURN=1: wherever the plan allows it, also the shapes for
+        // which the device keeps the other form by default (turn_for).
+        ASSERT_TRUE(use_gpu_with({{"GP_CUDA_TURN", turn ? "1" : "0"}}));
         unsigned k = 0;
         for (const FieldRef &F : all_fields())
-            for (uint32_t log_n : {15u, 17u, 19u, 22u, 23u})
+            for (uint32_t log_n : {15u, 17u, 19u, 20u, 21u, 22u, 23u})
                 for (uint32_t log_b = 0; log_b <= 5; ++log_b, ++k) {
-                    // 2^19 at B = 8 and 32: the high-blowup split (kTurnLowMaxB8).
-                    if (log_n + log_b > F.two_adicity || (log_n >= 22 && log_b != log_n - 21) ||
-                        (log_n == 19 && log_b != 3 && log_b != 5))
-                        continue;
+                    // From 2^19 on, the high-blowup splits (kTurnLowMaxB8;
+                    // natural order with fewer cosets than B a tile row: 2^19
+                    // B=32, 2^20 B=16, Goldilocks 2^21 and 2^22 B=8) and
+                    // B=2, 4 at 2^22, 2^23.
+                    const bool big = (log_n == 19 && (log_b == 3 || log_b == 5)) || (log_n == 20 && log_b == 4) ||
+                                     (log_n == 21 && log_b == 3) || (log_n == 22 && (log_b == 1 || log_b == 3)) ||
+                                     (log_n == 23 && log_b == 2);
+                    if (log_n + log_b > F.two_adicity || (log_n >= 19 && !big)) continue;
                     const uint32_t d = F.ext_degrees[k % F.ext_degrees.size()];
                     const uint64_t n = 1ull << log_n, cols = log_n >= 19 ? 1 : 3;
                     const uint64_t rows = (k % 3 == 2) ? n - 2 * (k % 7) - 1 : n;

@@ -210,6 +210,9 @@ private:
     template <class F>
     void lde_columns(const LdePlan<F> &p, const typename F::T *in, uint64_t in_stride,
                      uint64_t rows_in, typename F::T *out, uint64_t ncols);
+    // Whether an LDE of 2^log_n rows to 2^log_b cosets in this order takes
+    // the turned form where its plan allows it (turn_mode_).
+    bool turn_for(uint32_t log_n, uint32_t log_b, bool natural) const;
     template <class F>
     void lde_impl(const LdeArgs &a);
     template <class F>
@@ -238,7 +241,12 @@ private:
     uint32_t tile_log_override_ = 0;
     uint32_t tile_group_override_ = 0;  // GP_CUDA_TILE_GROUP + 1, 0 when unset
     bool four_step_ = true;             // GP_CUDA_FOUR_STEP=0 clears it
-    bool turn_ = true;                  // GP_CUDA_TURN=0 clears it
+    // GP_CUDA_TURN: 0 never the turned form, 1 wherever it applies; unset
+    // (-1): where it measured faster on this kind of device (turn_for).
+    int turn_mode_ = -1;
+    // Peak DRAM bytes per SM clock cycle (device attributes): the
+    // bandwidth the other form's extra passes draw on (turn_for).
+    double dram_bytes_per_sm_cycle_ = 0;
     uint32_t turn_low_override_ = 0;    // GP_CUDA_TURN_LOW, 0 when unset
     unsigned long long *flag_ = nullptr;
     std::map<TableKey, DeviceScratch> dev_tables_;

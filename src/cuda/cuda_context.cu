@@ -29,6 +29,15 @@ CudaBackend::CudaBackend(int device, unsigned threads) : device_(device), pool_(
     GP_CUDA(cudaGetDeviceProperties(&prop, device_));
     name_ = prop.name;
     sms_ = prop.multiProcessorCount;
+    {
+        int mem_khz = 0, bus_bits = 0, sm_khz = 0;
+        GP_CUDA(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device_));
+        GP_CUDA(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device_));
+        GP_CUDA(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device_));
+        // double data rate: two transfers a memory clock
+        if (sm_khz > 0 && sms_ > 0)
+            dram_bytes_per_sm_cycle_ = 2.0 * mem_khz * (bus_bits / 8.0) / ((double)sm_khz * sms_);
+    }
     GP_CUDA(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
     GP_CUDA(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
     GP_CUDA(cudaStreamCreateWithFlags(&down_, cudaStreamNonBlocking));
@@ -59,9 +68,10 @@ CudaBackend::CudaBackend(int device, unsigned threads) : device_(device), pool_(
         tile_group_override_ = 1 + std::min<uint32_t>(63, (uint32_t)std::strtoul(v, nullptr, 10));
     // The spread pass's four-step form (0: off; kernels/ntt.cuh, FOUR).
     if (const char *v = std::getenv("GP_CUDA_FOUR_STEP")) four_step_ = std::strtoul(v, nullptr, 10) != 0;
-    // The turned form (0: off; kernels/ntt.cuh, k_turn_pass): the two-segment
-    // LDEs in both orders and the 31-bit NTTs' four-step top segment.
-    if (const char *v = std::getenv("GP_CUDA_TURN")) turn_ = std::strtoul(v, nullptr, 10) != 0;
+    // The turned form (0: off, 1: wherever it applies, unset: turn_for;
+    // kernels/ntt.cuh, k_turn_pass): the two-segment LDEs in both orders
+    // and the 31-bit NTTs' four-step top segment.
+    if (const char *v = std::getenv("GP_CUDA_TURN")) turn_mode_ = std::strtoul(v, nullptr, 10) != 0;
     // The turned form's lowest segment (log2 size; cuda_ntt.cu, lde_impl).
     if (const char *v = std::getenv("GP_CUDA_TURN_LOW")) turn_low_override_ = (uint32_t)std::strtoul(v, nullptr, 10);
 }
