@@ -95,13 +95,16 @@ constexpr bool use_wide_regs(uint32_t n);
 // H100 it took BabyBear 2^22 x 128 B=2 from 17.9 to 14.6 ms in natural
 // order and 16.0 to 15.6 bit-reversed, W1 from 38.3 / 39.6 to 32.2 /
 // 35.4, and the three-segment 2^23 sizes to two segments (BabyBear B=2
-// 30.8 -> 16.6; docs/PERF.md v34). kTurnLowMax: the bit-reversed split's
-// largest lowest segment (Goldilocks 2^22 and 2^23 at 2^11-2^12 were 2-10%
-// faster than at 2^13; the 31-bit fields gained up to 2^13-2^14), and
-// kTurnLowMaxB8 the same from blowup 8 on, where the lowest segment's pass
-// runs once a coset: 2^12, four radix-8 groups, took BabyBear 2^21 x 64 at
-// B=8 from 12.7 to 11.8 ms and 2^19 x 64 at B=32 from 12.0 to 11.0 on the
-// H100 (2^13 is five groups; docs/PERF.md v35).
+// 30.8 -> 16.6; docs/PERF.md v34). kTurnLowMax: the split's largest
+// lowest segment (Goldilocks 2^22 and 2^23 at 2^11-2^12 were 2-10% faster
+// than at 2^13 bit-reversed; the 31-bit fields gained up to 2^13-2^14),
+// and kTurnLowMaxB8 the same from blowup 8 on, where the lowest segment's
+// pass runs once a coset: 2^12, four radix-8 groups, took BabyBear 2^21 x
+// 64 at B=8 from 12.7 to 11.8 ms and 2^19 x 64 at B=32 from 12.0 to 11.0
+// bit-reversed on the H100 (2^13 is five groups; docs/PERF.md v35), and in
+// natural order, where the tiles allow it from blowup 2^(kLogC + 1) on,
+// BabyBear B=32 10.0 -> 9.5 and Goldilocks 2^21 B=8 31.8 -> 29.9 on the
+// H200 (v36).
 // kTurnNtt: two-segment NTTs run their top segment in four-step form
 // (k_turn_pass in place; cuda_ntt.cu, ntt_impl): BabyBear 2^22 x 128
 // 5.68 -> 4.48 ms on the H100; Goldilocks 2^20 x 256 6.12 -> 6.31, whose
