@@ -201,10 +201,15 @@ BENCHMARK(BM_LDE_Device_CUDA)
     ->Args({BB, 23, 64, 2, 1})
     ->Args({BB, 21, 64, 8, 1})
     ->Args({BB, 19, 64, 32, 1})
-    // natural order: the interleaved scatter (B <= 8) and the strided one
+    // natural order: every Goldilocks blowup from 8 on, the 31-bit B=8, 32
     ->Args({GL, 21, 64, 8, 0})
+    ->Args({GL, 20, 64, 16, 0})
+    ->Args({GL, 19, 64, 32, 0})
     ->Args({BB, 21, 64, 8, 0})
     ->Args({BB, 19, 64, 32, 0})
+    // beyond 2^24 rows a column: natural order's rows of 2^kLogC of the B
+    // cosets (kernels/ntt.cuh, k_turn_pass)
+    ->Args({GL, 22, 32, 8, 0})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MinTime(0.2);
