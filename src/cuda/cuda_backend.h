@@ -244,8 +244,8 @@ private:
     // GP_CUDA_TURN: 0 never the turned form, 1 wherever it applies; unset
     // (-1): where it measured faster on this kind of device (turn_for).
     int turn_mode_ = -1;
-    // Peak DRAM bytes per SM clock cycle (device attributes): the
-    // bandwidth the other form's extra passes draw on (turn_for).
+    // Peak DRAM bytes per SM clock cycle (device attributes;
+    // turn_plan.h): the bandwidth the other form's extra passes draw on.
     double dram_bytes_per_sm_cycle_ = 0;
     uint32_t turn_low_override_ = 0;    // GP_CUDA_TURN_LOW, 0 when unset
     unsigned long long *flag_ = nullptr;

@@ -17,6 +17,7 @@
 #include "core/trace.h"
 #include "core/host_alloc.h"
 #include "cuda/cuda_backend.h"
+#include "cuda/turn_plan.h"
 #include "kernels/layout.cuh"
 #include "kernels/ntt.cuh"  // kern::kThreads bounds GP_CUDA_THREADS
 
@@ -34,9 +35,7 @@ CudaBackend::CudaBackend(int device, unsigned threads) : device_(device), pool_(
         GP_CUDA(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device_));
         GP_CUDA(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device_));
         GP_CUDA(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device_));
-        // double data rate: two transfers a memory clock
-        if (sm_khz > 0 && sms_ > 0)
-            dram_bytes_per_sm_cycle_ = 2.0 * mem_khz * (bus_bits / 8.0) / ((double)sm_khz * sms_);
+        dram_bytes_per_sm_cycle_ = dram_bytes_per_sm_cycle(mem_khz, bus_bits, sm_khz, sms_);
     }
     GP_CUDA(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
     GP_CUDA(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));

@@ -9,6 +9,7 @@
 #include "core/trace.h"
 #include "core/tables.h"
 #include "cuda/cuda_backend.h"
+#include "cuda/turn_plan.h"
 #include "kernels/ntt.cuh"
 #include "math/field.h"
 #include "math/ntt.h"
@@ -396,20 +397,10 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
     }
 }
 
-// Where the turned form is the default. On devices of high DRAM bandwidth
-// per SM cycle (the H200: about 19 bytes; the H100 SXM: about 13) the
-// bit-reversed LDEs of small blowups (B = 2, 4) and outputs up to 2^23 rows
-// keep the other form (the 31-bit fields' group form, Goldilocks' four-step
-// spread), which makes more passes over memory with fewer instructions:
-// on the H200, W1 33.4 against 34.2 ms and BabyBear 2^22 x 128 B=2 14.8
-// against 15.2, while the 2^24-row outputs and higher blowups stayed
-// faster turned (Goldilocks 2^22 x 64 B=4 37.0 against 38.8). On the H100
-// the turned form won both (35.5 against 39.5, 15.6 against 15.9;
-// docs/PERF.md v36).
+// Where the turned form is the default (turn_plan.h, turn_by_default).
 bool CudaBackend::turn_for(uint32_t log_n, uint32_t log_b, bool natural) const {
     if (turn_mode_ >= 0) return turn_mode_ != 0;
-    constexpr double kWideMemory = 16.0;  // bytes per SM cycle
-    return natural || dram_bytes_per_sm_cycle_ < kWideMemory || log_b == 0 || log_b > 2 || log_n + log_b > 23;
+    return turn_by_default(dram_bytes_per_sm_cycle_, log_n, log_b, natural);
 }
 
 template <class F>
@@ -430,41 +421,15 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
     // The turned form (kern::TileCfg<F>::kTurn; kernels/ntt.cuh, k_turn_pass)
     // for two segments, where its four tables (both segment factors, the
     // scaling and the coset step in bit-reversed order) fit the table
-    // budget. Its plan: the last pass's tiles are rows of 2^(kLogC + lb)
-    // columns and as many rows as the largest tile holds (t1), the lowest
-    // segment takes the rest (t0, at most a tile). In natural order the
-    // columns are 2^lb cosets of a 32-byte sector of each region: all B of
-    // them (lb = log_b, a row is whole interleaved output rows) or, from
-    // blowup 2^(kLogC + 1) on, as few as 2^kLogC (a row is runs of 2^lb
-    // outputs, whole sectors, B apart); bit-reversed, they are neighbouring
-    // indices of one coset, and lb (at most log_b) only sizes the split.
-    // Either order takes t0 at most kern::TileCfg<F>::kTurnLowMax
-    // (kTurnLowMaxB8 from blowup 8 on) where it can.
+    // budget; its split: turn_plan.h, turn_split.
     {
-        constexpr int kTile = kern::TileCfg<F>::kTileLog, kC = kern::TileCfg<F>::kLogC;
-        const int log_b = (int)a.log_blowup, lb_min = p.natural ? std::min(kC, log_b) : 0;
-        int lb = std::min<int>(log_b, 2 * kTile - kC - (int)a.log_n);
-        const int low_max = log_b >= 3 ? kern::TileCfg<F>::kTurnLowMaxB8 : kern::TileCfg<F>::kTurnLowMax;
-        lb = std::min<int>(lb, std::max<int>(lb_min, low_max - (int)a.log_n + kTile - kC));
-        int t1 = kTile - kC - lb;
-        // GP_CUDA_TURN_LOW (a tuning knob) sets the lowest segment where the
-        // tiles allow it: a top segment that fits a tile of 2^(kC + lb)
-        // columns, lb at least lb_min (natural: at most log_b, a smaller top
-        // segment then widens the rows).
-        if (turn_low_override_ && turn_low_override_ < a.log_n) {
-            const int o1 = (int)(a.log_n - turn_low_override_);
-            const int l = p.natural ? std::min(log_b, kTile - kC - o1) : kTile - kC - o1;
-            if (l >= lb_min) {
-                t1 = o1;
-                lb = l;
-            }
-        }
-        const int t0 = (int)a.log_n - t1;
-        p.turn = kern::TileCfg<F>::kTurn && turn_for(a.log_n, a.log_blowup, p.natural) && !p.single &&
-                 lb >= lb_min && t0 >= kC + lb && t0 <= kTile &&
+        using Cfg = kern::TileCfg<F>;
+        const TurnSplit sp = turn_split({Cfg::kTileLog, Cfg::kLogC, Cfg::kTurnLowMax, Cfg::kTurnLowMaxB8}, a.log_n,
+                                        a.log_blowup, p.natural, turn_low_override_);
+        p.turn = Cfg::kTurn && turn_for(a.log_n, a.log_blowup, p.natural) && !p.single && sp.ok &&
                  4 * (sizeof(typename F::Tw) << a.log_n) <= kPowersBudgetBytes;
-        p.turn_lo = (uint32_t)t0;
-        p.turn_lb = p.natural ? (uint32_t)lb : 0;
+        p.turn_lo = sp.t0;
+        p.turn_lb = sp.lb;
     }
     // Natural order and the turned form need n*B scratch per column: bound
     // it by batching (up to 4 GiB, half the free memory). The bit-reversed
