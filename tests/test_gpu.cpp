@@ -248,8 +248,9 @@ TEST_F(Gpu, LdeGroupFormEveryBlowup) {
  * coefficients, the forward as a DIT whose last pass writes the interleaved
  * rows or the bit-reversed regions; kernels/ntt.cuh, k_turn_pass) at every
  * blowup 1..32 in both orders (a context made with GP_CUDA_TURN=1) and, in
- * one made with GP_CUDA_TURN=0, the forms it replaces; every field, extension columns, shifts on and off,
- * and inputs shorter than n (odd row counts, rows past the input zero). */
+ * one made with GP_CUDA_TURN=0, the forms it replaces; every field,
+ * extension columns, shifts on and off, and inputs shorter than n (odd row
+ * counts, rows past the input zero). */
 TEST_F(Gpu, LdeTurnedForm) {
     Rng rng(314);
     for (bool turn : {true, false}) {

@@ -33,7 +33,7 @@ struct TurnSplit {
 // the rest, at most low_max (low_max_b8 from blowup 8 on) where lb allows
 // it. low_override (the GP_CUDA_TURN_LOW tuning knob, 0 when unset) forces
 // t0 where the tiles allow it: a top segment that fits a tile of
-// 2^(log_c + lb) columns, lb at least its least value (natural: at most
+// 2^(log_c + lb) columns with lb not below lb_min (natural: lb at most
 // log_b, a smaller top segment then widens the rows).
 inline TurnSplit turn_split(const TurnTiles &c, uint32_t log_n, uint32_t log_blowup, bool natural,
                             uint32_t low_override) {
