@@ -17,10 +17,11 @@ using gp::cuda::turn_split;
 using gp::cuda::TurnSplit;
 using gp::cuda::TurnTiles;
 
-// kern::TileCfg (kernels/ntt.cuh): tile log, log2 columns of a 32-byte row,
-// the largest lowest segment below blowup 8 and from blowup 8 on.
-constexpr TurnTiles kGoldilocks{13, 2, 11, 11};
-constexpr TurnTiles kBabyBear{14, 3, 14, 12};  // KoalaBear the same
+// kern::TileCfg's values (the CUDA build asserts them): tile log, log2
+// columns of a 32-byte row, the largest lowest segment below blowup 8 and
+// from blowup 8 on.
+constexpr TurnTiles kGoldilocks = gp::cuda::kTurnTilesGoldilocks;
+constexpr TurnTiles kBabyBear = gp::cuda::kTurnTiles31;  // KoalaBear the same
 
 void expect_split(const TurnTiles &c, uint32_t log_n, uint32_t log_b, bool natural, uint32_t t0, uint32_t lb,
                   uint32_t knob = 0) {

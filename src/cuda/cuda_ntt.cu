@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "core/core.h"
 #include "core/trace.h"
@@ -424,8 +425,10 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
     // budget; its split: turn_plan.h, turn_split.
     {
         using Cfg = kern::TileCfg<F>;
-        const TurnSplit sp = turn_split({Cfg::kTileLog, Cfg::kLogC, Cfg::kTurnLowMax, Cfg::kTurnLowMaxB8}, a.log_n,
-                                        a.log_blowup, p.natural, turn_low_override_);
+        constexpr TurnTiles tiles{Cfg::kTileLog, Cfg::kLogC, Cfg::kTurnLowMax, Cfg::kTurnLowMaxB8};
+        static_assert(tiles == (std::is_same_v<F, Goldilocks> ? kTurnTilesGoldilocks : kTurnTiles31),
+                      "turn_plan.h's tile constants (and tests/test_turn_plan.cpp) follow kern::TileCfg");
+        const TurnSplit sp = turn_split(tiles, a.log_n, a.log_blowup, p.natural, turn_low_override_);
         p.turn = Cfg::kTurn && turn_for(a.log_n, a.log_blowup, p.natural) && !p.single && sp.ok &&
                  4 * (sizeof(typename F::Tw) << a.log_n) <= kPowersBudgetBytes;
         p.turn_lo = sp.t0;

@@ -15,7 +15,14 @@ namespace cuda {
 // segment below blowup 8 and from blowup 8 on.
 struct TurnTiles {
     int tile_log, log_c, low_max, low_max_b8;
+    constexpr bool operator==(const TurnTiles &o) const {
+        return tile_log == o.tile_log && log_c == o.log_c && low_max == o.low_max && low_max_b8 == o.low_max_b8;
+    }
 };
+// Their values, for the CPU test (cuda_ntt.cu asserts that kern::TileCfg
+// holds the same): Goldilocks, and BabyBear / KoalaBear.
+constexpr TurnTiles kTurnTilesGoldilocks{13, 2, 11, 11};
+constexpr TurnTiles kTurnTiles31{14, 3, 14, 12};
 
 // The split of a two-segment LDE of 2^log_n rows to 2^log_b cosets: the
 // lowest segment t0 (P_2 on chunks of 2^t0 positions) and the top one,
