@@ -1333,7 +1333,33 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks ? TileCfg<F>:
                 // bit-reversed order.
                 T *out = dst + v * dst_stride + bit_reverse(cg, log_b) * N;
                 const uint32_t tmask = (1u << t) - 1;
-                if (t >= 5 && (reinterpret_cast<uintptr_t>(out) & 15) == 0) {
+                const bool aligned = (reinterpret_cast<uintptr_t>(out) & 15) == 0;
+                bool words = false;
+                if constexpr (kSwz16<T>) words = aligned && rev_word_store(t, logC);
+                if (words) {
+                    if constexpr (kSwz16<T>) {
+                        // 4 x 4 elements a thread: four 16-byte shared
+                        // words (rows bit_reverse(4g + k, t), columns 4w..)
+                        // turned into 16-byte runs of four columns, whole
+                        // 64-byte runs a store instruction (rev_word_item,
+                        // math/swizzle.h; docs/PERF.md v37).
+                        constexpr uint32_t kRev2[4] = {0, 2, 1, 3};
+                        const uint64_t rb = bit_reverse(base, lo);
+                        for (uint32_t q = threadIdx.x; q < (size >> 4); q += blockDim.x) {
+                            const RevWordItem it = rev_word_item(q, t, logC);
+                            T x[4][4];
+#pragma unroll
+                            for (uint32_t k = 0; k < 4; ++k)
+                                sm_get<4>(x[k], sm, swz<T>(it.e0 | (kRev2[k] << (t - 2 + logC))));
+                            T *g = out + ((rb + bit_reverse(it.w << 2, lo)) << t) + (it.g << 2);
+#pragma unroll
+                            for (uint32_t c = 0; c < 4; ++c) {
+                                const T y[4] = {x[0][c], x[1][c], x[2][c], x[3][c]};
+                                store16(g + ((uint64_t)kRev2[c] << (lo - 2 + t)), y);
+                            }
+                        }
+                    }
+                } else if (t >= 5 && aligned) {
                     // A thread writes 8 consecutive outputs of a column (a
                     // 32-byte sector or two); the lanes of a warp take the
                     // columns and the top two bits of the row, so that the
