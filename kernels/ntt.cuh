@@ -1338,28 +1338,29 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks ? TileCfg<F>:
                 if constexpr (kSwz16<T>) words = aligned && rev_word_store(t, logC);
                 if (words) {
                     if constexpr (kSwz16<T>) {
-                        // 4 x 4 elements a thread: four 16-byte shared
-                        // words (rows bit_reverse(4g + k, t), columns 4w..)
-                        // turned into 16-byte runs of four columns, whole
-                        // 64-byte runs a store instruction (rev_word_item,
-                        // math/swizzle.h; docs/PERF.md v37).
+                        // Two columns x four outputs a thread: 8-byte
+                        // shared words (rows bit_reverse(4g + k, t),
+                        // columns 2p, 2p + 1) written as two 16-byte column
+                        // runs, whole 32-byte sectors a store instruction
+                        // (rev_word_item, math/swizzle.h; docs/PERF.md v37).
+                        // Offsets in 32 bits: a region of a 31-bit field
+                        // has at most 2^27 elements.
                         constexpr uint32_t kRev2[4] = {0, 2, 1, 3};
-                        const uint64_t rb = bit_reverse(base, lo);
-                        for (uint32_t q = threadIdx.x; q < (size >> 4); q += blockDim.x) {
+                        const uint32_t rb = (uint32_t)bit_reverse(base, lo), sh = t - 2 + logC, cs = lo - 1 + t;
+                        for (uint32_t q = threadIdx.x; q < (size >> 3); q += blockDim.x) {
                             const RevWordItem it = rev_word_item(q, t, logC);
-                            T x[4][4];
+                            T x[4][2];
 #pragma unroll
-                            for (uint32_t k = 0; k < 4; ++k)
-                                sm_get<4>(x[k], sm, swz<T>(it.e0 | (kRev2[k] << (t - 2 + logC))));
-                            T *g = out + ((rb + bit_reverse(it.w << 2, lo)) << t) + (it.g << 2);
+                            for (uint32_t k = 0; k < 4; ++k) word_load<2>(x[k], sm + swz<T>(it.e0 | (kRev2[k] << sh)));
+                            const uint32_t o = ((rb + (uint32_t)bit_reverse(it.pair << 1, lo)) << t) + (it.g << 2);
 #pragma unroll
-                            for (uint32_t c = 0; c < 4; ++c) {
-                                const T y[4] = {x[0][c], x[1][c], x[2][c], x[3][c]};
-                                store16(g + ((uint64_t)kRev2[c] << (lo - 2 + t)), y);
+                            for (uint32_t j = 0; j < 2; ++j) {
+                                const T y[4] = {x[0][j], x[1][j], x[2][j], x[3][j]};
+                                store16(out + (o + (j << cs)), y);
                             }
                         }
                     }
-                } else if (t >= 5 && aligned) {
+                } else if (!kSwz16<T> && t >= 5 && aligned) {
                     // A thread writes 8 consecutive outputs of a column (a
                     // 32-byte sector or two); the lanes of a warp take the
                     // columns and the top two bits of the row, so that the

@@ -141,21 +141,21 @@ TEST(Swizzle, TileCopiesTakeTheMinimumWavefronts) {
 }
 
 // The bit-reversed P_3's store (rev_word_item) on every tile shape it
-// takes: the items read every 16-byte word of the tile once and write every
+// takes: the items read every shared word of the tile once and write every
 // output once (element (m, c) to output bit_reverse(m, t) of column c), each
 // warp's shared reads take the minimum wavefronts, and each store
-// instruction writes whole 64-byte runs of a column.
-TEST(Swizzle, BitReversedStoreWordsTakeTheMinimumAndWholeSectors) {
+// instruction writes whole 32-byte sectors.
+TEST(Swizzle, BitReversedStoreTakesTheMinimumAndWholeSectors) {
     using gp::kern::rev_word_item;
     using gp::kern::rev_word_store;
     unsigned shapes = 0;
-    for (uint32_t tile = 9; tile <= 14; ++tile)
-        for (uint32_t logC = 2; logC + 4 <= tile; ++logC) {
+    for (uint32_t tile = 8; tile <= 14; ++tile)
+        for (uint32_t logC = 2; logC + 3 <= tile; ++logC) {
             const uint32_t t = tile - logC;
             ASSERT_TRUE(rev_word_store(t, logC));
             SCOPED_TRACE(testing::Message() << "t " << t << " logC " << logC);
             ++shapes;
-            const uint32_t items = 1u << (tile - 4), cmask = (1u << logC) - 1;
+            const uint32_t items = 1u << (tile - 3);
             std::vector<int> read(1u << tile), wrote(1u << tile);
             for (uint32_t q0 = 0; q0 < items; q0 += 32) {
                 // one warp: lane l takes item q0 + l
@@ -164,29 +164,30 @@ TEST(Swizzle, BitReversedStoreWordsTakeTheMinimumAndWholeSectors) {
                     for (uint32_t l = 0; l < 32; ++l) {
                         const auto it = rev_word_item(q0 + l, t, logC);
                         const uint32_t e = it.e0 | ((uint32_t)gp::bit_reverse(k, 2) << (t - 2 + logC));
-                        ASSERT_EQ(e & cmask, 4 * it.w);
+                        ASSERT_EQ(e & ((1u << logC) - 1), 2 * it.pair);
                         ASSERT_EQ(e >> logC, gp::bit_reverse(4 * it.g + k, t));
-                        ASSERT_EQ(e % 4, 0u);
-                        for (uint32_t i = 0; i < 4; ++i) {
+                        ASSERT_EQ(swz<uint32_t>(e) % 2, 0u);
+                        for (uint32_t i = 0; i < 2; ++i) {
+                            ASSERT_EQ(swz<uint32_t>(e + i), swz<uint32_t>(e) + i);
                             ++read[e + i];
                             acc[l].push_back(swz<uint32_t>(e) + i);
                         }
                     }
-                    ASSERT_EQ(wavefronts(acc), min_wavefronts(32 * 16)) << "warp " << q0 / 32 << " k " << k;
+                    ASSERT_EQ(wavefronts(acc), min_wavefronts(32 * 8)) << "warp " << q0 / 32 << " k " << k;
                 }
-                // store instruction c': lane l writes outputs 4g..4g+3 of column 4w + c'
-                for (uint32_t cc = 0; cc < 4; ++cc) {
-                    std::map<uint32_t, std::set<uint32_t>> runs;  // 16 aligned outputs of a column -> written
+                // store instruction j: lane l writes outputs 4g..4g+3 of column 2 pair + j
+                for (uint32_t j = 0; j < 2; ++j) {
+                    std::map<uint32_t, std::set<uint32_t>> sectors;  // 8 aligned outputs of a column -> written
                     for (uint32_t l = 0; l < 32; ++l) {
                         const auto it = rev_word_item(q0 + l, t, logC);
                         for (uint32_t k = 0; k < 4; ++k) {
-                            const uint32_t o = ((4 * it.w + cc) << t) + 4 * it.g + k;
-                            runs[o / 16].insert(o);
+                            const uint32_t o = ((2 * it.pair + j) << t) + 4 * it.g + k;
+                            sectors[o / 8].insert(o);
                             ++wrote[o];
                         }
                     }
-                    ASSERT_EQ(runs.size(), 8u);
-                    for (auto &r : runs) ASSERT_EQ(r.second.size(), 16u);
+                    ASSERT_EQ(sectors.size(), 16u);
+                    for (auto &r : sectors) ASSERT_EQ(r.second.size(), 8u);
                 }
             }
             for (uint32_t e = 0; e < (1u << tile); ++e) {
@@ -194,10 +195,10 @@ TEST(Swizzle, BitReversedStoreWordsTakeTheMinimumAndWholeSectors) {
                 ASSERT_EQ(wrote[e], 1) << e;
             }
         }
-    EXPECT_EQ(shapes, 39u);
-    EXPECT_FALSE(rev_word_store(3, 11));
+    EXPECT_EQ(shapes, 49u);
+    EXPECT_FALSE(rev_word_store(2, 12));
     EXPECT_FALSE(rev_word_store(12, 1));
-    EXPECT_FALSE(rev_word_store(5, 3));
+    EXPECT_FALSE(rev_word_store(4, 3));
 }
 
 }  // namespace

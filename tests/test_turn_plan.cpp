@@ -127,19 +127,25 @@ TEST(TurnPlan, DefaultFormByDevice) {
     EXPECT_NEAR(h200, 18.42, 0.01);
     EXPECT_NEAR(h100, 12.83, 0.01);
     EXPECT_EQ(dram_bytes_per_sm_cycle(0, 5120, 1980000, 132), 0.0);
-    // the H200 keeps the other form for bit-reversed B = 2, 4 up to 2^23 rows
-    EXPECT_FALSE(turn_by_default(h200, 20, 2, false));  // W1
-    EXPECT_FALSE(turn_by_default(h200, 22, 1, false));  // BabyBear 2^22 B=2
-    EXPECT_TRUE(turn_by_default(h200, 20, 2, true));
-    EXPECT_TRUE(turn_by_default(h200, 22, 2, false));  // 2^24 rows out
-    EXPECT_TRUE(turn_by_default(h200, 23, 1, false));
-    EXPECT_TRUE(turn_by_default(h200, 20, 3, false));  // B = 8
-    EXPECT_TRUE(turn_by_default(h200, 20, 0, false));  // B = 1
+    // the H200 keeps the other form for bit-reversed Goldilocks B = 2, 4 up
+    // to 2^23 rows
+    EXPECT_FALSE(turn_by_default(h200, 8, 20, 2, false));  // W1
+    EXPECT_FALSE(turn_by_default(h200, 8, 22, 1, false));
+    EXPECT_FALSE(turn_by_default(h200, 8, 21, 2, false));
+    EXPECT_TRUE(turn_by_default(h200, 8, 20, 2, true));
+    EXPECT_TRUE(turn_by_default(h200, 8, 22, 2, false));  // 2^24 rows out
+    EXPECT_TRUE(turn_by_default(h200, 8, 23, 1, false));
+    EXPECT_TRUE(turn_by_default(h200, 8, 20, 3, false));  // B = 8
+    EXPECT_TRUE(turn_by_default(h200, 8, 20, 0, false));  // B = 1
+    // the 31-bit fields take the turned form there (v37: BabyBear 2^22 B=2)
+    EXPECT_TRUE(turn_by_default(h200, 4, 22, 1, false));
+    EXPECT_TRUE(turn_by_default(h200, 4, 20, 2, false));
     // the H100 (and a device with no attributes) takes the turned form
-    for (double d : {h100, 0.0}) {
-        EXPECT_TRUE(turn_by_default(d, 20, 2, false));
-        EXPECT_TRUE(turn_by_default(d, 22, 1, false));
-    }
+    for (double d : {h100, 0.0})
+        for (uint32_t bytes : {4u, 8u}) {
+            EXPECT_TRUE(turn_by_default(d, bytes, 20, 2, false));
+            EXPECT_TRUE(turn_by_default(d, bytes, 22, 1, false));
+        }
 }
 
 }  // namespace

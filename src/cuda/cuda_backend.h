@@ -212,7 +212,7 @@ private:
                      uint64_t rows_in, typename F::T *out, uint64_t ncols);
     // Whether an LDE of 2^log_n rows to 2^log_b cosets in this order takes
     // the turned form where its plan allows it (turn_mode_).
-    bool turn_for(uint32_t log_n, uint32_t log_b, bool natural) const;
+    bool turn_for(uint32_t elem_bytes, uint32_t log_n, uint32_t log_b, bool natural) const;
     template <class F>
     void lde_impl(const LdeArgs &a);
     template <class F>

@@ -399,9 +399,9 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
 }
 
 // Where the turned form is the default (turn_plan.h, turn_by_default).
-bool CudaBackend::turn_for(uint32_t log_n, uint32_t log_b, bool natural) const {
+bool CudaBackend::turn_for(uint32_t elem_bytes, uint32_t log_n, uint32_t log_b, bool natural) const {
     if (turn_mode_ >= 0) return turn_mode_ != 0;
-    return turn_by_default(dram_bytes_per_sm_cycle_, log_n, log_b, natural);
+    return turn_by_default(dram_bytes_per_sm_cycle_, elem_bytes, log_n, log_b, natural);
 }
 
 template <class F>
@@ -429,7 +429,7 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
         static_assert(tiles == (std::is_same_v<F, Goldilocks> ? kTurnTilesGoldilocks : kTurnTiles31),
                       "turn_plan.h's tile constants (and tests/test_turn_plan.cpp) follow kern::TileCfg");
         const TurnSplit sp = turn_split(tiles, a.log_n, a.log_blowup, p.natural, turn_low_override_);
-        p.turn = Cfg::kTurn && turn_for(a.log_n, a.log_blowup, p.natural) && !p.single && sp.ok &&
+        p.turn = Cfg::kTurn && turn_for(sizeof(T), a.log_n, a.log_blowup, p.natural) && !p.single && sp.ok &&
                  4 * (sizeof(typename F::Tw) << a.log_n) <= kPowersBudgetBytes;
         p.turn_lo = sp.t0;
         p.turn_lb = sp.lb;

@@ -65,15 +65,16 @@ inline TurnSplit turn_split(const TurnTiles &c, uint32_t log_n, uint32_t log_blo
     return {ok, ok ? (uint32_t)t0 : 0u, ok && natural ? (uint32_t)lb : 0u};
 }
 
-// Peak DRAM bytes per SM clock cycle from which the bit-reversed LDEs of
-// blowup 2 and 4 with at most 2^23 output rows keep the other form (the
-// 31-bit fields' group form, Goldilocks' four-step spread), which makes more
-// passes over memory with fewer instructions: on the H200 (about 18.4
-// bytes) W1 33.4 against 34.2 ms and BabyBear 2^22 x 128 B=2 14.8 against
-// 15.2, while the 2^24-row outputs and higher blowups stayed faster turned
-// (Goldilocks 2^22 x 64 B=4 37.0 against 38.8); on the H100 (12.8) the
-// turned form won both (35.5 against 39.5, 15.6 against 15.9; docs/PERF.md
-// v36).
+// Peak DRAM bytes per SM clock cycle from which the bit-reversed
+// Goldilocks LDEs of blowup 2 and 4 with at most 2^23 output rows keep the
+// other form (the four-step spread), which makes more passes over memory
+// with fewer instructions: on the H200 (about 18.4 bytes) W1 33.4 against
+// 34.2 ms, while the 2^24-row outputs and higher blowups stayed faster
+// turned (2^22 x 64 B=4 37.0 against 38.8); on the H100 (12.8) the turned
+// form won (35.5 against 39.5; docs/PERF.md v36). The 31-bit fields' group
+// form won BabyBear 2^22 x 128 B=2 on the H200 too (14.8 against 15.2)
+// until the turned form's last pass wrote whole sectors (v37: 14.4-14.5
+// against 14.8), so they take the turned form everywhere.
 constexpr double kWideMemoryBytesPerSmCycle = 16.0;
 
 // Peak DRAM bytes per SM clock cycle: double data rate over the bus
@@ -84,11 +85,13 @@ inline double dram_bytes_per_sm_cycle(int mem_khz, int bus_bits, int sm_khz, int
     return 2.0 * mem_khz * (bus_bits / 8.0) / ((double)sm_khz * sms);
 }
 
-// Whether the turned form is the default for this LDE on a device of that
-// bandwidth (where its plan allows it; GP_CUDA_TURN overrides).
-inline bool turn_by_default(double bytes_per_sm_cycle, uint32_t log_n, uint32_t log_b, bool natural) {
-    return natural || bytes_per_sm_cycle < kWideMemoryBytesPerSmCycle || log_b == 0 || log_b > 2 ||
-           log_n + log_b > 23;
+// Whether the turned form is the default for this LDE of elem_bytes-byte
+// field elements on a device of that bandwidth (where its plan allows it;
+// GP_CUDA_TURN overrides).
+inline bool turn_by_default(double bytes_per_sm_cycle, uint32_t elem_bytes, uint32_t log_n, uint32_t log_b,
+                            bool natural) {
+    return natural || elem_bytes < 8 || bytes_per_sm_cycle < kWideMemoryBytesPerSmCycle || log_b == 0 ||
+           log_b > 2 || log_n + log_b > 23;
 }
 
 }  // namespace cuda

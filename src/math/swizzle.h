@@ -33,27 +33,27 @@ GP_HD uint32_t swz(uint32_t i) {
 
 // The bit-reversed P_3's store of 4-byte elements (kernels/ntt.cuh,
 // k_turn_pass REV), where tile element (m, c) of a 2^t x 2^logC tile goes
-// to output bit_reverse(m, t) of column c's run. Item q (of 2^(t + logC - 4))
-// reads the 16-byte shared words of columns 4w..4w+3 in rows
+// to output bit_reverse(m, t) of column c's run. Item q (of 2^(t + logC - 3))
+// reads the 8-byte shared words of columns 2p, 2p + 1 (p = pair) in rows
 // bit_reverse(4g + k, t), k < 4 (tile index e0 for k = 0, then
 // e0 | bit_reverse(k, 2) << (t - 2 + logC)), and writes outputs 4g..4g+3 of
-// each of the four columns, 16 bytes each. The 8 lanes of a quarter warp
-// take 8 consecutive z = bit_reverse(g >> 2, t - 4) << (logC - 2) | w, so
-// their words lie in 8 distinct bank groups of swz; the four quarters take
-// g & 3 = 0..3, so a store instruction writes 16 consecutive outputs of a
-// column (64 bytes, whole sectors) where 16 bytes a lane wrote half sectors
-// before. Needs t >= 4, logC >= 2 and t + logC >= 9 (a warp's 32 items).
+// each of the two columns, 16 bytes each: eight values a thread, so the
+// 40-register passes keep them in registers. The 16 lanes of a half warp
+// take 8 consecutive z = bit_reverse(g >> 1, t - 3) << (logC - 2) | (p >> 1)
+// and both halves of each 16-byte word, 16 distinct bank pairs of swz; the
+// two half warps take g & 1 = 0, 1, so a store instruction writes 16 whole
+// 32-byte sectors, where 16 bytes a lane wrote half sectors before. Needs
+// t >= 3, logC >= 2 and t + logC >= 8 (a warp's 32 items).
 struct RevWordItem {
-    uint32_t w, g, e0;
+    uint32_t pair, g, e0;
 };
 GP_HD RevWordItem rev_word_item(uint32_t q, uint32_t t, uint32_t logC) {
-    const uint32_t p = (q >> 3) & 3, z = (q & 7) | ((q >> 5) << 3), lw = logC - 2;
+    const uint32_t h = (q >> 3) & 1, b = (q >> 4) & 1, z = (q & 7) | ((q >> 5) << 3), lw = logC - 2;
     const uint32_t w = z & ((1u << lw) - 1), grh = z >> lw;
-    return {w, ((uint32_t)bit_reverse(grh, t - 4) << 2) | p,
-            (z << 2) | ((uint32_t)bit_reverse(p, 2) << (t - 4 + logC))};
+    return {(w << 1) | h, ((uint32_t)bit_reverse(grh, t - 3) << 1) | b, (z << 2) | (h << 1) | (b << (t - 3 + logC))};
 }
 // Whether a tile takes rev_word_item's store.
-GP_HD bool rev_word_store(uint32_t t, uint32_t logC) { return t >= 4 && logC >= 2 && t + logC >= 9; }
+GP_HD bool rev_word_store(uint32_t t, uint32_t logC) { return t >= 3 && logC >= 2 && t + logC >= 8; }
 
 }  // namespace kern
 }  // namespace gp
