@@ -1334,9 +1334,7 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks ? TileCfg<F>:
                 T *out = dst + v * dst_stride + bit_reverse(cg, log_b) * N;
                 const uint32_t tmask = (1u << t) - 1;
                 const bool aligned = (reinterpret_cast<uintptr_t>(out) & 15) == 0;
-                bool words = false;
-                if constexpr (kSwz16<T>) words = aligned && rev_word_store(t, logC);
-                if (words) {
+                if (kSwz16<T> && aligned && rev_word_store(t, logC)) {
                     if constexpr (kSwz16<T>) {
                         // Two columns x four outputs a thread: 8-byte
                         // shared words (rows bit_reverse(4g + k, t),
@@ -1361,7 +1359,9 @@ __global__ void __launch_bounds__(kThreads, TileCfg<F>::kMinBlocks ? TileCfg<F>:
                         }
                     }
                 } else if (!kSwz16<T> && t >= 5 && aligned) {
-                    // A thread writes 8 consecutive outputs of a column (a
+                    // 8-byte elements (version 37 measured the 4-byte
+                    // elements' store for them and kept this one, PERF):
+                    // a thread writes 8 consecutive outputs of a column (a
                     // 32-byte sector or two); the lanes of a warp take the
                     // columns and the top two bits of the row, so that the
                     // rows they read differ in their low bits and the
