@@ -122,6 +122,7 @@ struct Server {
         if (!sock.empty()) {
             unlink(sock.c_str());
             unlink((sock + ".fd").c_str());
+            unlink((sock + ".lock").c_str());
         }
         if (!log.empty() && !::testing::Test::HasFailure()) unlink(log.c_str());
     }

@@ -43,6 +43,14 @@ inline uint64_t checked_mul(uint64_t a, uint64_t b, const char *what) {
     return r;
 }
 
+// a + b, or GP_ERR_SIZE_OVERFLOW naming `what`.
+inline uint64_t checked_add(uint64_t a, uint64_t b, const char *what) {
+    uint64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        fail(GP_ERR_SIZE_OVERFLOW, what, ": ", a, " + ", b, " overflows 64 bits");
+    return r;
+}
+
 inline bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 inline uint32_t log2_exact(uint64_t x) { return (uint32_t)__builtin_ctzll(x); }
 inline uint32_t log2_ceil(uint64_t x) { return x <= 1 ? 0 : 64 - (uint32_t)__builtin_clzll(x - 1); }
@@ -95,6 +103,10 @@ struct Buffer {
     // multi-device Merkle commitment makes views of row blocks, whose
     // columns are the taller matrix's stride apart.)
     uint64_t stride = 0;
+    // Unique to each buffer a context registers (core/context.cpp), never
+    // reused: a tree tells its matrix from a later buffer at the same
+    // address. 0 for views and shapes that are not handles.
+    uint64_t serial = 0;
 
     uint64_t base_cols() const { return cols * ext; }
 };
@@ -195,6 +207,12 @@ struct MerkleTree {
     // rows of gp_merkle_options.leaf_rows = 2), or null.
     std::shared_ptr<void> owned;
     std::vector<const Buffer *> committed;
+    // What the tree knows of `committed` without reading them, which the
+    // caller may destroy before the tree (note_committed,
+    // core/merkle_tree.h): each one's serial, and the bytes of one opened
+    // row of all of them.
+    std::vector<uint64_t> committed_serials;
+    uint64_t row_bytes = 0;
     // A streamed commitment that did not keep its LDE on the device: where
     // gp_merkle_open finds the rows (core/commit_stream.h). Null otherwise.
     std::shared_ptr<const struct StreamSource> source;

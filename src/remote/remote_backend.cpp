@@ -434,11 +434,12 @@ public:
         const uint64_t n = (bytes + 4095) & ~4095ull;
         auto r = std::make_unique<ShmRegion>();
         r->create(n);
-        const uint64_t id = ++next_region_;
-        send_fd(fd_socket_path(unix_path_), nonce_, r->fd());
+        const uint64_t id = ++next_region_, ticket = ++next_ticket_;
+        send_fd(fd_socket_path(unix_path_), nonce_, ticket, r->fd());
         v1::Request q;
         q.mutable_attach_region()->set_id(id);
         q.mutable_attach_region()->set_bytes(n);
+        q.mutable_attach_region()->set_ticket(ticket);
         call(q);
         char *p = r->data();
         regions_[p] = Region{id, std::move(r)};
@@ -637,8 +638,10 @@ private:
         q.mutable_attach_shm()->set_bytes(want);
         if (!unix_path_.empty()) {
             shm_.create(want);
-            send_fd(fd_socket_path(unix_path_), nonce_, shm_.fd());
+            const uint64_t ticket = ++next_ticket_;
+            send_fd(fd_socket_path(unix_path_), nonce_, ticket, shm_.fd());
             q.mutable_attach_shm()->set_fd(true);
+            q.mutable_attach_shm()->set_ticket(ticket);
         }
         call(q);
         window_ = want;
@@ -746,6 +749,7 @@ private:
     };
     std::map<char *, Region> regions_;  // gp_host_alloc memory shared with the server
     uint64_t next_region_ = 0;
+    uint64_t next_ticket_ = 0;  // of descriptors passed over the side socket
 };
 
 }  // namespace

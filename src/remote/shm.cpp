@@ -1,5 +1,6 @@
 #include "remote/shm.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -28,20 +29,33 @@ void ShmRegion::reset() {
 
 void ShmRegion::create(uint64_t bytes) {
     reset();
-    int fd = memfd_create("gpuprover-window", MFD_CLOEXEC);
+    int fd = memfd_create("gpuprover-window", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) fail(GP_ERR_HOST_OUT_OF_MEMORY, "memfd_create: ", std::strerror(errno));
-    if (ftruncate(fd, (off_t)bytes) != 0) {
+    // Sealed at its size: the server maps it and may rely on every page
+    // staying there (a shrunk file would fault the server's accesses).
+    if (ftruncate(fd, (off_t)bytes) != 0 || fcntl(fd, F_ADD_SEALS, kShmSeals | F_SEAL_SEAL) != 0) {
         const int e = errno;
         close(fd);
-        fail(GP_ERR_HOST_OUT_OF_MEMORY, "cannot size shared memory to ", bytes, " bytes: ", std::strerror(e));
+        fail(GP_ERR_HOST_OUT_OF_MEMORY, "cannot size and seal shared memory of ", bytes, " bytes: ",
+             std::strerror(e));
     }
-    map(fd, bytes);
+    map(fd, bytes, false);
 }
 
-void ShmRegion::map(int fd, uint64_t bytes) {
+void ShmRegion::map(int fd, uint64_t bytes, bool require_seals) {
     reset();
+    if (require_seals) {
+        // Only a memfd sealed against shrinking and growing: a regular file,
+        // a pipe or an unsealed memfd could lose pages under the mapping.
+        const int seals = fcntl(fd, F_GET_SEALS);
+        if (seals < 0 || (seals & kShmSeals) != kShmSeals) {
+            close(fd);
+            fail(GP_ERR_INVALID_ARGUMENT, "the shared memory passed is not a memfd sealed with F_SEAL_SHRINK and "
+                                          "F_SEAL_GROW");
+        }
+    }
     struct stat st;
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < bytes) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < bytes) {
         close(fd);
         fail(GP_ERR_INVALID_ARGUMENT, "the shared memory passed holds fewer than ", bytes, " bytes");
     }
@@ -56,7 +70,7 @@ void ShmRegion::map(int fd, uint64_t bytes) {
     bytes_ = bytes;
 }
 
-void send_fd(const std::string &socket_path, const std::string &nonce, int fd) {
+void send_fd(const std::string &socket_path, const std::string &nonce, uint64_t ticket, int fd) {
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     if (socket_path.size() >= sizeof(addr.sun_path))
@@ -69,7 +83,9 @@ void send_fd(const std::string &socket_path, const std::string &nonce, int fd) {
         close(s);
         fail(GP_ERR_REMOTE, "cannot reach the shared-memory socket ", socket_path, ": ", std::strerror(e));
     }
-    iovec iov{const_cast<char *>(nonce.data()), nonce.size()};
+    std::string msg = nonce;
+    for (int i = 0; i < 8; ++i) msg += (char)(ticket >> (8 * i));
+    iovec iov{const_cast<char *>(msg.data()), msg.size()};
     alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
     msghdr m{};
     m.msg_iov = &iov;
@@ -84,7 +100,7 @@ void send_fd(const std::string &socket_path, const std::string &nonce, int fd) {
     const ssize_t n = sendmsg(s, &m, MSG_NOSIGNAL);
     const int e = errno;
     close(s);
-    if (n != (ssize_t)nonce.size()) fail(GP_ERR_REMOTE, "cannot pass shared memory to the server: ", std::strerror(e));
+    if (n != (ssize_t)msg.size()) fail(GP_ERR_REMOTE, "cannot pass shared memory to the server: ", std::strerror(e));
 }
 
 bool recv_fd(int conn, std::string &nonce, int &fd, size_t max_nonce) {
@@ -97,7 +113,7 @@ bool recv_fd(int conn, std::string &nonce, int &fd, size_t max_nonce) {
     m.msg_iovlen = 1;
     m.msg_control = ctl;
     m.msg_controllen = sizeof(ctl);
-    const ssize_t n = recvmsg(conn, &m, MSG_CMSG_CLOEXEC);
+    const ssize_t n = recvmsg(conn, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
     // Every descriptor that came is ours to close unless it is the one.
     for (cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;

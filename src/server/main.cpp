@@ -1,6 +1,7 @@
 // gpuprover-server: shares this machine's GPUs among prover processes.
 // `gpuprover-server --help` documents the options; docs/SERVER.md the rest.
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -50,6 +51,14 @@ Devices and jobs:
                            run or memory is freed, and fails only when
                            neither can make room   [GPUPROVER_SERVER_DEVICE_MEMORY_MIB]
   --max-message-mib MIB    largest request accepted (default 64)
+Limits (docs/SERVER.md lists every one; a client beyond one is refused with
+a status naming it, and the server goes on serving everyone else):
+  --max-sessions N         sessions open at once (default 256)
+  --max-sessions-per-client N
+                           per uid (unix socket) or address (TCP) (default 64)
+  --max-connections N      transport connections held at once (default 1024)
+  --max-descriptors N      shared-memory descriptors of all sessions
+                           (default: half the descriptor limit)
 Monitoring and control:
   --metrics HOST:PORT      Prometheus text format at http://HOST:PORT/metrics
                            (IPv4; loopback unless --token-file)      [GPUPROVER_SERVER_METRICS]
@@ -123,6 +132,11 @@ int main(int argc, char **argv) {
             else if (a == "--quota-mib") c.quota_bytes = (uint64_t)to_uint(next(), "--quota-mib") << 20;
             else if (a == "--device-memory-mib") c.device_budget = (uint64_t)to_uint(next(), "--device-memory-mib") << 20;
             else if (a == "--max-message-mib") c.max_message_bytes = (int)std::min(1024u, to_uint(next(), "--max-message-mib")) << 20;
+            else if (a == "--max-sessions") c.limits.max_sessions = std::max(1u, to_uint(next(), "--max-sessions"));
+            else if (a == "--max-sessions-per-client")
+                c.limits.max_sessions_per_client = std::max(1u, to_uint(next(), "--max-sessions-per-client"));
+            else if (a == "--max-connections") c.limits.max_connections = std::max(1u, to_uint(next(), "--max-connections"));
+            else if (a == "--max-descriptors") c.limits.max_descriptors = std::max(1u, to_uint(next(), "--max-descriptors"));
             else if (a == "--metrics") c.metrics = next();
             else if (a == "--grace-ms") grace_ms = (int)to_uint(next(), "--grace-ms");
             else if (a == "--status") status_ep = next();
@@ -163,6 +177,13 @@ int main(int argc, char **argv) {
     sigaddset(&set, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
     signal(SIGPIPE, SIG_IGN);
+    // As many descriptors as the hard limit allows: every session's shared
+    // memory is one, and the limits above stay far inside it.
+    rlimit rl{};
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
 
     gp::server::Server server(c);
     try {

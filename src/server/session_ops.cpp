@@ -7,14 +7,12 @@
 #include "core/checks.h"
 #include "core/merkle_ops.h"
 #include "core/merkle_tree.h"
+#include "server/limits.h"
 
 namespace gp {
 namespace server {
 
 namespace {
-
-constexpr uint32_t kMaxLog = 40;      // no dimension of a request exceeds 2^40
-constexpr uint64_t kMaxItems = 1u << 20;
 
 // ---- memory ----
 
@@ -56,9 +54,14 @@ void *SessionMemory::resolve(uint64_t addr, uint64_t extent, const char *what) c
 }
 
 void SessionMemory::attach_region(uint64_t id, int fd, uint64_t bytes) {
-    if (id == 0 || regions_.count(id) || regions_.size() >= 4096) {
+    if (id == 0 || regions_.count(id)) {
         close(fd);
         fail(GP_ERR_INVALID_ARGUMENT, "attach_region: region id ", id, " is taken or invalid");
+    }
+    if (regions_.size() >= max_regions_) {
+        close(fd);
+        fail(GP_ERR_HOST_OUT_OF_MEMORY, "attach_region: the session holds ", regions_.size(),
+             " shared regions, the server's limit (detach one first)");
     }
     auto r = std::make_unique<ShmRegion>();
     r->map(fd, bytes);
@@ -112,6 +115,8 @@ void SessionMemory::attach_shared(int fd, uint64_t bytes) {
 void SessionMemory::attach_private(uint64_t bytes) {
     unpin();
     shm_.reset();
+    priv_.reset();
+    priv_bytes_ = 0;
     priv_.reset(new (std::nothrow) char[bytes]);
     if (!priv_) fail(GP_ERR_HOST_OUT_OF_MEMORY, "the server cannot allocate a ", bytes, "-byte window");
     priv_bytes_ = bytes;
@@ -130,21 +135,52 @@ namespace {
 
 // ---- checks of what a request names ----
 
+// Enums arrive as raw integers: each is checked as an int before it becomes
+// the C enum (loading an out-of-range value as an enum is undefined).
 const FieldDesc &field_of(int v, const char *what) {
+    if (field_elem_size(v) == 0) fail(GP_ERR_INVALID_ARGUMENT, what, " = ", v, " is not a gp_field");
     gp_field g;
     std::memcpy(&g, &v, sizeof v);
     return field_desc(g, what);
 }
 
-template <class E>
-E enum_of(int v) {
-    E e;
-    std::memcpy(&e, &v, sizeof v);
-    return e;
+gp_layout layout_of(int v, const char *what) {
+    if (v != GP_LAYOUT_COL_MAJOR && v != GP_LAYOUT_ROW_MAJOR)
+        fail(GP_ERR_INVALID_ARGUMENT, what, " = ", v, " is not a gp_layout");
+    return static_cast<gp_layout>(v);
+}
+
+gp_order order_of(int v, const char *what) {
+    if (v != GP_ORDER_NATURAL && v != GP_ORDER_BIT_REVERSED)
+        fail(GP_ERR_INVALID_ARGUMENT, what, " = ", v, " is not a gp_order");
+    return static_cast<gp_order>(v);
+}
+
+// A session address of elements of `align` bytes.
+uint64_t aligned(uint64_t addr, uint64_t align, const char *what) {
+    if (addr % align)
+        fail(GP_ERR_INVALID_ARGUMENT, what, ": address 0x", std::hex, addr, std::dec, " is not a multiple of ", align,
+             " bytes");
+    return addr;
+}
+
+// The backend memory of [addr, addr + bytes) of elements of `align` bytes.
+void *memory_of(const SessionMemory &mem, uint64_t addr, uint64_t bytes, uint64_t align, const char *what) {
+    return mem.resolve(aligned(addr, align, what), bytes, what);
 }
 
 void check_log(uint32_t v, uint32_t max, const char *what) {
     if (v > max) fail(GP_ERR_INVALID_ARGUMENT, what, " = ", v, " exceeds ", max);
+}
+
+// Bytes from a buffer's first element to past its last: rows x base
+// columns, or (base columns - 1) x stride + rows elements when strided;
+// every product and sum checked.
+uint64_t buffer_extent(const Buffer &b, const char *what) {
+    if (!b.stride) return b.bytes;
+    if (b.stride < b.rows) fail(GP_ERR_INVALID_ARGUMENT, what, ": stride ", b.stride, " < rows ", b.rows);
+    const uint64_t elems = checked_add(checked_mul(b.base_cols() - 1, b.stride, what), b.rows, what);
+    return checked_mul(elems, b.field->elem_size, what);
 }
 
 // A buffer the request names, its memory resolved.
@@ -155,27 +191,31 @@ Buffer buffer_of(const SessionMemory &mem, const v1::BufferRef &r, const char *w
     b.ext = r.ext();
     b.rows = r.rows();
     b.cols = r.cols();
-    if (b.rows == 0 || b.rows > (1ull << kMaxLog) || b.cols > (1ull << 32))
+    if (b.rows == 0 || b.rows > (1ull << kMaxLog) || b.cols > kMaxCols)
         fail(GP_ERR_INVALID_ARGUMENT, what, ": ", b.rows, " x ", b.cols, " is no buffer shape");
     b.bytes = checked_mul(checked_mul(b.rows, b.base_cols(), what), b.field->elem_size, what);
     b.stride = r.stride();
     if (b.cols == 0) return b;  // a matrix of width 0: no memory
-    uint64_t extent = b.bytes;
-    if (b.stride) {
-        if (b.stride < b.rows) fail(GP_ERR_INVALID_ARGUMENT, what, ": stride ", b.stride, " < rows ", b.rows);
-        extent = checked_mul(checked_mul(b.base_cols() - 1, b.stride, what) + b.rows, b.field->elem_size, what);
-    }
-    b.data = mem.resolve(r.addr(), extent, what);
+    b.data = memory_of(mem, r.addr(), buffer_extent(b, what), b.field->elem_size, what);
     return b;
 }
 
 // The buffers of a repeated field, kept at stable addresses.
 std::vector<Buffer> buffers_of(const SessionMemory &mem,
                                const google::protobuf::RepeatedPtrField<v1::BufferRef> &refs, const char *what) {
-    if ((uint64_t)refs.size() > kMaxItems) fail(GP_ERR_INVALID_ARGUMENT, what, ": too many buffers");
+    if ((uint64_t)refs.size() > kMaxBuffers)
+        fail(GP_ERR_INVALID_ARGUMENT, what, ": ", refs.size(), " buffers, more than ", kMaxBuffers);
     std::vector<Buffer> out;
     out.reserve(refs.size());
-    for (const auto &r : refs) out.push_back(buffer_of(mem, r, what));
+    uint64_t named = 0;
+    const uint64_t cap = checked_mul(kMaxRepeat, mem.bytes(), what);
+    for (const auto &r : refs) {
+        out.push_back(buffer_of(mem, r, what));
+        if (out.back().cols) named = checked_add(named, buffer_extent(out.back(), what), what);
+        if (named > cap)
+            fail(GP_ERR_INVALID_ARGUMENT, what, ": the buffers name ", named, " bytes, more than ", kMaxRepeat,
+                 " times the session's ", mem.bytes());
+    }
     return out;
 }
 
@@ -240,7 +280,7 @@ void tree_of(const SessionMemory &mem, const v1::TreeRef &r, TreeView &v, bool m
     check_log(v.t.log_h, kMaxLog, "tree log_h");
     if (v.t.cap_height > v.t.log_h) fail(GP_ERR_INVALID_ARGUMENT, "tree: cap height exceeds log_h");
     const uint64_t bytes = checked_mul(tree_nodes(v.t.log_h), v.t.digest_bytes(), "tree bytes");
-    if (nodes) v.t.nodes = mem.resolve(r.nodes(), bytes, "tree nodes");
+    if (nodes) v.t.nodes = memory_of(mem, r.nodes(), bytes, 8, "tree nodes");
     v.mats = buffers_of(mem, r.committed(), "tree matrices");
     if (v.mats.empty() && matrices) fail(GP_ERR_INVALID_ARGUMENT, "tree: no matrices");
     for (const Buffer &b : v.mats) {
@@ -255,9 +295,17 @@ uint64_t host_bytes(const FieldDesc &f, uint64_t rows, uint64_t base_cols) {
     return checked_mul(checked_mul(rows, base_cols, "elements"), f.elem_size, "bytes");
 }
 
+// Bytes of a FRI layer of 2^log_n values of `ext` elements.
+uint64_t layer_bytes(uint32_t elem_size, uint32_t ext, uint32_t log_n) {
+    if (log_n > kMaxLog) fail(GP_ERR_INVALID_ARGUMENT, "fri: log_n = ", log_n, " exceeds ", kMaxLog);
+    return checked_mul(checked_mul(1ull << log_n, ext, "layer elements"), elem_size, "layer bytes");
+}
 
-void fold_extent(const FieldDesc &f, uint32_t ext, uint32_t log_n, uint64_t &elems) {
-    elems = checked_mul(1ull << log_n, ext, "layer elements") * f.elem_size;
+// A reply of `bytes` bytes fits a message.
+void check_reply(uint64_t bytes, const char *what) {
+    if (bytes > kMaxReplyBytes)
+        fail(GP_ERR_INVALID_ARGUMENT, what, ": the answer of ", bytes, " bytes exceeds ", kMaxReplyBytes,
+             " (ask in parts)");
 }
 
 }  // namespace
@@ -290,7 +338,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
         }
         case v1::Request::kGet: {
             const auto &g = q.get();
-            if (g.size() > wire::kChunkBytes * 2) fail(GP_ERR_INVALID_ARGUMENT, "get: ", g.size(), " bytes at once");
+            if (g.size() > kMaxChunkBytes) fail(GP_ERR_INVALID_ARGUMENT, "get: ", g.size(), " bytes at once");
             rep.set_data(mem.window(g.offset(), g.size(), "get"), g.size());
             return;
         }
@@ -302,16 +350,14 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
         case v1::Request::kUpload: {
             const auto &u = q.upload();
             Buffer b = buffer_of(mem, u.dst(), "dst");
-            const gp_layout layout = enum_of<gp_layout>(u.layout());
-            check_layout(layout, "layout");
+            const gp_layout layout = layout_of(u.layout(), "layout");
             be.upload(b, mem.host(u.data(), b.bytes, "upload"), layout, u.arg().c_str());
             return;
         }
         case v1::Request::kDownload: {
             const auto &d = q.download();
             const Buffer b = buffer_of(mem, d.src(), "src");
-            const gp_layout layout = enum_of<gp_layout>(d.layout());
-            check_layout(layout, "layout");
+            const gp_layout layout = layout_of(d.layout(), "layout");
             be.download(b, mem.host(d.data(), b.bytes, "download"), layout);
             return;
         }
@@ -332,10 +378,8 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             check_shift(*a.field, l.input_shift(), "input_shift");
             a.shift = l.shift();
             a.input_shift = l.input_shift();
-            a.order = enum_of<gp_order>(l.order());
-            check_order(a.order, "order");
-            a.in_layout = enum_of<gp_layout>(l.in_layout());
-            check_layout(a.in_layout, "in_layout");
+            a.order = order_of(l.order(), "order");
+            a.in_layout = layout_of(l.in_layout(), "in_layout");
             Buffer out = buffer_of(mem, l.out(), "out");
             if (out.field != a.field || out.ext != a.ext || out.cols != a.cols ||
                 out.rows != (1ull << (a.log_n + a.log_blowup)) || out.stride)
@@ -360,15 +404,13 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             if (b.stride) fail(GP_ERR_INVALID_ARGUMENT, "ntt: strided buffer");
             check_log_size(*b.field, b.rows, "rows");
             NttArgs a;
-            a.direction = enum_of<gp_ntt_direction>(n.direction());
             if (n.direction() != GP_NTT_FORWARD && n.direction() != GP_NTT_INVERSE)
-                fail(GP_ERR_INVALID_ARGUMENT, "direction = ", n.direction());
+                fail(GP_ERR_INVALID_ARGUMENT, "direction = ", n.direction(), " is not a gp_ntt_direction");
+            a.direction = static_cast<gp_ntt_direction>(n.direction());
             check_shift(*b.field, n.shift(), "shift");
             a.shift = n.shift();
-            a.input_order = enum_of<gp_order>(n.input_order());
-            a.output_order = enum_of<gp_order>(n.output_order());
-            check_order(a.input_order, "input_order");
-            check_order(a.output_order, "output_order");
+            a.input_order = order_of(n.input_order(), "input_order");
+            a.output_order = order_of(n.output_order(), "output_order");
             be.ntt(b, a);
             return;
         }
@@ -390,9 +432,11 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             check_log(a.log_h, kMaxLog, "log_h");
             if (a.cap_height > a.log_h) fail(GP_ERR_INVALID_ARGUMENT, "cap_height exceeds log_h");
             const std::vector<Buffer> mats = buffers_of(mem, m.mats(), "matrices");
+            // One group per layer of the tree: the backend reads all log_h + 1.
             if (mats.empty() || m.group_begin_size() != m.group_end_size() ||
-                (uint32_t)m.group_begin_size() > a.log_h + 1)
-                fail(GP_ERR_INVALID_ARGUMENT, "merkle_commit: malformed groups");
+                (uint64_t)m.group_begin_size() != (uint64_t)a.log_h + 1)
+                fail(GP_ERR_INVALID_ARGUMENT, "merkle_commit: ", m.group_begin_size(), " groups for a tree of ",
+                     (uint64_t)a.log_h + 1, " layers");
             a.mats = pointers(mats);
             // The groups cover the matrices in order; group k has height
             // 2^(log_h - k). Lifted trees (Miden's LMCS): every matrix in
@@ -424,19 +468,20 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             t.log_h = a.log_h;
             for (const Buffer &b : mats) t.committed.push_back(&b);
             const uint64_t nodes = a.leaves_only ? (1ull << a.log_h) : tree_nodes(a.log_h);
-            t.nodes = mem.resolve(m.nodes(), nodes * t.digest_bytes(), "tree nodes");
+            t.nodes = memory_of(mem, m.nodes(), checked_mul(nodes, t.digest_bytes(), "tree bytes"), 8, "tree nodes");
             be.merkle_commit(a, t);
             return;
         }
         case v1::Request::kReadTree: {
             const auto &r = q.read_tree();
-            if (r.bytes() > wire::kChunkBytes * 2) fail(GP_ERR_INVALID_ARGUMENT, "read_tree: too many bytes at once");
+            if (r.bytes() > kMaxChunkBytes) fail(GP_ERR_INVALID_ARGUMENT, "read_tree: too many bytes at once");
             TreeView v;
             v.t.spec = spec_of(r.tree().spec());
             v.t.log_h = r.tree().log_h();
             v.t.cap_height = r.tree().cap_height();
             if (r.offset() > (1ull << 50)) fail(GP_ERR_INVALID_ARGUMENT, "read_tree: offset");
-            v.t.nodes = mem.resolve(r.tree().nodes(), r.offset() + r.bytes(), "tree nodes");
+            check_log(v.t.log_h, kMaxLog, "tree log_h");
+            v.t.nodes = memory_of(mem, r.tree().nodes(), r.offset() + r.bytes(), 8, "tree nodes");
             std::string out(r.bytes(), '\0');
             be.read_tree(v.t, r.offset(), &out[0], r.bytes());
             rep.set_data(std::move(out));
@@ -446,14 +491,17 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             const auto &m = q.merkle_open();
             TreeView v;
             tree_of(mem, m.tree(), v, m.rows(), m.paths());
-            if ((uint64_t)m.indices_size() > kMaxItems) fail(GP_ERR_INVALID_ARGUMENT, "merkle_open: too many indices");
+            if ((uint64_t)m.indices_size() > kMaxIndices) fail(GP_ERR_INVALID_ARGUMENT, "merkle_open: too many indices");
             for (uint64_t i : m.indices())
                 if (i >> v.t.log_h) fail(GP_ERR_INVALID_ARGUMENT, "merkle_open: index ", i, " out of range");
             const uint64_t n = m.indices_size();
-            const uint64_t rb = m.rows() ? n * opened_row_bytes(v.t.committed) : 0;
-            const uint64_t pb = m.paths() ? n * v.t.path_len() * v.t.digest_bytes() : 0;
-            if (rb + pb > (uint64_t)wire::kMaxMessageBytes / 2)
-                fail(GP_ERR_INVALID_ARGUMENT, "merkle_open: the answer exceeds a message");
+            uint64_t row_bytes = 0;
+            for (const Buffer *b : v.t.committed)
+                row_bytes = checked_add(row_bytes, checked_mul(b->base_cols(), b->field->elem_size, "row"), "row");
+            const uint64_t rb = m.rows() ? checked_mul(n, row_bytes, "merkle_open rows") : 0;
+            const uint64_t pb =
+                m.paths() ? checked_mul(checked_mul(n, v.t.path_len(), "paths"), v.t.digest_bytes(), "paths") : 0;
+            check_reply(checked_add(rb, pb, "merkle_open"), "merkle_open");
             // Rows and paths in buffers of their own, aligned for their words.
             std::vector<uint64_t> rows((rb + 7) / 8), paths((pb + 7) / 8);
             be.merkle_open(v.t, m.indices().data(), n, m.rows() ? rows.data() : nullptr,
@@ -473,8 +521,13 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             a.ext = f.ext();
             a.log_n = f.log_n();
             a.log_a = f.log_a();
-            if (a.log_a < 1 || a.log_a > 4 || a.log_n > fd.two_adicity || a.log_n < a.log_a)
-                fail(GP_ERR_INVALID_ARGUMENT, "fri_fold: sizes");
+            // Arity 2, 4 or 8; a layer that is not the last is stored in rows
+            // of 2^log_a values (or one per leaf), so it holds at least one.
+            const uint32_t log_leaf = f.leaf_element() ? 0 : a.log_a;
+            if (a.log_a < 1 || a.log_a > kMaxFriLogArity || a.log_n > fd.two_adicity || a.log_n < a.log_a ||
+                (!f.final_out() && a.log_n - a.log_a < log_leaf))
+                fail(GP_ERR_INVALID_ARGUMENT, "fri_fold: log_n = ", a.log_n, ", log_a = ", a.log_a,
+                     " is no fold (arity 2 to 8, and a next layer of one stored row at least)");
             a.bitrev = f.bitrev();
             a.halve = f.halve();
             a.final_out = f.final_out();
@@ -485,21 +538,21 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             a.leaf_element = f.leaf_element();
             if (f.beta_size() > 4) fail(GP_ERR_INVALID_ARGUMENT, "fri_fold: beta");
             for (int i = 0; i < f.beta_size(); ++i) a.beta[i] = f.beta(i);
-            uint64_t in_bytes;
-            fold_extent(fd, a.ext, a.log_n, in_bytes);
-            a.in = mem.resolve(f.in(), in_bytes, "fri in");
-            a.out = mem.resolve(f.out(), in_bytes >> a.log_a, "fri out");
+            const uint64_t in_bytes = layer_bytes(fd.elem_size, a.ext, a.log_n);
+            a.in = memory_of(mem, f.in(), in_bytes, fd.elem_size, "fri in");
+            a.out = memory_of(mem, f.out(), in_bytes >> a.log_a, fd.elem_size, "fri out");
             be.fri_fold(a);
             return;
         }
         case v1::Request::kFriToMatrix: {
             const auto &f = q.fri_to_matrix();
             if ((f.elem_size() != 4 && f.elem_size() != 8) || f.ext() < 1 || f.ext() > 4 || f.log_n() > kMaxLog ||
-                f.log_a() > 4 || f.log_a() > f.log_n())
+                f.log_a() > kMaxFriLogArity || f.log_a() > f.log_n())
                 fail(GP_ERR_INVALID_ARGUMENT, "fri_to_matrix: sizes");
-            const uint64_t bytes = ((uint64_t)f.ext() << f.log_n()) * f.elem_size();
+            const uint64_t bytes = layer_bytes(f.elem_size(), f.ext(), f.log_n());
             be.fri_to_matrix(f.elem_size(), f.ext(), f.log_n(), f.log_a(), f.bitrev(),
-                             mem.resolve(f.in(), bytes, "fri in"), mem.resolve(f.out(), bytes, "fri out"));
+                             memory_of(mem, f.in(), bytes, f.elem_size(), "fri in"),
+                             memory_of(mem, f.out(), bytes, f.elem_size(), "fri out"));
             return;
         }
         case v1::Request::kCopyRows: {
@@ -532,7 +585,8 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             for (int e = 0; e < o.z_size(); ++e) a.z[e] = o.z(e);
             const std::vector<Buffer> bufs = columns_of(mem, o.bufs(), fd, a.log_m, "ood bufs");
             uint64_t words = 0;
-            for (const Buffer &b : bufs) words += b.base_cols() * a.E;
+            for (const Buffer &b : bufs) words = checked_add(words, checked_mul(b.base_cols(), a.E, "ood"), "ood");
+            check_reply(checked_mul(words, 8, "ood"), "ood");
             a.bufs = pointers(bufs);
             std::vector<uint64_t> out(words);
             be.ood_sums(a, out.data());
@@ -556,7 +610,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             a.ncols = d.ncols();
             const std::vector<Buffer> bufs = columns_of(mem, d.bufs(), fd, a.log_m, "deep bufs");
             uint64_t cols = 0;
-            for (const Buffer &b : bufs) cols += b.cols;
+            for (const Buffer &b : bufs) cols = checked_add(cols, b.cols, "deep columns");
             if (cols != a.ncols || (uint64_t)d.z_size() != (uint64_t)a.npoints * a.E ||
                 (uint64_t)d.corr_size() != (uint64_t)a.npoints * a.E ||
                 (uint64_t)d.alpha_size() != (uint64_t)a.npoints * a.ncols * a.E)
@@ -577,7 +631,8 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             const FieldDesc &fd = field_of(a.field(), "field");
             if (a.count() > (1ull << kMaxLog)) fail(GP_ERR_INVALID_ARGUMENT, "add_into: count");
             const uint64_t bytes = a.count() * fd.elem_size;
-            be.add_into(fd, mem.resolve(a.dst(), bytes, "dst"), mem.resolve(a.src(), bytes, "src"), a.count());
+            be.add_into(fd, memory_of(mem, a.dst(), bytes, fd.elem_size, "dst"),
+                        memory_of(mem, a.src(), bytes, fd.elem_size, "src"), a.count());
             return;
         }
         case v1::Request::kTrim: be.trim(); return;

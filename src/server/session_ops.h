@@ -22,7 +22,7 @@ namespace v1 = ::gpuprover::v1;
 // session's own address space (what its client sees), and its window.
 class SessionMemory {
 public:
-    explicit SessionMemory(Backend &b) : backend_(b) {}
+    explicit SessionMemory(Backend &b, unsigned max_regions = 256) : backend_(b), max_regions_(max_regions) {}
     ~SessionMemory();
 
     // Registers backend memory; returns its session address.
@@ -34,7 +34,13 @@ public:
     void *resolve(uint64_t addr, uint64_t extent, const char *what) const;
     // Frees everything.
     void clear();
+    // Bytes of backend allocations.
     uint64_t bytes() const { return bytes_; }
+    // Bytes the server holds for the session besides its allocations (a
+    // private window); counted in the quota with bytes().
+    uint64_t private_bytes() const { return priv_bytes_; }
+    // Descriptors the session holds (a shared window, shared regions).
+    unsigned descriptors() const { return (shm_.size() ? 1u : 0u) + (unsigned)regions_.size(); }
 
     // The window: shared memory mapped from a client's memfd, or private.
     void attach_shared(int fd, uint64_t bytes);
@@ -53,6 +59,7 @@ private:
         uint64_t bytes;
     };
     Backend &backend_;
+    unsigned max_regions_;
     std::map<uint64_t, Alloc> allocs_;
     uint64_t next_ = 1ull << 40;
     uint64_t bytes_ = 0;
@@ -64,7 +71,8 @@ private:
 };
 
 // Runs one request other than Hello, AttachShm and Alloc (the session
-// handles those) into `rep`; throws gp::Error.
+// handles those) into `rep`; throws gp::Error. Every field of the request
+// is checked (limits.h) before the backend is called.
 void run_op(Backend &b, SessionMemory &mem, const v1::Request &q, v1::Reply &rep);
 
 // Whether the request is device work that waits in the job queue.
