@@ -22,7 +22,13 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <grpcpp/impl/codegen/client_unary_call.h>
+#include <sys/mman.h>
+
+#include "core/merkle_tree.h"
 #include "gpuprover.grpc.pb.h"
+#include "remote/shm.h"
+#include "remote/wire.h"
 #include "server/scheduler.h"
 #include "test_util.h"
 
@@ -79,14 +85,16 @@ int wait_exit(pid_t pid, int ms) {
 struct Server {
     pid_t pid = -1;
     std::string sock, log;
-    int tcp_port = 0;
+    int tcp_port = 0, metrics_port = 0;
+    std::vector<std::string> prefix;  // e.g. prlimit: runs the server under it
 
     // Starts gpuprover-server with `extra` options (and --unix unless
     // `unix` is false); waits until it listens.
     bool start(std::vector<std::string> extra, bool unix_socket = true, const std::string &path = "") {
         if (log.empty()) log = unique_path("log");
         if (unix_socket) sock = path.empty() ? (sock.empty() ? unique_path("sock") : sock) : path;
-        std::vector<std::string> args = {server_bin(), "--num-gpus", "0"};
+        std::vector<std::string> args = prefix;
+        args.insert(args.end(), {server_bin(), "--num-gpus", "0"});
         if (unix_socket) args.insert(args.end(), {"--unix", sock});
         args.insert(args.end(), extra.begin(), extra.end());
         const size_t before = read_text_file_or_empty(log).size();
@@ -98,6 +106,8 @@ struct Server {
             const size_t at = t.find("tcp_port=");
             if (at != std::string::npos) {
                 tcp_port = std::atoi(t.c_str() + at + 9);
+                const size_t mp = t.find("metrics_port=");
+                if (mp != std::string::npos) metrics_port = std::atoi(t.c_str() + mp + 13);
                 return true;
             }
             if (waitpid(pid, nullptr, WNOHANG) == pid) {
@@ -834,8 +844,9 @@ struct RawSession {
     grpc::ClientContext ctx;
     std::unique_ptr<grpc::ClientReaderWriter<v1::Request, v1::Reply>> s;
     uint64_t id = 0;
-    explicit RawSession(const std::string &sock) {
-        ch = grpc::CreateChannel("unix:" + sock, grpc::InsecureChannelCredentials());
+    // `where`: a unix socket path, or HOST:PORT when `tcp`.
+    explicit RawSession(const std::string &where, bool tcp = false) {
+        ch = grpc::CreateChannel(tcp ? where : "unix:" + where, grpc::InsecureChannelCredentials());
         stub = v1::Prover::NewStub(ch);
         s = stub->Session(&ctx);
     }
@@ -933,4 +944,589 @@ TEST(RemoteProtocol, RefusesWhatTheLibraryNeverSends) {
     i.mutable_info();
     ASSERT_TRUE(b.call(i, r));
     EXPECT_EQ(r.status(), 0);
+}
+
+// ---- Hostile clients ----
+//
+// Each test below reproduces one way a client could corrupt, crash, stall
+// or mislead the server, and checks that the server now refuses it with a
+// status and goes on serving.
+namespace {
+
+constexpr int kGold = GP_FIELD_GOLDILOCKS;
+
+// A raw session that has said Hello, with helpers for hostile requests.
+struct Hostile : RawSession {
+    std::string nonce;
+    bool ok = false;
+    explicit Hostile(const std::string &where, bool tcp = false) : RawSession(where, tcp) {
+        v1::Reply r;
+        ok = hello(1, r) && r.status() == 0;
+        nonce = r.hello().shm_nonce();
+    }
+    v1::Reply send(const v1::Request &q) {
+        v1::Reply r;
+        r.set_status(-1);
+        r.set_message("no reply");
+        call(q, r);
+        return r;
+    }
+    uint64_t alloc(uint64_t bytes) {
+        v1::Request q;
+        q.mutable_alloc()->set_bytes(bytes);
+        const v1::Reply r = send(q);
+        EXPECT_EQ(r.status(), 0) << r.message();
+        return r.addr();
+    }
+    v1::Reply private_window(uint64_t bytes) {
+        v1::Request q;
+        q.mutable_attach_shm()->set_bytes(bytes);
+        return send(q);
+    }
+    v1::Reply attach_fd(int fd, uint64_t bytes, uint64_t ticket, uint64_t send_ticket, const std::string &sock) {
+        gp::send_fd(gp::fd_socket_path(sock), nonce, send_ticket, fd);
+        v1::Request q;
+        q.mutable_attach_shm()->set_bytes(bytes);
+        q.mutable_attach_shm()->set_fd(true);
+        q.mutable_attach_shm()->set_ticket(ticket);
+        return send(q);
+    }
+};
+
+v1::BufferRef gold_buf(uint64_t addr, uint64_t rows, uint64_t cols, uint64_t stride = 0) {
+    v1::BufferRef b;
+    b.set_field(kGold);
+    b.set_ext(1);
+    b.set_rows(rows);
+    b.set_cols(cols);
+    b.set_addr(addr);
+    b.set_stride(stride);
+    return b;
+}
+
+// Plonky3's Poseidon2 Goldilocks profile, as the library sends it.
+void gold_spec(v1::TreeSpec *out) {
+    gp_merkle_options o;
+    gp_merkle_options_init(&o);
+    o.perm = GP_PERM_POSEIDON2_GOLDILOCKS_8;
+    gp::wire::put_spec(gp::tree_spec(o, gp::field_desc(GP_FIELD_GOLDILOCKS), "test"), out);
+}
+
+// The server still opens sessions and runs a job.
+bool serves(const Server &s) {
+    Hostile h(s.sock);
+    if (!h.ok) return false;
+    v1::Request q;
+    q.mutable_alloc()->set_bytes(64);
+    return h.send(q).status() == 0;
+}
+
+int sealed_memfd(uint64_t bytes, bool seal) {
+    const int fd = memfd_create("gp-test", MFD_CLOEXEC | (seal ? MFD_ALLOW_SEALING : 0));
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(ftruncate(fd, (off_t)bytes), 0);
+    if (seal) EXPECT_EQ(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+    return fd;
+}
+
+}  // namespace
+
+// A stride of 2^64 - rows + k passed the extent check with k elements while
+// Upload, Download and CheckValues touched rows x cols (heap read/write).
+TEST(RemoteHostile, StridesThatWrapAreRefused) {
+    Server s;
+    ASSERT_TRUE(s.start({}));
+    Hostile a(s.sock);
+    ASSERT_TRUE(a.ok);
+    const uint64_t addr = a.alloc(4096);
+    ASSERT_EQ(a.private_window(1 << 16).status(), 0);
+    for (uint64_t k : {1ull, 2ull, 7ull}) {
+        const v1::BufferRef b = gold_buf(addr, 8, 2, 0ull - 8 + k);
+        v1::Request d;
+        *d.mutable_download()->mutable_src() = b;
+        d.mutable_download()->mutable_data()->set_size(128);
+        v1::Reply r = a.send(d);
+        EXPECT_EQ(r.status(), GP_ERR_SIZE_OVERFLOW) << r.message();
+        EXPECT_TRUE(r.data().empty());
+        v1::Request u;
+        *u.mutable_upload()->mutable_dst() = b;
+        u.mutable_upload()->mutable_data()->set_size(128);
+        EXPECT_EQ(a.send(u).status(), GP_ERR_SIZE_OVERFLOW);
+        v1::Request c;
+        *c.mutable_check_values()->mutable_buf() = b;
+        EXPECT_EQ(a.send(c).status(), GP_ERR_SIZE_OVERFLOW);
+    }
+    // A stride that fits is still served.
+    v1::Request d;
+    *d.mutable_download()->mutable_src() = gold_buf(addr, 8, 2, 16);
+    d.mutable_download()->mutable_data()->set_size(128);
+    EXPECT_EQ(a.send(d).status(), 0);
+    EXPECT_TRUE(serves(s));
+}
+
+// n x opened_row_bytes wrapped 64 bits: a 0-byte answer buffer that the
+// backend then filled (heap write), with no stride needed.
+TEST(RemoteHostile, MerkleOpenAnswerThatWrapsIsRefused) {
+    Server s;
+    ASSERT_TRUE(s.start({}));
+    Hostile a(s.sock);
+    ASSERT_TRUE(a.ok);
+    const uint64_t addr = a.alloc(64ull << 20);  // one row of 2^23 columns
+    v1::Request q;
+    auto *m = q.mutable_merkle_open();
+    gold_spec(m->mutable_tree()->mutable_spec());
+    m->mutable_tree()->set_log_h(18);
+    const v1::BufferRef row = gold_buf(addr, 1, 1ull << 23);
+    for (int i = 0; i < (1 << 20); ++i) *m->mutable_tree()->add_committed() = row;  // 2^46 bytes a row
+    for (uint64_t i = 0; i < (1u << 18); ++i) m->add_indices(i);                       // x 2^18 = 2^64
+    m->set_rows(true);
+    const v1::Reply r = a.send(q);
+    EXPECT_NE(r.status(), 0);
+    EXPECT_NE(r.status(), -1) << "no reply";
+    EXPECT_TRUE(r.data().empty());
+    // Fewer repeats: the answer (2^18 rows of 2^26 bytes) still exceeds a message.
+    m->mutable_tree()->clear_committed();
+    *m->mutable_tree()->add_committed() = row;
+    const v1::Reply r2 = a.send(q);
+    EXPECT_EQ(r2.status(), GP_ERR_INVALID_ARGUMENT) << r2.message();
+    EXPECT_NE(r2.message().find("exceeds"), std::string::npos) << r2.message();
+    EXPECT_TRUE(serves(s));
+}
+
+// A commitment with fewer groups than layers: the backend read all log_h + 1.
+TEST(RemoteHostile, MerkleCommitNeedsAGroupPerLayer) {
+    Server s;
+    ASSERT_TRUE(s.start({}));
+    Hostile a(s.sock);
+    ASSERT_TRUE(a.ok);
+    const uint64_t mat = a.alloc(8 * 8), nodes = a.alloc(15 * 32);
+    v1::Request q;
+    auto *m = q.mutable_merkle_commit();
+    gold_spec(m->mutable_spec());
+    m->set_log_h(3);
+    *m->add_mats() = gold_buf(mat, 8, 1);
+    m->add_group_begin(0);
+    m->add_group_end(1);
+    m->set_nodes(nodes);
+    v1::Reply r = a.send(q);
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+    EXPECT_NE(r.message().find("groups"), std::string::npos) << r.message();
+    for (int k = 1; k <= 3; ++k) {  // every layer named: served
+        m->add_group_begin(1);
+        m->add_group_end(1);
+    }
+    r = a.send(q);
+    EXPECT_EQ(r.status(), 0) << r.message();
+}
+
+// Arity 16 overflowed a stack array of 8 values with client data; a
+// non-final fold of a layer smaller than one group stored through a shift
+// of 2^32 - 2.
+TEST(RemoteHostile, FriFoldsBeyondTheLibrarysAreRefused) {
+    Server s;
+    ASSERT_TRUE(s.start({}));
+    Hostile a(s.sock);
+    ASSERT_TRUE(a.ok);
+    const uint64_t in = a.alloc(4096), out = a.alloc(4096);
+    auto fold = [&](uint32_t log_n, uint32_t log_a, bool final_out) {
+        v1::Request q;
+        auto *f = q.mutable_fri_fold();
+        f->set_field(kGold);
+        f->set_ext(2);
+        f->set_log_n(log_n);
+        f->set_log_a(log_a);
+        f->set_final_out(final_out);
+        f->set_omega_inv(1);
+        f->set_shift_inv(1);
+        f->set_zeta_inv(1);
+        f->add_beta(3);
+        f->add_beta(5);
+        f->set_in(in);
+        f->set_out(out);
+        return a.send(q);
+    };
+    v1::Reply r = fold(5, 4, true);
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+    r = fold(2, 2, false);
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+    r = fold(3, 2, false);
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+    EXPECT_EQ(fold(4, 2, false).status(), 0);  // what the library sends
+    EXPECT_EQ(fold(3, 3, true).status(), 0);
+    EXPECT_TRUE(serves(s));
+}
+
+// A memfd the client could shrink after attaching (or a regular file)
+// made the server's next access fault: SIGBUS killed it.
+TEST(RemoteHostile, SharedMemoryMustBeSealed) {
+    Server s;
+    ASSERT_TRUE(s.start({"--fd-wait-ms", "2000"}));
+    Hostile a(s.sock);
+    ASSERT_TRUE(a.ok);
+    ASSERT_FALSE(a.nonce.empty());
+    const int loose = sealed_memfd(1 << 20, false);
+    v1::Reply r = a.attach_fd(loose, 1 << 20, 1, 1, s.sock);
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+    EXPECT_NE(r.message().find("sealed"), std::string::npos) << r.message();
+    const std::string file = unique_path("plainfile");
+    const int plain = open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    ASSERT_EQ(ftruncate(plain, 1 << 20), 0);
+    r = a.attach_fd(plain, 1 << 20, 2, 2, s.sock);
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+    unlink(file.c_str());
+    // The shrink that used to kill the server: the server refused the
+    // memfd, so its accesses never reach it.
+    EXPECT_EQ(ftruncate(loose, 0), 0);
+    const uint64_t addr = a.alloc(4096);
+    v1::Request d;
+    *d.mutable_download()->mutable_src() = gold_buf(addr, 8, 1);
+    d.mutable_download()->mutable_data()->set_size(64);
+    EXPECT_NE(a.send(d).status(), 0);  // no window
+    // A sealed memfd is taken, and cannot be shrunk under the server.
+    const int sealed = sealed_memfd(1 << 20, true);
+    r = a.attach_fd(sealed, 1 << 20, 3, 3, s.sock);
+    EXPECT_EQ(r.status(), 0) << r.message();
+    EXPECT_NE(ftruncate(sealed, 0), 0);
+    EXPECT_EQ(a.send(d).status(), 0);
+    close(loose);
+    close(plain);
+    close(sealed);
+    EXPECT_TRUE(serves(s));
+}
+
+// A descriptor that came late was taken by the next attachment: jobs got
+// other bytes with GP_OK. Each descriptor now goes to its ticket alone.
+TEST(RemoteHostile, DescriptorsGoOnlyToTheirTicket) {
+    Server s;
+    ASSERT_TRUE(s.start({"--fd-wait-ms", "300"}));
+    Hostile a(s.sock), b(s.sock);
+    ASSERT_TRUE(a.ok && b.ok);
+    const int late = sealed_memfd(1 << 20, true), mine = sealed_memfd(1 << 20, true);
+    // The descriptor of ticket 7 arrives; an attachment naming ticket 8 does
+    // not take it.
+    v1::Reply r = a.attach_fd(late, 1 << 20, 8, 7, s.sock);
+    EXPECT_EQ(r.status(), GP_ERR_REMOTE) << r.message();
+    EXPECT_NE(r.message().find("ticket 8"), std::string::npos) << r.message();
+    // B's descriptors never reach A, whatever the ticket.
+    gp::send_fd(gp::fd_socket_path(s.sock), b.nonce, 9, mine);
+    v1::Request q;
+    q.mutable_attach_shm()->set_bytes(1 << 20);
+    q.mutable_attach_shm()->set_fd(true);
+    q.mutable_attach_shm()->set_ticket(9);
+    EXPECT_EQ(a.send(q).status(), GP_ERR_REMOTE);
+    EXPECT_EQ(b.send(q).status(), 0);
+    // Ticket 7 is still A's, and no ticket means none.
+    q.mutable_attach_shm()->set_ticket(7);
+    EXPECT_EQ(a.send(q).status(), 0);
+    q.mutable_attach_shm()->set_ticket(0);
+    EXPECT_EQ(a.send(q).status(), GP_ERR_INVALID_ARGUMENT);
+    close(late);
+    close(mine);
+}
+
+// Three idle connections to the side socket made every attachment fail
+// after 5 s: it served one connection at a time.
+TEST(RemoteHostile, IdleSideConnectionsDelayNobody) {
+    Server s;
+    ASSERT_TRUE(s.start({}));
+    std::vector<int> idle;
+    for (int i = 0; i < 40; ++i) {
+        const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        std::strncpy(a.sun_path, (s.sock + ".fd").c_str(), sizeof a.sun_path - 1);
+        ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a), 0);
+        idle.push_back(fd);
+    }
+    CtxPtr c;
+    ASSERT_GP_OK(remote_ctx(s.sock, &c));
+    for (int round = 0; round < 3; ++round) {  // each upload grows the window: a new descriptor
+        const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+        Rng rng(round);
+        BufPtr b;
+        EXPECT_GP_OK(upload(c.get(), F, random_mat(F, 1u << (16 + round), 4, 1, rng), GP_LAYOUT_COL_MAJOR, &b));
+    }
+    for (int fd : idle) close(fd);
+}
+
+// Per-session regions, all descriptors, and running out of descriptors:
+// the server refuses with a status and accepts again once they are free.
+TEST(RemoteHostile, DescriptorsAreBoundedAndExhaustionIsSurvived) {
+    Server s;
+    s.prefix = {"/usr/bin/prlimit", "--nofile=160:160", "--"};
+    ASSERT_TRUE(s.start({"--max-regions", "4", "--max-descriptors", "6", "--fd-wait-ms", "2000"}));
+    Hostile a(s.sock), b(s.sock);
+    ASSERT_TRUE(a.ok && b.ok);
+    auto region = [&](Hostile &h, uint64_t id) {
+        const int fd = sealed_memfd(4096, true);
+        gp::send_fd(gp::fd_socket_path(s.sock), h.nonce, id, fd);
+        close(fd);
+        v1::Request q;
+        q.mutable_attach_region()->set_id(id);
+        q.mutable_attach_region()->set_bytes(4096);
+        q.mutable_attach_region()->set_ticket(id);
+        return h.send(q);
+    };
+    for (uint64_t id = 1; id <= 4; ++id) EXPECT_EQ(region(a, id).status(), 0);
+    v1::Reply r = region(a, 5);
+    EXPECT_EQ(r.status(), GP_ERR_HOST_OUT_OF_MEMORY) << r.message();
+    EXPECT_NE(r.message().find("limit"), std::string::npos) << r.message();
+    EXPECT_EQ(region(b, 1).status(), 0);
+    EXPECT_EQ(region(b, 2).status(), 0);
+    r = region(b, 3);  // 6 descriptors held by the server
+    EXPECT_EQ(r.status(), GP_ERR_HOST_OUT_OF_MEMORY) << r.message();
+    // Connections until the process has no descriptor left, then freed.
+    std::vector<int> flood;
+    for (int i = 0; i < 300; ++i) {
+        const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_un ad{};
+        ad.sun_family = AF_UNIX;
+        std::strncpy(ad.sun_path, s.sock.c_str(), sizeof ad.sun_path - 1);
+        if (connect(fd, reinterpret_cast<sockaddr *>(&ad), sizeof ad) != 0) {
+            close(fd);
+            break;
+        }
+        flood.push_back(fd);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    for (int fd : flood) close(fd);
+    // The listener serves again (bounded wait for the server to notice).
+    bool back = false;
+    for (int i = 0; i < 100 && !back; ++i) {
+        CtxPtr c;
+        back = remote_ctx(s.sock, &c) == GP_OK;
+        if (!back) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_TRUE(back) << "the server stays unreachable after running out of descriptors";
+}
+
+// 1000 idle sessions cost 2013 threads: sessions are bounded, on the whole
+// server and per client, and the server keeps accepting others.
+TEST(RemoteHostile, SessionsAreBounded) {
+    Server s;
+    ASSERT_TRUE(s.start({"--tcp", "127.0.0.1:0", "--max-sessions", "3", "--max-sessions-per-client", "2"}));
+    auto a = std::make_unique<Hostile>(s.sock);
+    Hostile b(s.sock);
+    ASSERT_TRUE(a->ok && b.ok);
+    {
+        RawSession c(s.sock);
+        v1::Reply r;
+        ASSERT_TRUE(c.hello(1, r));
+        EXPECT_EQ(r.status(), GP_ERR_REMOTE);
+        EXPECT_NE(r.message().find("per client"), std::string::npos) << r.message();
+    }
+    Hostile t(s.tcp(), true);  // another client
+    EXPECT_TRUE(t.ok);
+    {
+        RawSession u(s.tcp(), true);
+        v1::Reply r;
+        ASSERT_TRUE(u.hello(1, r));
+        EXPECT_EQ(r.status(), GP_ERR_REMOTE);
+        EXPECT_NE(r.message().find("--max-sessions"), std::string::npos) << r.message();
+    }
+    a.reset();  // a session closes: room again
+    bool opened = false;
+    for (int i = 0; i < 100 && !opened; ++i) {
+        Hostile again(s.sock);
+        opened = again.ok;
+        if (!opened) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_TRUE(opened);
+}
+
+// The quota covered Alloc only: a private window grew the server by any
+// size. It counts now, and --status shows it per session.
+TEST(RemoteHostile, QuotaCoversThePrivateWindow) {
+    Server s;
+    ASSERT_TRUE(s.start({"--tcp", "127.0.0.1:0", "--quota-mib", "1"}));
+    Hostile t(s.tcp(), true);
+    ASSERT_TRUE(t.ok);
+    v1::Reply r = t.private_window(16ull << 20);
+    EXPECT_EQ(r.status(), GP_ERR_DEVICE_OUT_OF_MEMORY) << r.message();
+    EXPECT_NE(r.message().find("quota"), std::string::npos) << r.message();
+    EXPECT_EQ(t.private_window(512 << 10).status(), 0);
+    v1::Request q;
+    q.mutable_alloc()->set_bytes(768 << 10);
+    EXPECT_EQ(t.send(q).status(), GP_ERR_DEVICE_OUT_OF_MEMORY);
+    q.mutable_alloc()->set_bytes(256 << 10);
+    r = t.send(q);
+    ASSERT_EQ(r.status(), 0);
+    EXPECT_NE(s.status().find("0.8 MiB, "), std::string::npos) << s.status();
+    v1::Request f;
+    f.mutable_free()->set_addr(r.addr());
+    EXPECT_EQ(t.send(f).status(), 0);
+    EXPECT_NE(s.status().find("0.5 MiB, "), std::string::npos) << s.status();
+}
+
+// Without the token, TCP still got Stats (every session's client string)
+// and /metrics.
+TEST(RemoteHostile, TheTokenGuardsEveryTcpCall) {
+    const std::string tok = unique_path("token");
+    std::ofstream(tok) << "s3cret-token\n";
+    chmod(tok.c_str(), 0600);
+    Server s;
+    ASSERT_TRUE(s.start({"--tcp", "127.0.0.1:0", "--token-file", tok, "--metrics", "127.0.0.1:0"}));
+    ASSERT_GT(s.metrics_port, 0);
+    const std::string no_token = s.status(s.tcp());
+    EXPECT_EQ(no_token.find("sessions opened"), std::string::npos) << no_token;
+    EXPECT_NE(no_token.find("token"), std::string::npos) << no_token;
+    const std::string with_token =
+        [&] {
+            const std::string cmd = server_bin() + " --status " + s.tcp() + " --token-file " + tok + " 2>&1";
+            std::string out;
+            if (FILE *p = popen(cmd.c_str(), "r")) {
+                char buf[4096];
+                size_t n;
+                while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+                pclose(p);
+            }
+            return out;
+        }();
+    EXPECT_NE(with_token.find("sessions opened"), std::string::npos) << with_token;
+    EXPECT_NE(s.status().find("sessions opened"), std::string::npos) << "the unix socket's permissions guard it";
+    auto scrape = [&](const std::string &extra) {
+        const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons((uint16_t)s.metrics_port);
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        std::string out;
+        if (connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0) {
+            const std::string req = "GET /metrics HTTP/1.0\r\n" + extra + "\r\n";
+            (void)!write(fd, req.data(), req.size());
+            char buf[4096];
+            ssize_t n;
+            while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, (size_t)n);
+        }
+        close(fd);
+        return out;
+    };
+    EXPECT_NE(scrape("").find("401"), std::string::npos);
+    EXPECT_NE(scrape("Authorization: Bearer wrong\r\n").find("401"), std::string::npos);
+    EXPECT_NE(scrape("Authorization: Bearer s3cret-token\r\n").find("gpuprover_sessions_total"), std::string::npos);
+    unlink(tok.c_str());
+}
+
+// A second server on the same path took it over silently, and stopping the
+// first then deleted the second's sockets.
+TEST(RemoteHostile, OneServerPerSocketPath) {
+    Server s;
+    ASSERT_TRUE(s.start({}));
+    Server second;
+    EXPECT_FALSE(second.start({}, true, s.sock));
+    EXPECT_NE(Server::read_text_file_or_empty(second.log).find("another gpuprover-server"), std::string::npos);
+    second.sock.clear();  // not its socket to remove
+    EXPECT_TRUE(serves(s));
+    struct stat st;
+    EXPECT_EQ(stat(s.sock.c_str(), &st), 0);
+    EXPECT_EQ(stat((s.sock + ".fd").c_str(), &st), 0);
+}
+
+// A message that is no Request got no reply; enums out of range were
+// loaded as C++ enums; misaligned addresses reached the backend.
+TEST(RemoteHostile, MalformedMessagesEnumsAndAlignment) {
+    Server s;
+    ASSERT_TRUE(s.start({}));
+    for (bool first : {true, false}) {
+        auto ch = grpc::CreateChannel("unix:" + s.sock, grpc::InsecureChannelCredentials());
+        grpc::ClientContext ctx;
+        std::unique_ptr<grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>> st(
+            grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, grpc::ByteBuffer>::Create(
+                ch.get(), grpc::internal::RpcMethod("/gpuprover.v1.Prover/Session", grpc::internal::RpcMethod::BIDI_STREAMING),
+                &ctx));
+        grpc::ByteBuffer in;
+        v1::Reply r;
+        if (!first) {  // a session first
+            v1::Request h;
+            h.set_id(1);
+            h.mutable_hello()->set_version(1);
+            grpc::ByteBuffer hb;
+            bool own;
+            ASSERT_TRUE((grpc::GenericSerialize<grpc::ProtoBufferWriter, v1::Request>(h, &hb, &own).ok()));
+            ASSERT_TRUE(st->Write(hb) && st->Read(&in));
+        }
+        const char junk[] = "\xff\xff\xff\xff\xff\x0a\x80";
+        grpc::Slice sl(junk, sizeof junk - 1);
+        grpc::ByteBuffer bad(&sl, 1);
+        ASSERT_TRUE(st->Write(bad));
+        ASSERT_TRUE(st->Read(&in)) << "no reply to a malformed message";
+        ASSERT_TRUE((grpc::GenericDeserialize<grpc::ProtoBufferReader, v1::Reply>(&in, &r).ok()));
+        EXPECT_NE(r.status(), 0);
+        EXPECT_NE(r.message().find("malformed"), std::string::npos) << r.message();
+    }
+    Hostile a(s.sock);
+    ASSERT_TRUE(a.ok);
+    const uint64_t addr = a.alloc(4096);
+    ASSERT_EQ(a.private_window(4096).status(), 0);
+    v1::Request u;
+    *u.mutable_upload()->mutable_dst() = gold_buf(addr, 8, 1);
+    u.mutable_upload()->set_layout(77);
+    u.mutable_upload()->mutable_data()->set_size(64);
+    EXPECT_EQ(a.send(u).status(), GP_ERR_INVALID_ARGUMENT);
+    u.mutable_upload()->set_layout(-1);
+    EXPECT_EQ(a.send(u).status(), GP_ERR_INVALID_ARGUMENT);
+    v1::Request n;
+    *n.mutable_ntt()->mutable_buf() = gold_buf(addr, 8, 1);
+    n.mutable_ntt()->set_direction(9);
+    EXPECT_EQ(a.send(n).status(), GP_ERR_INVALID_ARGUMENT);
+    n.mutable_ntt()->set_direction(0);
+    n.mutable_ntt()->set_input_order(1 << 30);
+    EXPECT_EQ(a.send(n).status(), GP_ERR_INVALID_ARGUMENT);
+    n.mutable_ntt()->set_input_order(0);
+    EXPECT_EQ(a.send(n).status(), 0);
+    {
+        RawSession p(s.sock);
+        v1::Request h;
+        h.mutable_hello()->set_version(1);
+        h.mutable_hello()->set_priority((v1::Priority)7);
+        v1::Reply r;
+        ASSERT_TRUE(p.call(h, r));
+        EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+    }
+    // Misaligned: 4 bytes into 8-byte elements.
+    *n.mutable_ntt()->mutable_buf() = gold_buf(addr + 4, 8, 1);
+    v1::Reply r = a.send(n);
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(r.message().find("multiple of 8"), std::string::npos) << r.message();
+    v1::Request ai;
+    ai.mutable_add_into()->set_field(kGold);
+    ai.mutable_add_into()->set_dst(addr + 1);
+    ai.mutable_add_into()->set_src(addr + 2048);
+    ai.mutable_add_into()->set_count(4);
+    EXPECT_EQ(a.send(ai).status(), GP_ERR_INVALID_ARGUMENT);
+    ai.mutable_add_into()->set_dst(addr);
+    EXPECT_EQ(a.send(ai).status(), 0);
+}
+
+// One OOD request grew the server by 1 GiB (its sums, then a reply too
+// large to send); a buffer named again and again multiplied one job's work.
+TEST(RemoteHostile, OodSumsAndRepeatedBuffersAreBounded) {
+    Server s;
+    ASSERT_TRUE(s.start({}));
+    Hostile a(s.sock);
+    ASSERT_TRUE(a.ok);
+    const uint64_t wide = a.alloc(32ull << 20);  // one row of 2^22 columns
+    v1::Request q;
+    auto *o = q.mutable_ood();
+    o->set_field(kGold);
+    o->set_e(2);
+    o->set_log_m(0);
+    o->set_log_nb(0);
+    o->set_shift(7);
+    o->set_omega_n(1);
+    o->add_z(5);
+    o->add_z(6);
+    *o->add_bufs() = gold_buf(wide, 1, 1ull << 22);
+    v1::Reply r = a.send(q);
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+    EXPECT_NE(r.message().find("exceeds"), std::string::npos) << r.message();
+    Hostile b(s.sock);  // a session that holds 64 bytes
+    const uint64_t small = b.alloc(8 * 8);
+    o->clear_bufs();
+    for (int i = 0; i < 4096; ++i) *o->add_bufs() = gold_buf(small, 8, 1);
+    o->set_log_m(3);
+    r = b.send(q);
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+    EXPECT_NE(r.message().find("times the session"), std::string::npos) << r.message();
+    EXPECT_TRUE(serves(s));
 }

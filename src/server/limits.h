@@ -58,12 +58,13 @@ struct ResourceLimits {
     unsigned max_side_connections = 64;
     unsigned max_side_connections_per_client = 16;
     int side_timeout_ms = 2000;
-    // Descriptors a session may hold (its window and regions), descriptors
-    // passed but not yet attached (per session), and descriptors of all
-    // sessions together (0: half the process's descriptor limit).
+    // Descriptors a session may hold attached (its window and regions), and
+    // all sessions together (0: half the process's descriptor limit);
+    // descriptors passed but not yet attached, per session and in all.
     unsigned max_regions_per_session = 256;
-    unsigned max_pending_fds_per_session = 8;
     unsigned max_descriptors = 0;
+    unsigned max_pending_fds_per_session = 8;
+    unsigned max_pending_fds = 64;
     // Bytes of replies being written to clients at once (slow readers wait).
     uint64_t max_reply_bytes_in_flight = 1ull << 30;
     // A session's private window (TCP clients), also counted in its quota.

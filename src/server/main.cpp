@@ -59,6 +59,9 @@ a status naming it, and the server goes on serving everyone else):
   --max-connections N      transport connections held at once (default 1024)
   --max-descriptors N      shared-memory descriptors of all sessions
                            (default: half the descriptor limit)
+  --max-regions N          shared regions one session may attach (default 256)
+  --fd-wait-ms MS          how long shared-memory attachment waits for its
+                           descriptor on the side socket (default 5000)
 Monitoring and control:
   --metrics HOST:PORT      Prometheus text format at http://HOST:PORT/metrics
                            (IPv4; loopback unless --token-file)      [GPUPROVER_SERVER_METRICS]
@@ -137,6 +140,9 @@ int main(int argc, char **argv) {
                 c.limits.max_sessions_per_client = std::max(1u, to_uint(next(), "--max-sessions-per-client"));
             else if (a == "--max-connections") c.limits.max_connections = std::max(1u, to_uint(next(), "--max-connections"));
             else if (a == "--max-descriptors") c.limits.max_descriptors = std::max(1u, to_uint(next(), "--max-descriptors"));
+            else if (a == "--max-regions")
+                c.limits.max_regions_per_session = std::max(1u, to_uint(next(), "--max-regions"));
+            else if (a == "--fd-wait-ms") c.fd_wait_ms = (int)std::max(1u, to_uint(next(), "--fd-wait-ms"));
             else if (a == "--metrics") c.metrics = next();
             else if (a == "--grace-ms") grace_ms = (int)to_uint(next(), "--grace-ms");
             else if (a == "--status") status_ep = next();

@@ -295,8 +295,10 @@ struct Server::Impl final : public grpc::Service {
     }
 
     // The side socket: descriptors of shared memory. Many connections wait
-    // at once, each for at most side_timeout_ms, at most a few per client:
-    // an idle connection delays nobody else.
+    // at once, each for at most side_timeout_ms; when the pool (or a
+    // client's share of it) is full, its oldest waiting connection gives
+    // way. Connections that have sent are served first, so an idle one
+    // delays nobody else.
     void side_loop() {
         struct Waiting {
             int fd;
@@ -332,9 +334,14 @@ struct Server::Impl final : public grpc::Service {
                 const Peer peer = peer_of(c, true);
                 unsigned mine = 0;
                 for (const Waiting &w : waiting) mine += w.client == peer.client;
-                if (waiting.size() >= l.max_side_connections || mine >= l.max_side_connections_per_client) {
-                    close(c);
-                    continue;
+                const bool client_full = mine >= l.max_side_connections_per_client;
+                if (client_full || waiting.size() >= l.max_side_connections) {
+                    for (auto it = waiting.begin(); it != waiting.end(); ++it)
+                        if (!client_full || it->client == peer.client) {
+                            close(it->fd);
+                            waiting.erase(it);
+                            break;
+                        }
                 }
                 waiting.push_back({c, peer.client, now + std::chrono::milliseconds(l.side_timeout_ms)});
             }
@@ -345,6 +352,7 @@ struct Server::Impl final : public grpc::Service {
     // Prometheus text; with a token, the scrape must carry it
     // ("Authorization: Bearer TOKEN").
     void serve_metrics(int c) {
+        fcntl(c, F_SETFL, fcntl(c, F_GETFL) & ~O_NONBLOCK);  // blocking, with timeouts
         timeval tv{1, 0};
         setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
@@ -536,7 +544,8 @@ void Server::start() {
         m.fd_listen = listen_unix(fd_socket_path(c.unix_path));
     }
     if (!c.tcp.empty()) m.tcp_listen = listen_tcp(c.tcp, &m.tcp_port);
-    if (!c.metrics.empty()) m.metrics_listen = listen_tcp(c.metrics, nullptr);
+    int metrics_port = 0;
+    if (!c.metrics.empty()) m.metrics_listen = listen_tcp(c.metrics, &metrics_port);
     m.threads.emplace_back([&m] { m.grpc_accept_loop(); });
     m.threads.emplace_back([&m] { m.watchdog_loop(); });
     if (m.fd_listen >= 0) m.threads.emplace_back([&m] { m.side_loop(); });
@@ -544,7 +553,8 @@ void Server::start() {
     log_line("start", "unix=" + quote(c.unix_path) + " tcp=" + quote(c.tcp) + " tcp_port=" +
                           std::to_string(m.tcp_port) + " gpus=" + quote(m.core.device_names()) + " jobs_per_gpu=" +
                           std::to_string(c.jobs_per_gpu) + " cpu_jobs=" + std::to_string(c.cpu_jobs) +
-                          " metrics=" + quote(c.metrics) + " max_sessions=" + std::to_string(l.max_sessions));
+                          " metrics=" + quote(c.metrics) + " metrics_port=" + std::to_string(metrics_port) +
+                          " max_sessions=" + std::to_string(l.max_sessions));
 }
 
 void Server::wait() {

@@ -281,13 +281,14 @@ void Core::deliver_fd(const std::string &msg, int fd) {
     }
     std::lock_guard<std::mutex> lock(fd_mu_);
     unsigned &n = pending_per_nonce_[nonce];
-    if (!known || n >= cfg_.limits.max_pending_fds_per_session || pending_fds_.count(msg)) {
+    const ResourceLimits &l = cfg_.limits;
+    if (!known || n >= l.max_pending_fds_per_session || pending_fds_.size() >= l.max_pending_fds ||
+        pending_fds_.count(msg)) {
         if (n == 0) pending_per_nonce_.erase(nonce);
         ::close(fd);
         return;
     }
     ++n;
-    ++descriptors_;
     pending_fds_[msg] = fd;
     fd_cv_.notify_all();
 }
@@ -298,7 +299,6 @@ void Core::drop_pending(const std::string &nonce) {
     for (auto it = pending_fds_.begin(); it != pending_fds_.end();) {
         if (it->first.compare(0, kNonceBytes, nonce) == 0) {
             ::close(it->second);
-            --descriptors_;
             it = pending_fds_.erase(it);
         } else {
             ++it;
@@ -320,7 +320,6 @@ int Core::take_fd(SessionState &s, uint64_t ticket) {
              cfg_.fd_wait_ms, " ms");
     const int fd = it->second;
     pending_fds_.erase(it);
-    --descriptors_;
     auto n = pending_per_nonce_.find(s.nonce);
     if (n != pending_per_nonce_.end() && --n->second == 0) pending_per_nonce_.erase(n);
     return fd;
@@ -593,7 +592,7 @@ std::string Core::prometheus() {
     o << "gpuprover_sessions_total{event=\"opened\"} " << r.sessions_opened() << "\n";
     o << "gpuprover_sessions_total{event=\"closed\"} " << r.sessions_closed() << "\n";
     o << "# HELP gpuprover_descriptors Shared-memory descriptors held for sessions.\n# TYPE gpuprover_descriptors gauge\n";
-    o << "gpuprover_descriptors " << descriptors_.load() << "\n";
+    o << "gpuprover_descriptors " << descriptors() << "\n";
     return o.str();
 }
 

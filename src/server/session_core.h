@@ -116,7 +116,11 @@ public:
     uint64_t closed() const { return closed_; }
     const Config &config() const { return cfg_; }
     std::string device_names() const;
-    unsigned descriptors() const { return descriptors_.load(); }
+    // Descriptors held for sessions: attached, and passed but not yet taken.
+    unsigned descriptors() {
+        std::lock_guard<std::mutex> lock(fd_mu_);
+        return descriptors_.load() + (unsigned)pending_fds_.size();
+    }
 
 private:
     Config cfg_;
@@ -128,7 +132,7 @@ private:
     uint64_t next_session_ = 1, opened_ = 0, closed_ = 0;
     std::atomic<bool> stopping_{false};
     std::atomic<uint64_t> seq_{0};
-    std::atomic<unsigned> descriptors_{0};
+    std::atomic<unsigned> descriptors_{0};  // attached windows and regions
     Clock::time_point started_ = Clock::now();
     // Descriptors passed over the side socket, by nonce + ticket.
     std::mutex fd_mu_;
