@@ -1530,3 +1530,45 @@ TEST(RemoteHostile, OodSumsAndRepeatedBuffersAreBounded) {
     EXPECT_NE(r.message().find("times the session"), std::string::npos) << r.message();
     EXPECT_TRUE(serves(s));
 }
+
+// 20 clients that asked for 16 MiB answers and never read them grew the
+// server by 644 MiB: replies held for clients now share one budget, and a
+// request whose answer may be large waits for room before it is built.
+TEST(RemoteHostile, SlowReadersShareOneReplyBudget) {
+    Server s;
+    ASSERT_TRUE(s.start({"--tcp", "127.0.0.1:0", "--max-reply-mib", "48"}));
+    auto rss_mib = [&] {
+        std::ifstream f("/proc/" + std::to_string(s.pid) + "/status");
+        std::string line;
+        while (std::getline(f, line))
+            if (line.rfind("VmRSS:", 0) == 0) return std::atof(line.c_str() + 6) / 1024.0;
+        return 0.0;
+    };
+    std::vector<std::unique_ptr<Hostile>> slow;
+    for (int i = 0; i < 16; ++i) {
+        slow.push_back(std::make_unique<Hostile>(s.tcp(), true));
+        ASSERT_TRUE(slow.back()->ok);
+        ASSERT_EQ(slow.back()->private_window(16 << 20).status(), 0);
+    }
+    const double before = rss_mib();
+    for (auto &h : slow)
+        for (int k = 0; k < 4; ++k) {  // sent, never read
+            v1::Request q;
+            q.set_id(100 + k);
+            q.mutable_get()->set_size(16 << 20);
+            ASSERT_TRUE(h->s->Write(q));
+        }
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    const double grown = rss_mib() - before;
+    std::printf("slow readers: 16 clients x 4 answers of 16 MiB unread; server RSS grew %.0f MiB\n", grown);
+    // 48 MiB of replies, and what gRPC copies of them; without the budget
+    // every client's answers were held: over 1 GiB.
+    EXPECT_LT(grown, 200.0);
+    // An honest client is served meanwhile (its small replies fit).
+    Hostile honest(s.sock);
+    EXPECT_TRUE(honest.ok);
+    EXPECT_NE(honest.alloc(4096), 0u);
+    for (auto &h : slow) h->ctx.TryCancel();
+    slow.clear();
+    EXPECT_TRUE(serves(s));
+}

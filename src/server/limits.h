@@ -65,8 +65,10 @@ struct ResourceLimits {
     unsigned max_descriptors = 0;
     unsigned max_pending_fds_per_session = 8;
     unsigned max_pending_fds = 64;
-    // Bytes of replies being written to clients at once (slow readers wait).
-    uint64_t max_reply_bytes_in_flight = 1ull << 30;
+    // Bytes of replies held for clients at once: those being written, and
+    // room reserved by requests whose replies may be large before they run
+    // (a slow reader holds its share; the others wait).
+    uint64_t max_reply_bytes_in_flight = 256ull << 20;
     // A session's private window (TCP clients), also counted in its quota.
     uint64_t max_private_window = 4ull << 30;
 };

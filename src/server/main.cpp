@@ -60,6 +60,7 @@ a status naming it, and the server goes on serving everyone else):
   --max-descriptors N      shared-memory descriptors of all sessions
                            (default: half the descriptor limit)
   --max-regions N          shared regions one session may attach (default 256)
+  --max-reply-mib MIB      replies held for clients at once (default 256)
   --fd-wait-ms MS          how long shared-memory attachment waits for its
                            descriptor on the side socket (default 5000)
 Monitoring and control:
@@ -142,6 +143,8 @@ int main(int argc, char **argv) {
             else if (a == "--max-descriptors") c.limits.max_descriptors = std::max(1u, to_uint(next(), "--max-descriptors"));
             else if (a == "--max-regions")
                 c.limits.max_regions_per_session = std::max(1u, to_uint(next(), "--max-regions"));
+            else if (a == "--max-reply-mib")
+                c.limits.max_reply_bytes_in_flight = (uint64_t)std::max(1u, to_uint(next(), "--max-reply-mib")) << 20;
             else if (a == "--fd-wait-ms") c.fd_wait_ms = (int)std::max(1u, to_uint(next(), "--fd-wait-ms"));
             else if (a == "--metrics") c.metrics = next();
             else if (a == "--grace-ms") grace_ms = (int)to_uint(next(), "--grace-ms");

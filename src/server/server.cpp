@@ -136,10 +136,13 @@ class ByteBudget {
 public:
     explicit ByteBudget(uint64_t cap) : cap_(cap) {}
     // Waits until `n` bytes fit (a reply larger than the whole budget waits
-    // for an empty pool); false when `give_up()` turns true first.
+    // for an empty pool; a small one never waits, so that slow readers of
+    // large answers cannot hold up everyone's small replies); false when
+    // `give_up()` turns true first.
     bool acquire(uint64_t n, const std::function<bool()> &give_up) {
+        constexpr uint64_t kSmall = 64 << 10;
         std::unique_lock<std::mutex> lock(mu_);
-        while (used_ && used_ + n > cap_) {
+        while (n > kSmall && used_ && used_ + n > cap_) {
             cv_.wait_for(lock, std::chrono::milliseconds(50));
             if (give_up()) return false;
         }
@@ -433,14 +436,15 @@ struct Server::Impl final : public grpc::Service {
         return grpc::Status::OK;
     }
 
+    // Writes a reply; `reserved` bytes of the reply budget are already
+    // held for it (and released here), else its size is reserved first.
     bool write_reply(grpc::ServerContext *ctx, grpc::ServerReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer> *stream,
-                     const v1::Reply &r) {
+                     const v1::Reply &r, uint64_t reserved = 0) {
         grpc::ByteBuffer bb;
         bool own = false;
-        if (!grpc::GenericSerialize<grpc::ProtoBufferWriter, v1::Reply>(r, &bb, &own).ok()) return false;
-        const uint64_t n = r.ByteSizeLong();
-        if (!replies.acquire(n, [&] { return ctx->IsCancelled() || core.stopping(); })) return false;
-        const bool ok = stream->Write(bb);
+        const uint64_t n = reserved ? reserved : r.ByteSizeLong();
+        if (!reserved && !replies.acquire(n, [&] { return ctx->IsCancelled() || core.stopping(); })) return false;
+        const bool ok = grpc::GenericSerialize<grpc::ProtoBufferWriter, v1::Reply>(r, &bb, &own).ok() && stream->Write(bb);
         replies.release(n);
         return ok;
     }
@@ -479,8 +483,14 @@ struct Server::Impl final : public grpc::Service {
         if (write_reply(ctx, stream, rep)) {
             while (!core.stopping() && read_request(stream, bytes)) {
                 v1::Reply r;
-                const bool framed = core.handle_bytes(*s, bytes, r, give_up);
-                if (!write_reply(ctx, stream, r) || !framed) break;
+                v1::Request q;
+                const bool framed = q.ParseFromString(bytes);
+                // Replies that may be large wait for room before they are built.
+                const uint64_t bound = framed ? reply_bound(q) + 4096 : 0;
+                if (bound && !replies.acquire(bound, [&] { return ctx->IsCancelled() || core.stopping(); })) break;
+                if (framed) core.handle(*s, q, r, give_up);
+                else core.handle_bytes(*s, bytes, r, give_up);  // the malformed-request reply
+                if (!write_reply(ctx, stream, r, bound) || !framed) break;
             }
         }
         core.close(std::move(s));

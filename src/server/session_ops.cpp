@@ -310,6 +310,16 @@ void check_reply(uint64_t bytes, const char *what) {
 
 }  // namespace
 
+uint64_t reply_bound(const v1::Request &q) {
+    switch (q.op_case()) {
+        case v1::Request::kGet: return std::min(q.get().size(), kMaxChunkBytes);
+        case v1::Request::kReadTree: return std::min(q.read_tree().bytes(), kMaxChunkBytes);
+        case v1::Request::kMerkleOpen:
+        case v1::Request::kOod: return kMaxReplyBytes;
+        default: return 0;
+    }
+}
+
 bool is_job(const v1::Request &q) {
     switch (q.op_case()) {
         case v1::Request::kHello:

@@ -78,5 +78,10 @@ void run_op(Backend &b, SessionMemory &mem, const v1::Request &q, v1::Reply &rep
 // Whether the request is device work that waits in the job queue.
 bool is_job(const v1::Request &q);
 
+// The most bytes of data the reply to `q` can carry (0 for the requests
+// whose replies are small): the transport reserves them before the request
+// runs, so that replies held for slow readers stay within one budget.
+uint64_t reply_bound(const v1::Request &q);
+
 }  // namespace server
 }  // namespace gp
