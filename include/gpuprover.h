@@ -119,7 +119,8 @@ typedef enum gp_status {
 } gp_status;
 
 /** Returns the symbolic name of a status ("GP_OK", "GP_ERR_NO_DEVICE", ...).
- *  Unknown values give "GP_ERR_UNKNOWN". Never NULL. */
+ *  Any other int (a C caller may pass one) gives "GP_ERR_UNKNOWN". Never
+ *  NULL. */
 GP_API const char *gp_status_name(gp_status status);
 
 /** Returns the message of the last failed call on this thread, or "" if the
@@ -183,8 +184,13 @@ typedef enum gp_backend {
      *  GPUPROVER_SERVER environment variable: a unix socket path
      *  ("/tmp/gpu-prover.sock", or "unix:/path"), "HOST:PORT", or several
      *  of those separated by commas (sessions are spread over them). Every
-     *  entry point works unchanged and gives the same bytes as in process;
-     *  buffers and trees live on the server's device. On the same host bulk
+     *  entry point gives the same bytes as in process or fails with a
+     *  status: gp_buffer_wrap, gp_buffer_data, DLPack import and export and
+     *  gp_context_set_stream return GP_ERR_UNSUPPORTED (the memory lives in
+     *  the server's process), as does a Merkle tree whose tallest matrix
+     *  height is not a power of two; a server's limits (docs/SERVER.md)
+     *  refuse with a status naming the limit. Buffers and trees live on the
+     *  server's device. On the same host bulk
      *  data goes through shared memory. Creating the context fails with
      *  GP_ERR_REMOTE when no server answers. */
     GP_BACKEND_REMOTE = 3
@@ -256,7 +262,11 @@ GP_API gp_status gp_context_create(const gp_context_options *options,
 /** Destroys a context, after the call in flight on it (if any). Buffers,
  *  trees and FRI commitments still alive are released with it, and
  *  gp_last_error() then reports how many; their handles are dead afterwards
- *  (see above). NULL and a dead context are no-ops. */
+ *  (see above). NULL and a dead context are no-ops. Called from inside a
+ *  call on the context (its progress callback, or a FRI challenge callback
+ *  of gp_fri_commit), it destroys nothing and leaves the reason in
+ *  gp_last_error(); the same holds for gp_buffer_destroy,
+ *  gp_merkle_tree_destroy and gp_fri_destroy on the context's objects. */
 GP_API void gp_context_destroy(gp_context *ctx);
 
 /** Returns the backend the context runs on (GP_BACKEND_CPU,
@@ -407,7 +417,10 @@ GP_API gp_status gp_buffer_from_host(gp_context *ctx, gp_field field,
 GP_API gp_status gp_buffer_to_host(const gp_buffer *buf, gp_layout layout,
                                    void *data, uint64_t size_bytes);
 
-/** Destroys a buffer. NULL is a no-op. */
+/** Destroys a buffer. NULL is a no-op. A tree that committed the buffer
+ *  keeps working, except for opening rows (see gp_merkle_open). Called from
+ *  inside a call on the buffer's context (a progress or FRI challenge
+ *  callback), it destroys nothing and leaves the reason in gp_last_error(). */
 GP_API void gp_buffer_destroy(gp_buffer *buf);
 
 /** Shape queries. They return 0 for a NULL buffer. */
@@ -487,8 +500,9 @@ GP_API gp_status gp_buffer_to_dlpack(gp_buffer *buf, struct DLManagedTensor **ou
  *  [cols * ext_degree, rows] in the buffer layout (compact: strides NULL or
  *  [rows, 1]), dtype uint64 (Goldilocks) or uint32 (31-bit fields), on the
  *  context's device (kDLCUDA or kDLCUDAManaged on the CUDA backend, kDLCPU
- *  on the CPU backend), with byte_offset 0 or a multiple of the element
- *  size. Values are checked canonical. On success the buffer owns the
+ *  or kDLCUDAHost on the CPU backend; any other device type, including an
+ *  int outside DLDeviceType, is GP_ERR_CONTEXT_MISMATCH), with byte_offset
+ *  0 or a multiple of the element size. Values are checked canonical. On success the buffer owns the
  *  managed tensor and calls its deleter when it is destroyed; on failure
  *  the caller still owns it. */
 GP_API gp_status gp_buffer_from_dlpack(gp_context *ctx, gp_field field, uint32_t ext_degree,
@@ -509,7 +523,13 @@ GP_API gp_status gp_context_cancel(gp_context *ctx);
 /** Progress of a long call: `stage` names the step ("lde", "merkle", "fri",
  *  ...), `done` of `total` units of it are finished. Called on the thread
  *  that made the call, between batches and layers; it must not call the
- *  library on the same context except gp_context_cancel(). */
+ *  library on the same context except gp_context_cancel(). Such a call
+ *  (one that takes the context or any of its buffers, trees or FRI
+ *  commitments) is refused: it returns GP_ERR_INVALID_ARGUMENT with a
+ *  message saying so, or for a destroy function destroys nothing and leaves
+ *  that message in gp_last_error(); the call in progress goes on unaffected.
+ *  The getters that return a value directly (gp_buffer_rows, ...) and calls
+ *  on other contexts are allowed. */
 typedef void (*gp_progress_fn)(void *user, const char *stage, uint64_t done, uint64_t total);
 
 /** Sets (or, with NULL, clears) the context's progress callback. */
@@ -881,7 +901,10 @@ typedef struct gp_merkle_options {
 GP_API void gp_merkle_options_init(gp_merkle_options *options);
 
 /** A committed tree. It keeps every layer up to the root (on the device for
- *  the CUDA backend) and refers to its matrices, which must outlive it. */
+ *  the CUDA backend) and refers to its matrices, whose rows it opens: they
+ *  must stay alive (and unchanged) while rows are opened. A tree whose
+ *  matrix was destroyed still gives its root, cap, opening sizes and
+ *  paths; see gp_merkle_open. */
 typedef struct gp_merkle_tree gp_merkle_tree;
 
 /** Commits `count` matrices (buffers of this context, all of one field:
@@ -952,7 +975,14 @@ GP_API gp_status gp_merkle_opening_size(const gp_merkle_tree *tree, uint64_t *ro
  *  order; a sibling past the end of its layer is the zero padding digest). Openings are packed
  *  back to back: rows needs count x row_bytes, paths count x path_bytes
  *  (gp_merkle_opening_size). `rows` or `paths` may be NULL (with size 0)
- *  when not wanted. */
+ *  when not wanted.
+ *
+ *  The rows are read from the committed buffers (for gp_commit_host trees
+ *  kept on the host or nowhere, from the memory gp_keep names). Once one of
+ *  those buffers has been destroyed, asking for rows is
+ *  GP_ERR_INVALID_ARGUMENT naming the matrix (its index in commit order),
+ *  never a read of freed memory, even if a new buffer took its address;
+ *  paths alone (`rows` NULL) are still opened, from the tree's own nodes. */
 GP_API gp_status gp_merkle_open(const gp_merkle_tree *tree, const uint64_t *indices,
                                 uint64_t count, void *rows, uint64_t rows_size,
                                 void *paths, uint64_t paths_size);
@@ -1200,7 +1230,8 @@ GP_API gp_status gp_fri_remainder(const gp_fri *fri, void *out, uint64_t size_by
 /** Called by gp_fri_commit after each commitment: `cap` is layer `layer`'s
  *  cap; the callback writes the challenge for folding it into `beta`
  *  (`beta_size` bytes: ext_degree canonical coefficients). A status other
- *  than GP_OK stops gp_fri_commit, which returns it. */
+ *  than GP_OK stops gp_fri_commit, which returns it; a value that is not a
+ *  gp_status is GP_ERR_INVALID_ARGUMENT, the message giving the value. */
 typedef gp_status (*gp_fri_challenge_fn)(void *user, uint32_t layer, const void *cap,
                                          uint64_t cap_size, void *beta, uint64_t beta_size);
 

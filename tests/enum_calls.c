@@ -1,8 +1,11 @@
-/* Calls that pass an arbitrary int where the C API takes a gp_field, as a C
- * caller may (converting an int to an enum is defined in C; loading such a
- * value from an enum-typed object is not in C++). The C++ tests call these
- * so that the library, not the test, is what handles the value. */
+/* Calls that pass an arbitrary int where the C API takes a gp_field (or a
+ * gp_layout, a gp_status, a DLPack device type), as a C caller may
+ * (converting an int to an enum is defined in C; loading such a value from
+ * an enum-typed object is not in C++). The C++ tests call these so that the
+ * library, not the test, is what handles the value. */
 #include <stddef.h>
+
+#include <dlpack/dlpack.h>
 
 #include "gpuprover.h"
 
@@ -66,4 +69,51 @@ gp_status call_fri_begin_host(gp_context *ctx, int field) {
 gp_status call_fri_verify(int field) {
     uint64_t x[64] = {0};
     return gp_fri_verify(NULL, AS_FIELD(field), 1, 8, x, sizeof x, x, sizeof x, x, sizeof x, 0, x, sizeof x);
+}
+
+/* A FRI challenge callback that writes the challenge 0 and returns the int
+ * that `user` points to, as a C callback may. */
+static gp_status challenge_returning(void *user, uint32_t layer, const void *cap, uint64_t cap_size, void *beta,
+                                     uint64_t beta_size) {
+    size_t i;
+    (void)layer;
+    (void)cap;
+    (void)cap_size;
+    for (i = 0; i < beta_size; ++i) ((unsigned char *)beta)[i] = 0;
+    return (gp_status)(*(const int *)user);
+}
+
+gp_status call_fri_commit_returning(gp_context *ctx, const gp_buffer *codeword, int status) {
+    gp_fri *f = NULL;
+    gp_status st = gp_fri_commit(ctx, codeword, NULL, challenge_returning, &status, &f);
+    gp_fri_destroy(f);
+    return st;
+}
+
+const char *call_status_name(int status) { return gp_status_name((gp_status)status); }
+
+/* A DLPack tensor of 8 uint64 values whose device type is any int. */
+static void count_deleter(struct DLManagedTensor *self) { ++*(int *)self->manager_ctx; }
+
+gp_status call_buffer_from_dlpack_device(gp_context *ctx, int device_type, int *deleted) {
+    static uint64_t data[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    int64_t shape[1] = {8};
+    DLManagedTensor t;
+    gp_buffer *b = NULL;
+    gp_status st;
+    t.dl_tensor.data = data;
+    t.dl_tensor.device.device_type = (DLDeviceType)device_type;
+    t.dl_tensor.device.device_id = 0;
+    t.dl_tensor.ndim = 1;
+    t.dl_tensor.dtype.code = kDLUInt;
+    t.dl_tensor.dtype.bits = 64;
+    t.dl_tensor.dtype.lanes = 1;
+    t.dl_tensor.shape = shape;
+    t.dl_tensor.strides = NULL;
+    t.dl_tensor.byte_offset = 0;
+    t.manager_ctx = deleted;
+    t.deleter = count_deleter;
+    st = gp_buffer_from_dlpack(ctx, GP_FIELD_GOLDILOCKS, 1, &t, &b);
+    gp_buffer_destroy(b); /* runs the deleter of an imported tensor */
+    return st;
 }

@@ -18,6 +18,13 @@ gp_status call_lde_batch_host(gp_context *ctx, int field, gp_buffer *out);
 gp_status call_merkle_verify(int field);
 gp_status call_fri_begin_host(gp_context *ctx, int field);
 gp_status call_fri_verify(int field);
+/* gp_fri_commit of `codeword` whose challenge callback returns `status`. */
+gp_status call_fri_commit_returning(gp_context *ctx, const gp_buffer *codeword, int status);
+const char *call_status_name(int status);
+/* gp_buffer_from_dlpack of an 8-element Goldilocks column on device type
+ * `device_type`; the buffer, if made, is destroyed again. `*deleted` counts
+ * the runs of the tensor's deleter. */
+gp_status call_buffer_from_dlpack_device(gp_context *ctx, int device_type, int *deleted);
 
 /* Test-only hook exported by the library (src/core/host_alloc.cpp): the
  * k-th host (kind 0) or device (kind 1) allocation from now on fails; 0

@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
+#include <csignal>
+#include <cstdio>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -490,6 +493,57 @@ TEST_P(Hardening, ThreadsShareOneContext) {
     EXPECT_EQ(buffer_bytes(c.get()), 0u);
 }
 
+// A tree outlives one of its committed matrices: opening rows is a status
+// naming the matrix (never a read of the freed buffer, which the sanitizer
+// build checks), even when a new buffer took the old one's address; the
+// paths, root, cap and opening sizes come from the tree itself and still
+// work.
+TEST_P(Hardening, MerkleOpenAfterAMatrixWasDestroyed) {
+    GP_CONTEXT_OR_SKIP(c, GetParam());
+    if (test_remote_endpoint()) GTEST_SKIP() << "a server session keeps its own matrices";
+    BufPtr a, b;
+    ASSERT_GP_OK(upload(c.get(), GL(), trace(16, 2, 1, 21), GP_LAYOUT_COL_MAJOR, &a));
+    ASSERT_GP_OK(upload(c.get(), GL(), trace(8, 1, 1, 22), GP_LAYOUT_COL_MAJOR, &b));
+    const gp_buffer *mats[2] = {a.get(), b.get()};
+    gp_merkle_tree *raw = nullptr;
+    ASSERT_GP_OK(gp_merkle_commit(c.get(), mats, 2, nullptr, &raw));
+    TreePtr t(raw);
+    uint64_t rb = 0, pb = 0;
+    ASSERT_GP_OK(gp_merkle_opening_size(t.get(), &rb, &pb));
+    EXPECT_EQ(rb, 3u * 8);
+    const uint64_t idx[2] = {3, 9};
+    std::vector<uint64_t> rows(2 * rb / 8), paths(2 * pb / 8), root(gp_merkle_digest_size(t.get()) / 8);
+    ASSERT_GP_OK(gp_merkle_open(t.get(), idx, 2, rows.data(), rows.size() * 8, paths.data(), paths.size() * 8));
+    ASSERT_GP_OK(gp_merkle_root(t.get(), root.data(), root.size() * 8));
+
+    gp_buffer_destroy(b.release());
+    BufPtr again;  // may take the destroyed buffer's address
+    ASSERT_GP_OK(upload(c.get(), GL(), trace(8, 1, 1, 23), GP_LAYOUT_COL_MAJOR, &again));
+
+    std::vector<uint64_t> rows2(rows.size()), paths2(paths.size()), root2(root.size());
+    EXPECT_EQ(gp_merkle_open(t.get(), idx, 2, rows2.data(), rows2.size() * 8, paths2.data(), paths2.size() * 8),
+              GP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(gp_last_error()).find("committed matrix 1"), std::string::npos) << gp_last_error();
+    EXPECT_NE(std::string(gp_last_error()).find("destroyed"), std::string::npos) << gp_last_error();
+    EXPECT_EQ(gp_merkle_open(t.get(), idx, 2, rows2.data(), rows2.size() * 8, nullptr, 0), GP_ERR_INVALID_ARGUMENT);
+    // What the tree holds itself.
+    uint64_t rb2 = 0, pb2 = 0;
+    EXPECT_GP_OK(gp_merkle_opening_size(t.get(), &rb2, &pb2));
+    EXPECT_EQ(rb2, rb);
+    EXPECT_EQ(pb2, pb);
+    EXPECT_GP_OK(gp_merkle_open(t.get(), idx, 2, nullptr, 0, paths2.data(), paths2.size() * 8));
+    EXPECT_EQ(paths2, paths);
+    EXPECT_GP_OK(gp_merkle_root(t.get(), root2.data(), root2.size() * 8));
+    EXPECT_EQ(root2, root);
+    // The matrix still alive opens as before; the tree and context go on.
+    const gp_buffer *alive = a.get();
+    gp_merkle_tree *raw2 = nullptr;
+    ASSERT_GP_OK(gp_merkle_commit(c.get(), &alive, 1, nullptr, &raw2));
+    gp_merkle_tree_destroy(raw2);
+    t.reset();
+    EXPECT_EQ(buffer_bytes(c.get()), (16u * 2 + 8) * 8);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Hardening, ::testing::Values(GP_BACKEND_CPU, GP_BACKEND_CUDA),
                          [](const ::testing::TestParamInfo<gp_backend> &i) { return backend_name(i.param); });
 
@@ -592,4 +646,291 @@ TEST(HardeningEnums, OutOfRangeFieldsAndLayoutsFromC) {
     }
 }
 
+// A gp_status from C outside the enum: a status the callback could not have
+// meant is GP_ERR_INVALID_ARGUMENT with a message, never an enum load of the
+// value (which the sanitizer build aborts on); a known failure is returned
+// as it is.
+TEST(HardeningEnums, OutOfRangeStatusesFromC) {
+    if (test_remote_endpoint()) GTEST_SKIP() << "the challenge callback of a server session runs in the client";
+    CtxPtr c;
+    ASSERT_GP_OK(make_context(GP_BACKEND_CPU, &c));
+    BufPtr cw;
+    ASSERT_GP_OK(upload(c.get(), GL(), trace(16, 1, 1, 31), GP_LAYOUT_COL_MAJOR, &cw));
+    for (int v : {12345, -1, 32, 18, 0x7fffffff, -0x7fffffff - 1}) {
+        SCOPED_TRACE(v);
+        EXPECT_EQ(call_fri_commit_returning(c.get(), cw.get(), v), GP_ERR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(gp_last_error()).find("not a gp_status"), std::string::npos) << gp_last_error();
+        EXPECT_NE(std::string(gp_last_error()).find(std::to_string(v)), std::string::npos) << gp_last_error();
+        EXPECT_STREQ(call_status_name(v), "GP_ERR_UNKNOWN");
+    }
+    EXPECT_EQ(call_fri_commit_returning(c.get(), cw.get(), GP_ERR_CANCELLED), GP_ERR_CANCELLED);
+    EXPECT_NE(std::string(gp_last_error()).find("GP_ERR_CANCELLED"), std::string::npos) << gp_last_error();
+    EXPECT_GP_OK(call_fri_commit_returning(c.get(), cw.get(), GP_OK));
+    EXPECT_STREQ(call_status_name(GP_ERR_REMOTE), "GP_ERR_REMOTE");
+    EXPECT_EQ(buffer_bytes(c.get()), 16u * 8);
+}
+
+// A DLPack device type outside DLDeviceType: GP_ERR_CONTEXT_MISMATCH naming
+// the value, the tensor still the caller's (its deleter not run).
+TEST(HardeningEnums, OutOfRangeDlpackDeviceTypesFromC) {
+    if (test_remote_endpoint()) GTEST_SKIP() << "a server session imports no DLPack tensors";
+    CtxPtr c;
+    ASSERT_GP_OK(make_context(GP_BACKEND_CPU, &c));
+    for (int v : {12345, -1, 0, 14, 0x7fffffff, 2 /* kDLCUDA */}) {
+        SCOPED_TRACE(v);
+        int deleted = 0;
+        EXPECT_EQ(call_buffer_from_dlpack_device(c.get(), v, &deleted), GP_ERR_CONTEXT_MISMATCH);
+        EXPECT_NE(std::string(gp_last_error()).find("device type " + std::to_string(v)), std::string::npos)
+            << gp_last_error();
+        EXPECT_EQ(deleted, 0);
+    }
+    int deleted = 0;
+    EXPECT_GP_OK(call_buffer_from_dlpack_device(c.get(), 1 /* kDLCPU */, &deleted));
+    EXPECT_EQ(deleted, 1);
+    EXPECT_EQ(buffer_bytes(c.get()), 0u);
+}
+
+// Runs `body` in a child process that an alarm ends after `seconds`, so that
+// a deadlock or a crash there fails the test instead of hanging or ending
+// the whole run. The body returns what failed ("" when nothing did).
+std::string in_child(unsigned seconds, const std::function<std::string()> &body) {
+    int fds[2];
+    if (pipe(fds) != 0) return "pipe() failed";
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) return "fork() failed";
+    if (pid == 0) {
+        close(fds[0]);
+        alarm(seconds);
+        const std::string r = body();
+        if (!r.empty() && write(fds[1], r.data(), r.size()) < 0) _exit(3);
+        _exit(r.empty() ? 0 : 1);
+    }
+    close(fds[1]);
+    std::string got;
+    char chunk[256];
+    ssize_t n;
+    while ((n = read(fds[0], chunk, sizeof chunk)) > 0) got.append(chunk, (size_t)n);
+    close(fds[0]);
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return "waitpid() failed";
+    if (WIFSIGNALED(status))
+        return got + "the child died of signal " + std::to_string(WTERMSIG(status)) +
+               (WTERMSIG(status) == SIGALRM ? " (the alarm: it hung)" : "");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return got + " (the child exited with " + std::to_string(WEXITSTATUS(status)) + ")";
+    return got;
+}
+
+// What a progress callback does on its own context, and what it saw.
+struct Reentry {
+    gp_context *ctx = nullptr;
+    const gp_buffer *input = nullptr;
+    gp_buffer *output = nullptr;  // of a second LDE
+    const gp_lde_options *options = nullptr;
+    int what = 0;                 // 0: an LDE, 1: destroy the input, 2: destroy the context
+    int calls = 0;
+    gp_status st = GP_OK;
+    std::string message;
+    uint64_t input_rows_after = 0;
+    bool ctx_live_after = false;
+};
+
+// On every report (some come from inside the pool's parallel sections,
+// where the calling thread runs its share of the work).
+void reenter(void *user, const char *, uint64_t, uint64_t) {
+    auto *r = static_cast<Reentry *>(user);
+    r->calls++;
+    switch (r->what) {
+        case 0: {
+            const gp_status st = gp_lde_batch(r->ctx, r->input, r->options, r->output);
+            if (r->calls == 1 || st != GP_ERR_INVALID_ARGUMENT) r->st = st;  // the first, or one not refused
+            break;
+        }
+        case 1:
+            gp_buffer_destroy(const_cast<gp_buffer *>(r->input));
+            r->input_rows_after = gp_buffer_rows(r->input);
+            break;
+        default:
+            gp_context_destroy(r->ctx);
+            r->ctx_live_after = gp_context_backend(r->ctx) == GP_BACKEND_CPU;  // a getter: no call lock
+            break;
+    }
+    r->message = gp_last_error();
+}
+
+// A progress callback that calls the library on its own context (which the
+// header forbids, gp_context_cancel aside): the inner call is refused with
+// GP_ERR_INVALID_ARGUMENT (a destroy function refuses without a status,
+// leaving the message), the outer call completes with its normal result,
+// and the context stays usable. Before, the inner LDE deadlocked in the
+// thread pool, and the destroys freed memory the outer call still used.
+std::string progress_reentry(int what) {
+    std::string bad;
+    auto check = [&](bool ok, const std::string &what_failed) {
+        if (!ok) bad += what_failed + "; ";
+    };
+    gp_context_options o;
+    gp_context_options_init(&o);
+    o.backend = GP_BACKEND_CPU;
+    o.cpu_threads = 4;  // the pool runs the LDE; the callback comes from inside it
+    gp_context *ctx = nullptr;
+    if (gp_context_create(&o, &ctx) != GP_OK) return std::string("gp_context_create: ") + gp_last_error();
+    constexpr uint64_t kCols = 16;
+    const HostMat t = trace(64, kCols, 1, 41);
+    ApiData d(t.v, 8);
+    gp_buffer *in = nullptr, *out = nullptr, *out2 = nullptr, *ref = nullptr;
+    check(gp_buffer_from_host(ctx, GP_FIELD_GOLDILOCKS, 1, 64, kCols, GP_LAYOUT_COL_MAJOR, d.data(), &in) == GP_OK,
+          "gp_buffer_from_host");
+    for (gp_buffer **b : {&out, &out2, &ref})
+        check(gp_buffer_create(ctx, GP_FIELD_GOLDILOCKS, 1, 256, kCols, b) == GP_OK, "gp_buffer_create");
+    gp_lde_options lo;
+    gp_lde_options_init(&lo);
+    lo.blowup = 4;
+    check(gp_lde_batch(ctx, in, &lo, ref) == GP_OK, "the reference LDE");
+
+    Reentry r;
+    r.ctx = ctx;
+    r.input = in;
+    r.output = out2;
+    r.options = &lo;
+    r.what = what;
+    check(gp_context_set_progress(ctx, reenter, &r) == GP_OK, "gp_context_set_progress");
+    const gp_status outer = gp_lde_batch(ctx, in, &lo, out);
+    const std::string outer_message = gp_last_error();
+    check(outer == GP_OK, std::string("the outer LDE returned ") + gpt_status_str(outer) + ": " + outer_message);
+    check(outer_message.empty(), "gp_last_error() after the outer call is \"" + outer_message + "\"");
+    check(r.calls > 0, "no progress report");
+    if (what == 0)
+        check(r.st == GP_ERR_INVALID_ARGUMENT, std::string("the inner LDE returned ") + gpt_status_str(r.st));
+    if (what == 1) check(r.input_rows_after == 64, "the input was destroyed inside the callback");
+    if (what == 2) check(r.ctx_live_after, "the context was destroyed inside the callback");
+    check(r.message.find("progress callback") != std::string::npos,
+          "the refusal's message is \"" + r.message + "\"");
+    check(gp_context_set_progress(ctx, nullptr, nullptr) == GP_OK, "clearing the callback");
+    // Same result as without the callback; the context goes on working.
+    std::vector<uint64_t> a(256 * kCols), b(256 * kCols);
+    check(gp_buffer_to_host(out, GP_LAYOUT_COL_MAJOR, a.data(), a.size() * 8) == GP_OK &&
+              gp_buffer_to_host(ref, GP_LAYOUT_COL_MAJOR, b.data(), b.size() * 8) == GP_OK && a == b,
+          "the outer LDE's result differs from the reference");
+    check(gp_lde_batch(ctx, in, &lo, out2) == GP_OK, std::string("an LDE afterwards: ") + gp_last_error());
+    for (gp_buffer *x : {in, out, out2, ref}) gp_buffer_destroy(x);
+    gp_context_destroy(ctx);
+    return bad;
+}
+
+TEST(HardeningProgress, CallbackCallingAnLdeOnItsContextIsRefused) {
+    if (test_remote_endpoint()) GTEST_SKIP() << "progress of a server session";
+    const std::string r = in_child(30, [] { return progress_reentry(0); });
+    EXPECT_TRUE(r.empty()) << r;
+}
+
+TEST(HardeningProgress, CallbackDestroyingABufferInUseIsRefused) {
+    if (test_remote_endpoint()) GTEST_SKIP() << "progress of a server session";
+    const std::string r = in_child(30, [] { return progress_reentry(1); });
+    EXPECT_TRUE(r.empty()) << r;
+}
+
+TEST(HardeningProgress, CallbackDestroyingItsContextIsRefused) {
+    if (test_remote_endpoint()) GTEST_SKIP() << "progress of a server session";
+    const std::string r = in_child(30, [] { return progress_reentry(2); });
+    EXPECT_TRUE(r.empty()) << r;
+}
+
+// The libFuzzer harness (tests/fuzz/fuzz_api.cpp) calls every function the
+// header declares.
+TEST(HardeningFuzz, HarnessCallsEveryEntryPoint) {
+    const std::string root = std::string(GP_VECTORS_DIR) + "/../..";
+    const std::string header = read_text_file(root + "/include/gpuprover.h");
+    const std::string harness = read_text_file(root + "/tests/fuzz/fuzz_api.cpp");
+    ASSERT_FALSE(header.empty());
+    ASSERT_FALSE(harness.empty());
+    auto is_ident = [](char ch) { return std::isalnum((unsigned char)ch) || ch == '_'; };
+    std::vector<std::string> declared, missing;
+    for (size_t at = header.find("GP_API "); at != std::string::npos; at = header.find("GP_API ", at + 1)) {
+        if (at > 0 && header[at - 1] != '\n') continue;  // declarations start a line
+        const size_t paren = header.find('(', at);
+        size_t b = paren;
+        while (b > at && is_ident(header[b - 1])) --b;
+        const std::string name = header.substr(b, paren - b);
+        if (name.rfind("gp_", 0) != 0) continue;
+        declared.push_back(name);
+        bool called = false;
+        for (size_t p = harness.find(name + "("); p != std::string::npos && !called; p = harness.find(name + "(", p + 1))
+            called = p == 0 || !is_ident(harness[p - 1]);
+        if (!called) missing.push_back(name);
+    }
+    EXPECT_EQ(declared.size(), 77u);
+    std::string list;
+    for (const std::string &m : missing) list += m + " ";
+    EXPECT_TRUE(missing.empty()) << "not called by tests/fuzz/fuzz_api.cpp: " << list;
+}
+
 }  // namespace
+
+namespace {
+
+// A FRI challenge callback that destroys its context, or the codeword the
+// commit is folding, then answers the challenge.
+struct DestroyFromChallenge {
+    gp_context *ctx;
+    gp_buffer *codeword;
+    int what;  // 0: the context, 1: the codeword
+    std::string error;
+};
+
+gp_status destroying_challenge(void *user, uint32_t layer, const void *cap, uint64_t cap_size, void *beta,
+                               uint64_t size) {
+    auto *d = static_cast<DestroyFromChallenge *>(user);
+    if (layer == 0) {
+        if (d->what == 0) gp_context_destroy(d->ctx);
+        else gp_buffer_destroy(d->codeword);
+        d->error = gp_last_error();
+    }
+    return challenge(nullptr, layer, cap, cap_size, beta, size);
+}
+
+}  // namespace
+
+// A FRI challenge callback that destroyed its context (or the codeword in
+// use) freed what gp_fri_commit was using: now the destroy is refused and
+// the commit completes with the bytes of an undisturbed one.
+TEST(HardeningCallbacks, ChallengeCallbackCannotDestroyWhatTheCommitUses) {
+    if (test_remote_endpoint()) GTEST_SKIP() << "the challenge callback of a server session runs in the client";
+    for (int what : {0, 1}) {
+        const std::string r = in_child(60, [what]() -> std::string {
+            gp_context_options co;
+            gp_context_options_init(&co);
+            co.backend = GP_BACKEND_CPU;
+            gp_context *ctx = nullptr;
+            if (gp_context_create(&co, &ctx) != GP_OK) return "no context";
+            std::vector<uint64_t> want;
+            if (op_fri(ctx, want) != GP_OK) return "the undisturbed commit failed";
+            BufPtr cw;
+            if (upload(ctx, GL(), trace(256, 1, 3, 5), GP_LAYOUT_COL_MAJOR, &cw) != GP_OK) return "upload";
+            gp_fri_options o;
+            gp_fri_options_init(&o);
+            o.arity = 4;
+            o.final_size = 4;
+            DestroyFromChallenge d{ctx, cw.get(), what, ""};
+            gp_fri *raw = nullptr;
+            const gp_status st = gp_fri_commit(ctx, cw.get(), &o, destroying_challenge, &d, &raw);
+            if (st != GP_OK) return std::string("the commit failed: ") + gp_last_error();
+            if (d.error.find("inside a call on the same context") == std::string::npos)
+                return "the destroy was not refused: " + d.error;
+            FriPtr f(raw);
+            std::vector<uint64_t> rem(gp_fri_remainder_size(f.get()) / 8), op(gp_fri_opening_size(f.get()) / 8);
+            if (gp_fri_remainder(f.get(), rem.data(), rem.size() * 8) != GP_OK) return "remainder";
+            const uint64_t q = 77;
+            if (gp_fri_open(f.get(), &q, 1, op.data(), op.size() * 8) != GP_OK) return "open";
+            std::vector<uint64_t> got;
+            for (auto *v : {&rem, &op}) got.insert(got.end(), v->begin(), v->end());
+            if (got != want) return "other bytes than the undisturbed commit";
+            f.reset();
+            cw.reset();
+            gp_context_destroy(ctx);
+            return "";
+        });
+        EXPECT_TRUE(r.empty()) << (what ? "codeword: " : "context: ") << r;
+    }
+}

@@ -1572,3 +1572,56 @@ TEST(RemoteHostile, SlowReadersShareOneReplyBudget) {
     slow.clear();
     EXPECT_TRUE(serves(s));
 }
+
+// Found by the request fuzzer (tests/fuzz/fuzz_server.cpp): host data at an
+// offset that is no multiple of the element size (a misaligned load), OOD
+// and DEEP columns of a degree other than 1 and E, and a Merkle opening of
+// matrices of another field than the profile's.
+TEST(RemoteHostile, FuzzerFindings) {
+    Server s;
+    ASSERT_TRUE(s.start({}));
+    Hostile a(s.sock);
+    ASSERT_TRUE(a.ok);
+    const uint64_t addr = a.alloc(1 << 16);
+    ASSERT_EQ(a.private_window(1 << 16).status(), 0);
+    v1::Request u;
+    *u.mutable_upload()->mutable_dst() = gold_buf(addr, 8, 1);
+    u.mutable_upload()->mutable_data()->set_offset(3);
+    u.mutable_upload()->mutable_data()->set_size(64);
+    v1::Reply r = a.send(u);
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(r.message().find("multiple of 8"), std::string::npos) << r.message();
+    u.mutable_upload()->mutable_data()->set_offset(8);
+    EXPECT_EQ(a.send(u).status(), 0);
+    // Columns of degree 3 in a request over the quadratic extension.
+    v1::Request q;
+    auto *o = q.mutable_ood();
+    o->set_field(kGold);
+    o->set_e(2);
+    o->set_log_m(3);
+    o->set_log_nb(3);
+    o->set_shift(7);
+    o->set_omega_n(1);
+    o->add_z(5);
+    o->add_z(6);
+    v1::BufferRef cubic = gold_buf(addr, 8, 1);
+    cubic.set_ext(3);
+    *o->add_bufs() = cubic;
+    r = a.send(q);
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+    *o->mutable_bufs(0) = gold_buf(addr, 8, 1);
+    EXPECT_EQ(a.send(q).status(), 0);
+    // BabyBear matrices under a Goldilocks profile.
+    v1::Request m;
+    auto *mo = m.mutable_merkle_open();
+    gold_spec(mo->mutable_tree()->mutable_spec());
+    mo->mutable_tree()->set_log_h(3);
+    v1::BufferRef bb = gold_buf(addr, 8, 1);
+    bb.set_field(GP_FIELD_BABYBEAR);
+    *mo->mutable_tree()->add_committed() = bb;
+    mo->add_indices(1);
+    mo->set_rows(true);
+    r = a.send(m);
+    EXPECT_EQ(r.status(), GP_ERR_FIELD_MISMATCH) << r.message();
+    EXPECT_TRUE(serves(s));
+}

@@ -50,6 +50,7 @@ GP_EXPORT void gp_buffer_destroy(gp_buffer *buf) {
     if (!buf || !is_live(buf, HandleKind::Buffer)) return;
     quietly("gp_buffer_destroy", [&] {
         ContextCall call(buf, HandleKind::Buffer, "buf");
+        call.refuse_if_nested("gp_buffer_destroy");
         release_buffer(buf_of(buf));
     });
 }

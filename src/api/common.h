@@ -42,16 +42,26 @@ private:
     CallRecord saved_;
 };
 
-// Runs fn, turning exceptions into a status and message.
+// The status an Error carries, read without an enum-typed load: a value
+// outside gp_status (which no code path should produce) is GP_ERR_INTERNAL.
+inline gp_status error_status(const Error &e) {
+    const int v = raw(e.status);
+    return is_status(v) ? static_cast<gp_status>(v) : GP_ERR_INTERNAL;
+}
+
+// Runs fn, turning exceptions into a status and message. A call that
+// succeeds leaves gp_last_error() empty, even when fn called the library
+// (a callback's call) and that call failed.
 template <class Fn>
 gp_status guard(const char *fname, Fn &&fn) {
     CallScope scope(fname);
     try {
         clear_error();
         fn();
+        clear_error();
         return scope.finish(GP_OK);
     } catch (const Error &e) {
-        return scope.finish(set_error(e.status, std::string(fname) + ": " + e.what()));
+        return scope.finish(set_error(error_status(e), std::string(fname) + ": " + e.what()));
     } catch (const std::bad_alloc &) {
         return scope.finish(set_error(GP_ERR_HOST_OUT_OF_MEMORY, std::string(fname) + ": host allocation failed"));
     } catch (const std::exception &e) {
@@ -62,13 +72,20 @@ gp_status guard(const char *fname, Fn &&fn) {
 }
 
 // Runs fn for a destroy function: no status to return, so exceptions are
-// swallowed, gp_last_error() keeps the message of the last failed call, and
-// the call is not counted (its context may be gone).
+// swallowed, and the call is not counted (its context may be gone). A
+// destroy that is refused (from inside a progress callback, say) leaves
+// its reason as gp_last_error(); otherwise gp_last_error() keeps the
+// message of the last failed call.
 template <class Fn>
 void quietly(const char *fname, Fn &&fn) {
     CallScope scope(fname);
     try {
         fn();
+    } catch (const Error &e) {
+        try {
+            set_error(error_status(e), std::string(fname) + ": " + e.what());
+        } catch (...) {
+        }
     } catch (...) {
     }
 }

@@ -171,6 +171,7 @@ GP_EXPORT void gp_context_destroy(gp_context *ctx) {
         // Waits for calls in flight; calls that wait behind this one find
         // every handle of the context dead.
         ContextCall call(ctx, HandleKind::Context, "ctx");
+        call.refuse_if_nested("gp_context_destroy");
         Context *c = call.ctx();
         unregister_handle(c);
         leaked = release_all(*c);

@@ -147,6 +147,7 @@ GP_EXPORT void gp_fri_destroy(gp_fri *fri) {
     if (!fri || !is_live(fri, HandleKind::Fri)) return;
     quietly("gp_fri_destroy", [&] {
         ContextCall call(fri, HandleKind::Fri, "fri");
+        call.refuse_if_nested("gp_fri_destroy");
         delete fri_of(fri);
     });
 }

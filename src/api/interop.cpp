@@ -154,11 +154,13 @@ GP_EXPORT gp_status gp_buffer_from_dlpack(gp_context *ctx, gp_field field, uint3
             fail(GP_ERR_INVALID_ARGUMENT, "tensor byte_offset = ", x.byte_offset, " is not a multiple of ",
                  f.elem_size);
         const int dev = call.ctx()->backend->device_ordinal();
-        const bool ok = dev < 0 ? (x.device.device_type == kDLCPU || x.device.device_type == kDLCUDAHost)
-                                : ((x.device.device_type == kDLCUDA || x.device.device_type == kDLCUDAManaged) &&
-                                   x.device.device_id == dev);
+        // The caller's DLDeviceType may hold any int: read it as one (an
+        // enum-typed load of a value outside the enum is undefined).
+        const int type = raw(x.device.device_type);
+        const bool ok = dev < 0 ? (type == kDLCPU || type == kDLCUDAHost)
+                                : ((type == kDLCUDA || type == kDLCUDAManaged) && x.device.device_id == dev);
         if (!ok)
-            fail(GP_ERR_CONTEXT_MISMATCH, "tensor is on device type ", (int)x.device.device_type, " id ",
+            fail(GP_ERR_CONTEXT_MISMATCH, "tensor is on device type ", type, " id ",
                  x.device.device_id, "; this context's buffers are ",
                  dev < 0 ? std::string("host memory (kDLCPU)") : "kDLCUDA device " + std::to_string(dev));
         void *data = static_cast<char *>(x.data) + x.byte_offset;

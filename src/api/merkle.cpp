@@ -68,7 +68,7 @@ GP_EXPORT gp_status gp_merkle_opening_size(const gp_merkle_tree *tree, uint64_t 
     return guard("gp_merkle_opening_size", [&] {
         ContextCall call(tree, HandleKind::Tree, "tree");
         const MerkleTree *t = tree_of(tree);
-        if (row_bytes) *row_bytes = opened_row_bytes(t->committed);
+        if (row_bytes) *row_bytes = t->row_bytes;
         if (path_bytes) *path_bytes = t->path_len() * t->digest_bytes();
     });
 }
@@ -89,7 +89,7 @@ GP_EXPORT gp_status gp_merkle_open(const gp_merkle_tree *tree, const uint64_t *i
                 fail(GP_ERR_INVALID_ARGUMENT, what, "_size = ", size, " is smaller than ", count, " x ", each,
                      " = ", total, " bytes");
         };
-        need(rows, rows_size, opened_row_bytes(t->committed), "rows");
+        need(rows, rows_size, t->row_bytes, "rows");
         need(paths, paths_size, t->path_len() * t->digest_bytes(), "paths");
         const uint64_t H = t->leaf_count();
         for (uint64_t i = 0; i < count; ++i)
@@ -97,12 +97,19 @@ GP_EXPORT gp_status gp_merkle_open(const gp_merkle_tree *tree, const uint64_t *i
                 fail(GP_ERR_INVALID_ARGUMENT, "indices[", i, "] = ", indices[i], " is past the end of the tree (",
                      H, " leaves)");
         if (!rows && !paths) return;
-        if (!t->source) {
+        // The caller may have destroyed a committed matrix: rows are then
+        // a status, paths still come from the tree's nodes.
+        const size_t dead = first_dead_committed(*t);
+        if (rows && dead < t->committed.size())
+            fail(GP_ERR_INVALID_ARGUMENT, "committed matrix ", dead, " of `tree` (in commit order) was destroyed, so ",
+                 "rows cannot be opened (keep the matrices alive while rows are opened; paths, the root and the cap ",
+                 "need only the tree)");
+        if (!t->source && dead == t->committed.size()) {
             t->ctx->backend->merkle_open(*t, indices, count, rows, paths);
             return;
         }
-        // A streamed tree without its LDE on the device: paths from the
-        // nodes, rows from where the source keeps them.
+        // Paths from the nodes alone; for a streamed tree without its LDE on
+        // the device, rows from where the source keeps them.
         if (paths) {
             MerkleTree nodes_only = *t;
             nodes_only.committed.clear();
@@ -130,6 +137,7 @@ GP_EXPORT void gp_merkle_tree_destroy(gp_merkle_tree *tree) {
     if (!tree || !is_live(tree, HandleKind::Tree)) return;
     quietly("gp_merkle_tree_destroy", [&] {
         ContextCall call(tree, HandleKind::Tree, "tree");
+        call.refuse_if_nested("gp_merkle_tree_destroy");
         release_tree(tree_of(tree));
     });
 }

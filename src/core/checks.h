@@ -21,6 +21,11 @@ int raw(const E &e) {
     return v;
 }
 
+// Whether `v` is a value of gp_status (GP_OK to GP_ERR_REMOTE). A status
+// from the caller's code (a callback's return value) is read with raw()
+// and checked with this before it is treated as a gp_status.
+inline bool is_status(int v) { return v >= GP_OK && v <= GP_ERR_REMOTE; }
+
 // Throws GP_ERR_NULL_POINTER naming `arg` unless the pointer is present.
 inline void require_ptr(bool present, const char *arg) {
     if (!present) fail(GP_ERR_NULL_POINTER, "argument `", arg, "` is NULL");

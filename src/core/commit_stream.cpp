@@ -132,6 +132,7 @@ MerkleTree *compose(Context *c, const CommitRequest &r, std::vector<Buffer *> &k
     }
     t->committed.clear();
     for (auto &s : source->shapes) t->committed.push_back(s.get());
+    note_committed(*t);
     t->source = source;
     return t;
 }
@@ -368,6 +369,7 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
         for (auto &s : source->shapes) t->committed.push_back(s.get());
         t->source = source;
     }
+    note_committed(*t);
     adopt_tree(t.get());
     nodes.p = nullptr;  // the tree's now
     if (r.keep == GP_KEEP_DEVICE) keep.give(kept);

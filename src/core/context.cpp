@@ -1,4 +1,5 @@
 // Lifetimes of the objects a context owns: buffers and trees.
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 
@@ -19,7 +20,9 @@ std::unique_ptr<Buffer> describe(Context *c, const FieldDesc &f, uint32_t ext, u
     if (rows == 0) fail(GP_ERR_INVALID_ARGUMENT, "rows = 0 (a buffer needs at least one row)");
     if (cols == 0 && !allow_empty) fail(GP_ERR_INVALID_ARGUMENT, "cols = 0 (borrowed memory needs a column)");
     const uint64_t elems = checked_mul(checked_mul(rows, cols, "rows * cols"), ext, "rows * cols * ext");
+    static std::atomic<uint64_t> serials{0};
     auto b = std::make_unique<Buffer>();
+    b->serial = ++serials;
     b->ctx = c;
     b->field = &f;
     b->ext = ext;

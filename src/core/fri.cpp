@@ -225,9 +225,16 @@ std::unique_ptr<FriState> fri_commit(Context *c, const Buffer &cw, const FriShap
     std::vector<unsigned char> beta(fri->elem_bytes());
     for (uint32_t k = 0; k < fri->layers; ++k) {
         c->monitor->poll("fri", k, fri->layers);
-        const gp_status st = challenge(user, k, cap.data(), cap.size(), beta.data(), beta.size());
-        if (st != GP_OK)
-            fail(st, "the challenge callback returned ", gp_status_name(st), " for layer ", k);
+        // The callback is the caller's code: its status is read as an int
+        // (an enum-typed load of a value outside gp_status is undefined).
+        const int st = raw(challenge(user, k, cap.data(), cap.size(), beta.data(), beta.size()));
+        if (st != GP_OK) {
+            if (!is_status(st))
+                fail(GP_ERR_INVALID_ARGUMENT, "the challenge callback returned ", st, " for layer ", k,
+                     ", which is not a gp_status");
+            fail(static_cast<gp_status>(st), "the challenge callback returned ", gp_status_name(static_cast<gp_status>(st)),
+                 " for layer ", k);
+        }
         fri_fold(*fri, beta.data(), beta.size(), cap.data(), cap.size());
     }
     return fri;

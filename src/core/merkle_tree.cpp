@@ -317,6 +317,7 @@ MerkleTree *commit_matrices(Context *c, const std::vector<const Buffer *> &given
     t->log_h = a.log_h;
     t->leaves = a.leaves;
     t->committed = committed;
+    note_committed(*t);
     t->owned = owned;
     t->nodes = c->backend->alloc_buffer(bytes);
     try {
@@ -369,6 +370,23 @@ uint64_t opened_row_bytes(const std::vector<const Buffer *> &mats) {
     uint64_t n = 0;
     for (const Buffer *b : mats) n += b->base_cols() * b->field->elem_size;
     return n;
+}
+
+void note_committed(MerkleTree &t) {
+    t.row_bytes = opened_row_bytes(t.committed);
+    t.committed_serials.clear();
+    for (const Buffer *b : t.committed) t.committed_serials.push_back(b->serial);
+}
+
+size_t first_dead_committed(const MerkleTree &t) {
+    if (t.source) return t.committed.size();
+    for (size_t i = 0; i < t.committed.size(); ++i) {
+        // The pointer is only read once the context knows it as a live
+        // buffer; the serial tells a later buffer at the same address.
+        Buffer *b = const_cast<Buffer *>(t.committed[i]);
+        if (!t.ctx->buffers.count(b) || b->serial != t.committed_serials[i]) return i;
+    }
+    return t.committed.size();
 }
 
 void merkle_verify_opening(const gp_merkle_options &o, const FieldDesc &f, const gp_matrix_dims *dims,

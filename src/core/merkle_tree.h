@@ -57,6 +57,16 @@ void read_cap(const MerkleTree &t, void *out);
 // Bytes of one opened row of all committed matrices.
 uint64_t opened_row_bytes(const std::vector<const Buffer *> &mats);
 
+// Records what the tree needs of t.committed after they are gone (their
+// serials, the opened row's bytes); called whenever t.committed is set.
+void note_committed(MerkleTree &t);
+
+// The first of t.committed that is no longer the live buffer the tree
+// committed (destroyed, whatever buffer now has its address), or
+// t.committed.size() when all are; always the latter for a tree with a
+// source, whose rows do not come from buffers.
+size_t first_dead_committed(const MerkleTree &t);
+
 // Checks one opening on the host; throws GP_ERR_VERIFY_FAILED when it does
 // not hash to the cap, or the status of a malformed argument.
 void merkle_verify_opening(const gp_merkle_options &o, const FieldDesc &f, const gp_matrix_dims *dims,

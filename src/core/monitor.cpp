@@ -27,9 +27,36 @@ void CallMonitor::check_cancelled() const {
         fail(GP_ERR_CANCELLED, "cancelled by gp_context_cancel");
 }
 
+namespace {
+
+// The progress callbacks running on this thread, innermost first (a
+// callback may call the library on another context, whose callback then
+// runs inside it).
+struct ProgressFrame {
+    const CallMonitor *monitor;
+    const ProgressFrame *outer;
+};
+thread_local const ProgressFrame *t_progress = nullptr;
+
+}  // namespace
+
+bool in_progress_callback(const CallMonitor *m) {
+    for (const ProgressFrame *f = t_progress; f; f = f->outer)
+        if (f->monitor == m) return true;
+    return false;
+}
+
 void CallMonitor::poll(const char *stage, uint64_t done, uint64_t total) {
     gp_progress_fn fn = progress_.load();
-    if (fn && std::this_thread::get_id() == caller_) fn(progress_user_.load(), stage, done, total);
+    if (fn && std::this_thread::get_id() == caller_) {
+        const ProgressFrame frame{this, t_progress};
+        struct Pop {
+            const ProgressFrame *outer;
+            ~Pop() { t_progress = outer; }
+        } pop{t_progress};
+        t_progress = &frame;
+        fn(progress_user_.load(), stage, done, total);
+    }
     check_cancelled();  // the callback itself may have cancelled
 }
 

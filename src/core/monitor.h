@@ -61,6 +61,13 @@ private:
     std::map<const char *, gp_call_stats> per_call_;
 };
 
+// Whether this thread is running the progress callback of the context
+// whose monitor is `m` (compared by address, never read): that callback may
+// call gp_context_cancel on its context and nothing else, so ContextCall
+// refuses every other call on the context from there (a call would deadlock
+// in the thread pool the outer call is inside, or free what it is using).
+bool in_progress_callback(const CallMonitor *m);
+
 // The call of this thread that guard() runs: what ContextCall tells it.
 struct CallRecord {
     std::shared_ptr<CallMonitor> monitor;  // set once a context is entered

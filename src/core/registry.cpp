@@ -57,18 +57,33 @@ bool is_live(const void *h, HandleKind k) {
     return is_live_locked(h, k);
 }
 
+void ContextCall::refuse_if_nested(const char *what) const {
+    if (!outermost_)
+        fail(GP_ERR_INVALID_ARGUMENT, what, " called from inside a call on the same context (a callback): nothing was "
+                                            "destroyed; destroy it once the call returns");
+}
+
 ContextCall::ContextCall(const void *h, HandleKind k, const char *arg) {
     require_ptr(h != nullptr, arg);
     auto dead = [&] {
         fail(GP_ERR_INVALID_ARGUMENT, "`", arg, "` is not a live ", handle_kind_name(k),
              " (it was destroyed, its context was destroyed, or it never was one)");
     };
+    bool reentrant = false;
     {
         std::lock_guard<std::mutex> g(mu());
         auto it = live().find(h);
         if (it == live().end() || it->second.kind != k) dead();
         ctx_ = it->second.ctx;
         mu_ = ctx_->call_mutex;  // kept alive by this copy even if the context goes
+        reentrant = in_progress_callback(ctx_->monitor.get());
+    }
+    if (reentrant) {
+        ctx_ = nullptr;
+        fail(GP_ERR_INVALID_ARGUMENT, "called from inside the progress callback of ",
+             k == HandleKind::Context ? "this context" : std::string("the context of `") + arg + "`",
+             " (a progress callback may call gp_context_cancel on its context, nothing else); the call in "
+             "progress goes on");
     }
     lock_ = std::unique_lock<std::recursive_mutex>(*mu_);
     // Destroyed while this call waited for the lock?

@@ -50,6 +50,10 @@ public:
     // For gp_context_destroy: the context is about to go; end the call
     // without touching it again.
     void detach();
+    // For the destroy functions: refuses (GP_ERR_INVALID_ARGUMENT) when this
+    // call runs inside another call on the same context on this thread (a
+    // FRI challenge callback, say), whose objects it could free under it.
+    void refuse_if_nested(const char *what) const;
 
 private:
     Context *ctx_ = nullptr;

@@ -647,8 +647,11 @@ private:
         window_ = want;
     }
 
-    // Names [host, host + bytes) in `d` when it lies in one shared region.
+    // Names [host, host + bytes) in `d` when it lies in one shared region
+    // at a multiple of 8 bytes (the server takes host data at offsets that
+    // are multiples of the element size; other data goes by the window).
     bool in_region(const void *host, uint64_t bytes, v1::HostData *d) const {
+        if (reinterpret_cast<uintptr_t>(host) % 8) return false;
         const char *h = static_cast<const char *>(host);
         auto it = regions_.upper_bound(const_cast<char *>(h));
         if (it == regions_.begin()) return false;

@@ -76,8 +76,12 @@ void SessionMemory::detach_region(uint64_t id) {
     regions_.erase(it);
 }
 
-char *SessionMemory::host(const v1::HostData &d, uint64_t size, const char *what) const {
+char *SessionMemory::host(const v1::HostData &d, uint64_t size, uint64_t align, const char *what) const {
     if (d.size() != size) fail(GP_ERR_INVALID_ARGUMENT, what, ": ", d.size(), " bytes sent, ", size, " expected");
+    // Windows and regions are mapped on page boundaries: an aligned offset
+    // is an aligned address.
+    if (d.offset() % align)
+        fail(GP_ERR_INVALID_ARGUMENT, what, ": offset ", d.offset(), " is not a multiple of ", align, " bytes");
     if (!d.region()) return window(d.offset(), size, what);
     auto it = regions_.find(d.region());
     if (it == regions_.end()) fail(GP_ERR_INVALID_ARGUMENT, what, ": no shared region ", d.region());
@@ -254,11 +258,12 @@ TreeSpec spec_of(const v1::TreeSpec &r) {
 
 // The column buffers of an OOD or DEEP request: 2^log_m rows of field f.
 std::vector<Buffer> columns_of(const SessionMemory &mem, const google::protobuf::RepeatedPtrField<v1::BufferRef> &refs,
-                               const FieldDesc &f, uint32_t log_m, const char *what) {
+                               const FieldDesc &f, uint32_t E, uint32_t log_m, const char *what) {
     std::vector<Buffer> bufs = buffers_of(mem, refs, what);
     for (const Buffer &b : bufs)
-        if (b.rows != (1ull << log_m) || b.field != &f || b.stride)
-            fail(GP_ERR_INVALID_ARGUMENT, what, ": a buffer of another shape");
+        if (b.rows != (1ull << log_m) || b.field != &f || b.stride || (b.ext != 1 && b.ext != E))
+            fail(GP_ERR_INVALID_ARGUMENT, what, ": a buffer of another shape (columns are ", 1ull << log_m,
+                 " rows of degree 1 or ", E, " over the request's field)");
     return bufs;
 }
 
@@ -289,6 +294,8 @@ void tree_of(const SessionMemory &mem, const v1::TreeRef &r, TreeView &v, bool m
                  v.t.log_h);
         v.t.committed.push_back(&b);
     }
+    if (v.t.spec.field && !v.mats.empty() && (int)v.mats[0].field->id != v.t.spec.field)
+        fail(GP_ERR_FIELD_MISMATCH, "tree: matrices of another field than the profile's");
 }
 
 uint64_t host_bytes(const FieldDesc &f, uint64_t rows, uint64_t base_cols) {
@@ -361,14 +368,14 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             const auto &u = q.upload();
             Buffer b = buffer_of(mem, u.dst(), "dst");
             const gp_layout layout = layout_of(u.layout(), "layout");
-            be.upload(b, mem.host(u.data(), b.bytes, "upload"), layout, u.arg().c_str());
+            be.upload(b, mem.host(u.data(), b.bytes, b.field->elem_size, "upload"), layout, u.arg().c_str());
             return;
         }
         case v1::Request::kDownload: {
             const auto &d = q.download();
             const Buffer b = buffer_of(mem, d.src(), "src");
             const gp_layout layout = layout_of(d.layout(), "layout");
-            be.download(b, mem.host(d.data(), b.bytes, "download"), layout);
+            be.download(b, mem.host(d.data(), b.bytes, b.field->elem_size, "download"), layout);
             return;
         }
         case v1::Request::kLde: {
@@ -403,7 +410,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
                 a.in_buf = &in;
             } else {
                 const uint64_t bytes = host_bytes(*a.field, a.rows_in, a.cols * a.ext);
-                a.in_host = mem.host(l.in_host(), bytes, "lde input");
+                a.in_host = mem.host(l.in_host(), bytes, a.field->elem_size, "lde input");
             }
             be.lde(a);
             return;
@@ -429,7 +436,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             const PermShape s = perm_shape(p.perm(), "perm");
             if (p.count() > (1ull << kMaxLog)) fail(GP_ERR_INVALID_ARGUMENT, "permute: count");
             const uint64_t bytes = checked_mul(checked_mul(p.count(), s.width, "count"), s.elem_size, "bytes");
-            be.permute(p.perm(), mem.host(p.states(), bytes, "permute"), p.count());
+            be.permute(p.perm(), mem.host(p.states(), bytes, s.elem_size, "permute"), p.count());
             return;
         }
         case v1::Request::kMerkleCommit: {
@@ -593,7 +600,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             a.omega_n = o.omega_n();
             if ((uint32_t)o.z_size() < a.E || o.z_size() > 4) fail(GP_ERR_INVALID_ARGUMENT, "ood: z");
             for (int e = 0; e < o.z_size(); ++e) a.z[e] = o.z(e);
-            const std::vector<Buffer> bufs = columns_of(mem, o.bufs(), fd, a.log_m, "ood bufs");
+            const std::vector<Buffer> bufs = columns_of(mem, o.bufs(), fd, a.E, a.log_m, "ood bufs");
             uint64_t words = 0;
             for (const Buffer &b : bufs) words = checked_add(words, checked_mul(b.base_cols(), a.E, "ood"), "ood");
             check_reply(checked_mul(words, 8, "ood"), "ood");
@@ -618,7 +625,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             a.shift = d.shift();
             a.omega_m = d.omega_m();
             a.ncols = d.ncols();
-            const std::vector<Buffer> bufs = columns_of(mem, d.bufs(), fd, a.log_m, "deep bufs");
+            const std::vector<Buffer> bufs = columns_of(mem, d.bufs(), fd, a.E, a.log_m, "deep bufs");
             uint64_t cols = 0;
             for (const Buffer &b : bufs) cols = checked_add(cols, b.cols, "deep columns");
             if (cols != a.ncols || (uint64_t)d.z_size() != (uint64_t)a.npoints * a.E ||

@@ -46,8 +46,9 @@ public:
     void attach_shared(int fd, uint64_t bytes);
     void attach_private(uint64_t bytes);
     char *window(uint64_t offset, uint64_t size, const char *what) const;
-    // A range of the window or of a region, checked to hold `size` bytes.
-    char *host(const v1::HostData &d, uint64_t size, const char *what) const;
+    // A range of the window or of a region, checked to hold `size` bytes
+    // at an offset that is a multiple of `align`.
+    char *host(const v1::HostData &d, uint64_t size, uint64_t align, const char *what) const;
     // Shared regions of the client's own memory (gp_host_alloc).
     void attach_region(uint64_t id, int fd, uint64_t bytes);
     void detach_region(uint64_t id);

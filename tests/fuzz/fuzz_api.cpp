@@ -27,12 +27,19 @@
 //  - a fresh Merkle opening verifies, and one with a changed row element, a
 //    flipped path bit or another index (whose row differs) does not;
 //  - a fresh FRI opening verifies, and one with a changed group element, a
-//    flipped path bit or a changed remainder element does not;
+//    flipped path bit or a changed remainder element does not; a challenge
+//    callback's status outside gp_status is GP_ERR_INVALID_ARGUMENT;
+//  - gp_commit_host succeeds exactly when gp_lde_batch_host + gp_merkle_commit
+//    does, with the same root, opening and LDE; a tree whose LDE buffer was
+//    destroyed refuses rows and still opens paths;
+//  - gp_host_alloc memory is aligned and only its own pointer frees it;
+//    gp_context_device_info agrees with the device name and memory stats;
 //  - DEEP composition with zero coefficients is zero;
 //  - wrapped memory is the buffer's address; gp_buffer_data and DLPack
 //    exports show the values in the documented layout; an imported tensor's
 //    deleter runs once, when its buffer is destroyed, never on a failure;
-//  - cancelling an idle context leaves the next call alone; progress and log
+//  - cancelling an idle context leaves the next call alone; a call on the
+//    context from its own progress callback is refused; progress and log
 //    callbacks run on the calling thread, progress stays within its total,
 //    log lines name the call and its status; counters grow with calls and
 //    failures and reset to zero; per-entry statistics are sorted and stay
@@ -44,6 +51,7 @@
 //
 // GP_FUZZ_THREADS (environment) sets the context's cpu_threads (default 1);
 // GP_FUZZ_TRACE=1 prints every call and its status to stderr.
+#include <algorithm>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -1925,6 +1933,9 @@ void op_fri_commit(Input &in) {
     c.bad_at = cb >= 0xB0 && cb < 0xC0 ? cb % 4 : -1;
     c.rng = Rng{in.u32()};
     const uint8_t mode = in.u8();
+    // Mode 0xF5: the failing callback returns an int outside gp_status (as
+    // a C callback may), which the library must not load as one.
+    if (mode == 0xF5) c.fail_status = cb % 2 ? 12345 : -1;
     if (!spend(n * ext * 8)) return;
     Bytes big;
     const gp_fri_options *op = opts_ptr(os, o, big);
@@ -1939,8 +1950,8 @@ void op_fri_commit(Input &in) {
     if (st != GP_OK) {
         if (mode != kNullOut) EXPECT(h == nullptr, "a failed gp_fri_commit left a handle");
         if (c.fail_at >= 0 && c.calls == (uint32_t)c.fail_at + 1)
-            EXPECT(st == c.fail_status, "gp_fri_commit returned %s, the callback %s", sname(st),
-                   sname(c.fail_status));
+            EXPECT(st == (is_status(c.fail_status) ? c.fail_status : GP_ERR_INVALID_ARGUMENT),
+                   "gp_fri_commit returned %s, the callback %d", sname(st), c.fail_status);
         if (c.bad_at >= 0 && c.calls == (uint32_t)c.bad_at + 1)
             EXPECT(st == GP_ERR_NON_CANONICAL, "gp_fri_commit after a non-canonical challenge: %s", sname(st));
         return;
@@ -2324,6 +2335,7 @@ void op_context(Input &in) {
             gp_fri_options_init(nullptr);
             gp_constraint_options_init(nullptr);
             gp_ood_options_init(nullptr);
+            gp_commit_options_init(nullptr);
             EXPECT(gp_buffer_rows(nullptr) == 0 && gp_buffer_cols(nullptr) == 0 && gp_buffer_ext_degree(nullptr) == 0 &&
                        gp_buffer_size_bytes(nullptr) == 0 && (int)gp_buffer_field(nullptr) == 0,
                    "shape queries of a NULL buffer");
@@ -2678,6 +2690,7 @@ struct Monitor {
     std::thread::id main_thread;
     uint64_t progress_calls = 0, log_lines = 0;
     std::string last_line;
+    bool reenter = false;  // the progress callback calls the library on its own context
 } M;
 
 void on_progress(void *user, const char *stage, uint64_t done, uint64_t total) {
@@ -2687,6 +2700,16 @@ void on_progress(void *user, const char *stage, uint64_t done, uint64_t total) {
     if (done > total) die("progress of stage %s: %llu of %llu", stage, (unsigned long long)done,
                           (unsigned long long)total);
     M.progress_calls++;
+    if (M.reenter) {
+        // Refused, the call in progress unaffected (the oracles after it
+        // check its result); the context and the other contexts go on.
+        const int st = CALL("gp_context_trim", gp_context_trim(S.ctx));
+        if (st != GP_ERR_INVALID_ARGUMENT || !std::strstr(gp_last_error(), "progress callback"))
+            die("a call on the context from its progress callback: %s \"%s\"", sname(st), gp_last_error());
+        gp_context_destroy(S.ctx);  // refused as well
+        if ((int)gp_context_backend(S.ctx) != GP_BACKEND_CPU) die("the progress callback destroyed its context");
+        if (CALL("gp_context_trim", gp_context_trim(S.foreign)) != GP_OK) die("another context from a callback");
+    }
 }
 
 void on_log(void *user, const char *line) {
@@ -2729,6 +2752,7 @@ void op_monitor(Input &in) {
                                 gp_context_set_progress(arg == kNullCtx ? nullptr : S.ctx, arg % 2 ? on_progress : nullptr,
                                                         &M));
             EXPECT((st == GP_OK) == (arg != kNullCtx), "gp_context_set_progress: %s", sname(st));
+            if (st == GP_OK) M.reenter = (arg & 5) == 5;
             break;
         }
         case 2: {
@@ -2811,6 +2835,300 @@ void op_monitor(Input &in) {
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* One-call commitment of host traces, host memory, devices                 */
+/* ------------------------------------------------------------------------ */
+
+// The root and the opening (rows, paths) of index `idx` of a tree.
+struct TreeView {
+    Bytes root, rows, paths;
+    uint64_t row_bytes = 0, path_bytes = 0;
+};
+TreeView view_tree(gp_merkle_tree *t, uint64_t idx, bool rows) {
+    TreeView v;
+    v.root.resize(gp_merkle_digest_size(t));
+    EXPECT(CALL("gp_merkle_root", gp_merkle_root(t, v.root.data(), v.root.size())) == GP_OK);
+    EXPECT(CALL("gp_merkle_opening_size", gp_merkle_opening_size(t, &v.row_bytes, &v.path_bytes)) == GP_OK);
+    v.rows.resize(rows ? v.row_bytes : 0);
+    v.paths.resize(v.path_bytes);
+    const int st = CALL("gp_merkle_open", gp_merkle_open(t, &idx, 1, rows ? v.rows.data() : nullptr, v.rows.size(),
+                                                          v.paths.data(), v.paths.size()));
+    EXPECT(st == GP_OK, "gp_merkle_open of index %llu: %s", (unsigned long long)idx, sname(st));
+    return v;
+}
+
+// gp_commit_host in every gp_keep mode, against gp_lde_batch_host into
+// buffers then gp_merkle_commit of them (the header's definition): the same
+// outcome, root, opening and LDE. With keep = GP_KEEP_DEVICE the LDE
+// buffers and the tree join the input's handles; sometimes one buffer is
+// destroyed first, after which the tree opens paths but refuses rows.
+// Reads: mode, field, ext, count, per matrix (rows, cols, elements), keep,
+// blowup, order, options mode, Merkle profile, index.
+void op_commit_host(Input &in) {
+    trace("commit_host");
+    const uint8_t mode = in.u8();
+    bool valid = true;
+    const int field = sel_field(in, &valid);
+    const uint32_t ext = sel_ext(in, field, &valid);
+    const uint32_t count = 1 + in.u8() % 3;
+    std::vector<gp_commit_matrix> mats(count);
+    std::vector<Bytes> data(count);
+    const uint32_t esz = esize(field);
+    uint64_t work = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint8_t rb = in.u8();
+        gp_commit_matrix &m = mats[i];
+        m.rows = 1ull << (rb % 6);
+        m.cols = 1 + in.u8() % 3;
+        m.ext_degree = ext;
+        bool canonical = true;
+        // An invalid degree is refused before the data is read: no array of
+        // that many elements (it may be 2^32 - 1).
+        const uint64_t held = ext <= 4 ? ext : 1;
+        data[i] = gen_elems(in, field, m.rows * m.cols * held, &canonical);
+        if (!canonical) valid = false;
+        m.data = data[i].data();
+        work += m.rows * m.cols * held;
+    }
+    const uint8_t kb = in.u8();
+    const int keep = kb < 0xF0 ? kb % 3 : (kb % 2 ? 3 : -1);  // judged as the library reads it, below
+    gp_lde_options lo;
+    gp_lde_options_init(&lo);
+    lo.blowup = 1u << (in.u8() % 3);
+    set_enum(lo.output_order, in.u8() % 2);
+    const OptSel os = sel_opts(in, sizeof(gp_commit_options), &valid);
+    gp_merkle_options mo;
+    bool merkle_known = true;  // whether the profile is one the harness can tell is valid
+    sel_merkle(in, valid && finfo(field) ? field : GP_FIELD_GOLDILOCKS, mo, &merkle_known);
+    const uint16_t iv = in.u16();
+    if (!spend(work * lo.blowup * 8)) return;
+
+    gp_commit_options o;
+    gp_commit_options_init(&o);
+    o.lde = &lo;
+    o.merkle = &mo;
+    set_enum(o.keep, keep);
+    if (mode == 0xF4) o.device_budget = 1;  // below any working set
+    Bytes big;
+    const gp_commit_options *op = opts_ptr(os, o, big);
+    // What the library reads (a short struct_size leaves defaults).
+    const gp_commit_options eff = effective(os, o, gp_commit_options_init);
+    const bool on_device = get_enum(eff.keep) == GP_KEEP_DEVICE;
+    if (get_enum(eff.keep) < GP_KEEP_DEVICE || get_enum(eff.keep) > GP_KEEP_NONE) valid = false;
+    const uint32_t blowup = eff.lde ? lo.blowup : 2;
+    gp_merkle_options mo_eff;
+    gp_merkle_options_init(&mo_eff);
+    if (eff.merkle) mo_eff = mo;
+    std::vector<Bytes> host(count);
+    if (get_enum(eff.keep) == GP_KEEP_HOST)
+        for (uint32_t i = 0; i < count; ++i) {
+            const uint64_t bytes = mats[i].rows * blowup * mats[i].cols * (ext <= 4 ? ext : 1) * esz;
+            host[i].assign(bytes + 64, 0xA5);
+            mats[i].lde_host = host[i].data();
+            mats[i].lde_host_bytes = bytes;
+        }
+    std::vector<gp_buffer *> out(count, reinterpret_cast<gp_buffer *>(&S));
+    gp_merkle_tree *t = reinterpret_cast<gp_merkle_tree *>(&S);
+    gp_context *ctx = mode == kNullCtx ? nullptr : S.ctx;
+    const int st = CALL("gp_commit_host",
+                        gp_commit_host(ctx, (gp_field)field, mode == kNullData ? nullptr : mats.data(), count, op,
+                                       on_device ? out.data() : nullptr, mode == kNullOut ? nullptr : &t));
+    if (!ctx || mode == kNullOut) {
+        EXPECT(st == GP_ERR_NULL_POINTER, "gp_commit_host with a NULL pointer: %s", sname(st));
+        return;
+    }
+    if (st != GP_OK) {
+        EXPECT(t == nullptr, "a failed gp_commit_host left a tree");
+        // lde_out is written once the options say it is an array (a known
+        // struct_size, keep = GP_KEEP_DEVICE); until then it is not touched.
+        const bool opts_ok = os.mode != OPT_SIZE || (os.size >= 4 && os.size <= 4096);
+        if (on_device && opts_ok)
+            for (gp_buffer *b : out) EXPECT(b == nullptr, "a failed gp_commit_host left an LDE buffer");
+    }
+    if (mode == kNullData || eff.device_budget != 0 || !valid) {  // a budget of 1 byte, if read
+        EXPECT(st != GP_OK, "gp_commit_host with invalid arguments (mode %u) succeeded", mode);
+        return;
+    }
+
+    // The reference: gp_lde_batch_host into buffers, gp_merkle_commit of them.
+    std::vector<gp_buffer *> ref(count, nullptr);
+    int rst = GP_OK;
+    for (uint32_t i = 0; i < count && rst == GP_OK; ++i) {
+        rst = CALL("gp_buffer_create", gp_buffer_create(S.ctx, (gp_field)field, ext, mats[i].rows * blowup,
+                                                        mats[i].cols, &ref[i]));
+        EXPECT(rst == GP_OK, "gp_buffer_create: %s", sname(rst));
+        rst = CALL("gp_lde_batch_host", gp_lde_batch_host(S.ctx, (gp_field)field, ext, mats[i].data, mats[i].rows,
+                                                          mats[i].cols, eff.lde, ref[i]));
+        EXPECT(rst == GP_OK, "gp_lde_batch_host of a valid matrix: %s", sname(rst));
+    }
+    gp_merkle_tree *rt = nullptr;
+    rst = CALL("gp_merkle_commit", gp_merkle_commit(S.ctx, ref.data(), count, &mo_eff, &rt));
+    // gp_commit_host refuses Miden's LMCS (documented at GP_MERKLE_MIDEN_LMCS).
+    const bool lmcs = get_enum(mo_eff.kind) == GP_MERKLE_MIDEN_LMCS;
+    if (lmcs) EXPECT(st != GP_OK, "gp_commit_host of a GP_MERKLE_MIDEN_LMCS tree succeeded");
+    else
+        EXPECT((st == GP_OK) == (rst == GP_OK), "gp_commit_host: %s, gp_lde_batch_host + gp_merkle_commit: %s",
+               sname(st), sname(rst));
+    if (st == GP_OK && rst == GP_OK) {
+        uint64_t H = 0;
+        for (const gp_commit_matrix &m : mats) H = m.rows * blowup > H ? m.rows * blowup : H;
+        const uint64_t idx = iv % H;
+        const TreeView a = view_tree(t, idx, true), b = view_tree(rt, idx, true);
+        EXPECT(a.root == b.root && a.rows == b.rows && a.paths == b.paths,
+               "gp_commit_host (keep %d) and the composed calls differ at index %llu", get_enum(eff.keep),
+               (unsigned long long)idx);
+        for (uint32_t i = 0; i < count; ++i) {
+            Bytes want(gp_buffer_size_bytes(ref[i]));
+            EXPECT(CALL("gp_buffer_to_host", gp_buffer_to_host(ref[i], GP_LAYOUT_COL_MAJOR, want.data(),
+                                                               want.size())) == GP_OK);
+            if (get_enum(eff.keep) == GP_KEEP_HOST) {
+                EXPECT(std::equal(want.begin(), want.end(), host[i].begin()),
+                       "matrix %u's LDE in lde_host differs from gp_lde_batch_host's", i);
+                for (size_t k = want.size(); k < host[i].size(); ++k)
+                    EXPECT(host[i][k] == 0xA5, "gp_commit_host wrote past lde_host_bytes of matrix %u", i);
+            } else if (on_device) {
+                Bytes got(want.size());
+                EXPECT(CALL("gp_buffer_to_host", gp_buffer_to_host(out[i], GP_LAYOUT_COL_MAJOR, got.data(),
+                                                                   got.size())) == GP_OK);
+                EXPECT(got == want, "matrix %u's LDE buffer differs from gp_lde_batch_host's", i);
+            }
+        }
+        if (on_device && (mode & 0x40)) {
+            // The caller destroys an LDE buffer the tree committed: rows are
+            // a status, paths still come from the tree.
+            gp_buffer_destroy(out[0]);
+            out[0] = nullptr;
+            Bytes r(a.row_bytes), pth(a.path_bytes);
+            int s2 = CALL("gp_merkle_open", gp_merkle_open(t, &idx, 1, r.data(), r.size(), nullptr, 0));
+            EXPECT(s2 == GP_ERR_INVALID_ARGUMENT, "opening rows of a destroyed matrix: %s", sname(s2));
+            s2 = CALL("gp_merkle_open", gp_merkle_open(t, &idx, 1, nullptr, 0, pth.data(), pth.size()));
+            EXPECT(s2 == GP_OK && pth == a.paths, "opening paths after a matrix was destroyed: %s", sname(s2));
+        }
+    }
+    gp_merkle_tree_destroy(rt);
+    for (gp_buffer *b : ref) gp_buffer_destroy(b);
+    if (st != GP_OK) return;
+    // Keep the tree and its LDE buffers as handles of the input.
+    std::vector<int> slots;
+    bool kept = on_device && out[0] != nullptr;
+    for (uint32_t i = 0; kept && i < count; ++i) {
+        const int slot = adopt_buf(out[i], field, ext, mats[i].rows * blowup, mats[i].cols);
+        out[i] = nullptr;  // a slot's now, or destroyed by adopt_buf when none is free
+        if (slot < 0) {
+            kept = false;
+            break;
+        }
+        slots.push_back(slot);
+    }
+    if (kept) {
+        adopt_tree(t, OptSel{OPT_EXACT, (uint32_t)sizeof mo_eff}, mo_eff, field, slots);
+        return;
+    }
+    gp_merkle_tree_destroy(t);
+    for (int slot : slots) destroy_buf(slot);
+    if (on_device)
+        for (gp_buffer *b : out) gp_buffer_destroy(b);
+}
+
+// gp_host_alloc and gp_host_free: sizes (0, small, one that wraps), the
+// memory used as a host input, frees of NULL, foreign, interior and freed
+// pointers and on another context.
+void op_host_mem(Input &in) {
+    trace("host_mem");
+    const uint8_t mode = in.u8();
+    const uint8_t sb = in.u8();
+    const size_t bytes = sb == 0 ? 0 : sb >= 0xF0 ? ~(size_t)0 - (sb % 8) : (size_t)sb * 64;
+    void *p = reinterpret_cast<void *>(&S);
+    int st = CALL("gp_host_alloc", gp_host_alloc(mode == kNullCtx ? nullptr : S.ctx, bytes,
+                                                 mode == kNullOut ? nullptr : &p));
+    if (mode == kNullCtx || mode == kNullOut) {
+        EXPECT(st == GP_ERR_NULL_POINTER, "gp_host_alloc with NULL: %s", sname(st));
+        return;
+    }
+    if (bytes == 0 || bytes > ((size_t)1 << 40)) {
+        EXPECT(st != GP_OK && p == nullptr, "gp_host_alloc of %zu bytes: %s", bytes, sname(st));
+        return;
+    }
+    EXPECT(st == GP_OK && p && reinterpret_cast<uintptr_t>(p) % 4096 == 0, "gp_host_alloc of %zu bytes: %s", bytes,
+           sname(st));
+    std::memset(p, 0, bytes);  // all of it is the caller's
+    if (bytes >= 32) {
+        // As host input: a Goldilocks column of bytes / 8 rows (rounded down to a power of two).
+        uint64_t rows = 1;
+        while (rows * 2 * 8 <= bytes) rows *= 2;
+        static_cast<uint64_t *>(p)[0] = 7;
+        gp_buffer *b = nullptr;
+        st = CALL("gp_buffer_from_host", gp_buffer_from_host(S.ctx, GP_FIELD_GOLDILOCKS, 1, rows, 1,
+                                                             GP_LAYOUT_COL_MAJOR, p, &b));
+        EXPECT(st == GP_OK, "gp_buffer_from_host of gp_host_alloc memory: %s", sname(st));
+        uint64_t first = 0;
+        if (st == GP_OK && rows == 1)
+            EXPECT(CALL("gp_buffer_to_host", gp_buffer_to_host(b, GP_LAYOUT_COL_MAJOR, &first, 8)) == GP_OK &&
+                   first == 7);
+        gp_buffer_destroy(b);
+    }
+    // Frees that are not of this allocation fail and change nothing.
+    st = CALL("gp_host_free", gp_host_free(S.ctx, nullptr));
+    EXPECT(st == GP_OK, "gp_host_free(NULL): %s", sname(st));
+    st = CALL("gp_host_free", gp_host_free(S.ctx, static_cast<char *>(p) + 8));
+    EXPECT(st == GP_ERR_INVALID_ARGUMENT, "gp_host_free of an interior pointer: %s", sname(st));
+    st = CALL("gp_host_free", gp_host_free(S.ctx, &S));
+    EXPECT(st == GP_ERR_INVALID_ARGUMENT, "gp_host_free of harness memory: %s", sname(st));
+    st = CALL("gp_host_free", gp_host_free(S.foreign, p));
+    EXPECT(st == GP_ERR_INVALID_ARGUMENT, "gp_host_free on another context: %s", sname(st));
+    st = CALL("gp_host_free", gp_host_free(nullptr, p));
+    EXPECT(st == GP_ERR_NULL_POINTER, "gp_host_free(NULL context): %s", sname(st));
+    st = CALL("gp_host_free", gp_host_free(S.ctx, p));
+    EXPECT(st == GP_OK, "gp_host_free: %s", sname(st));
+    st = CALL("gp_host_free", gp_host_free(S.ctx, p));
+    EXPECT(st == GP_ERR_INVALID_ARGUMENT, "gp_host_free twice: %s", sname(st));
+}
+
+// gp_context_device_count, gp_context_device_info (indices, struct_size
+// values, NULLs; what it writes stays within struct_size) and
+// gp_context_remote_fallback.
+void op_devices(Input &in) {
+    trace("devices");
+    const uint8_t mode = in.u8();
+    const uint8_t arg = in.u8();
+    EXPECT(gp_context_device_count(S.ctx) == 1 && gp_context_device_count(nullptr) == 0,
+           "gp_context_device_count of a CPU context: %u", gp_context_device_count(S.ctx));
+    EXPECT(gp_context_remote_fallback(S.ctx) == nullptr && gp_context_remote_fallback(nullptr) == nullptr,
+           "gp_context_remote_fallback of a CPU context");
+    static const uint32_t sizes[] = {sizeof(gp_device_info), 4, 12, 0, 5000, sizeof(gp_device_info) + 16, 140};
+    const uint32_t size = sizes[arg % 7];
+    const uint32_t index = mode % 4 == 3 ? 1 + (arg >> 4) : 0;
+    Bytes mem(sizeof(gp_device_info) + 64, 0x6B);
+    gp_device_info *info = reinterpret_cast<gp_device_info *>(mem.data());
+    info->struct_size = size;
+    const int st = CALL("gp_context_device_info",
+                        gp_context_device_info(mode == kNullCtx ? nullptr : S.ctx, index,
+                                               mode == kNullOut ? nullptr : info));
+    if (mode == kNullCtx || mode == kNullOut) {
+        EXPECT(st == GP_ERR_NULL_POINTER, "gp_context_device_info with NULL: %s", sname(st));
+        return;
+    }
+    const bool ok = index == 0 && size >= 4 && size <= 4096;
+    EXPECT((st == GP_OK) == ok, "gp_context_device_info(index %u, struct_size %u): %s", index, size, sname(st));
+    if (st != GP_OK) return;
+    EXPECT(info->struct_size == size, "gp_context_device_info changed struct_size");
+    const size_t written = size < sizeof(gp_device_info) ? size : sizeof(gp_device_info);
+    for (size_t i = written; i < mem.size(); ++i)
+        EXPECT(mem[i] == 0x6B, "gp_context_device_info wrote byte %zu past struct_size %u", i, size);
+    if (size >= sizeof(gp_device_info)) {
+        char name[128];
+        EXPECT(CALL("gp_context_device_name", gp_context_device_name(S.ctx, name, sizeof name)) == GP_OK);
+        EXPECT(info->ordinal == -1 && std::memchr(info->name, 0, sizeof info->name) &&
+                   std::strcmp(info->name, name) == 0 && info->free_bytes == 0 && info->total_bytes == 0,
+               "gp_context_device_info of the CPU: ordinal %d, name \"%.128s\"", info->ordinal, info->name);
+        gp_memory_stats ms;
+        ms.struct_size = sizeof ms;
+        EXPECT(CALL("gp_context_memory_stats", gp_context_memory_stats(S.ctx, &ms)) == GP_OK);
+        EXPECT(info->buffer_bytes == ms.buffer_bytes, "device buffer_bytes %llu, context %llu",
+               (unsigned long long)info->buffer_bytes, (unsigned long long)ms.buffer_bytes);
+    }
+}
+
 using Op = void (*)(Input &);
 const Op kOps[] = {
     op_buffer_create,  op_buffer_from_host, op_buffer_to_host, op_buffer_destroy,   op_ntt,
@@ -2819,7 +3137,7 @@ const Op kOps[] = {
     op_fri_begin,      op_fri_begin_host,   op_fri_fold,       op_fri_remainder,    op_fri_open,
     op_fri_verify_raw, op_fri_commit,       op_fri_destroy,    op_fri_run,          op_ood,
     op_deep,           op_constraint,       op_context,        op_foreign,          op_interop,
-    op_monitor,
+    op_monitor,        op_commit_host,      op_host_mem,       op_devices,
 };
 constexpr int kNumOps = sizeof kOps / sizeof kOps[0];
 
@@ -2864,6 +3182,7 @@ void init() {
 void finish_input() {
     // Callbacks set by the input end with it.
     EXPECT(CALL("gp_context_set_progress", gp_context_set_progress(S.ctx, nullptr, nullptr)) == GP_OK);
+    M.reenter = false;
     EXPECT(CALL("gp_context_set_log", gp_context_set_log(S.ctx, nullptr, nullptr)) == GP_OK);
     for (int t = 0; t < kMaxTrees; ++t) destroy_tree(t);
     for (int f = 0; f < kMaxFris; ++f) destroy_fri(f);

@@ -31,7 +31,7 @@ OPS = [
     "fri_begin", "fri_begin_host", "fri_fold", "fri_remainder", "fri_open",
     "fri_verify_raw", "fri_commit", "fri_destroy", "fri_run", "ood",
     "deep", "constraint", "context", "foreign", "interop",
-    "monitor",
+    "monitor", "commit_host", "host_mem", "devices",
 ]
 OP = {name: i for i, name in enumerate(OPS)}
 
@@ -163,6 +163,15 @@ class Prog:
             if path:
                 self.u16(bit)
         return self
+
+    def commit_host(self, f=GL, e=1, mats=((3, 2),), keep=0, blowup_log=1, order=1, opts=OPT_EXACT, mode=0,
+                    merkle=None, index=5, el=(EL_RANDOM, 3)):
+        """mats: (log2 rows, cols) per matrix; keep: 0..2 or a raw byte >= BAD."""
+        self.op("commit_host").u8(mode).field(f).ext(f, e).u8(len(mats) - 1)
+        for log_rows, cols in mats:
+            self.u8(log_rows).u8(cols - 1).elems(*el)
+        self.u8(keep).u8(blowup_log).u8(order).u8(opts).merkle(**(merkle or {}))
+        return self.u16(index)
 
     def ood_args(self, slots, opts=OPT_EXACT, shift=(SHIFT_DEFAULT,), order=0, bound=0x00, cdeg=0x01,
                  npoints=2, pmode=0, el=(EL_RANDOM, 7)):
@@ -522,6 +531,47 @@ def seeds():
         p.op("monitor").u8(what).u8(arg)
     add("monitor", p)
 
+    # One-call commitment of host traces in every keep mode, against the
+    # composed calls; the kept LDE buffers and tree opened afterwards, and a
+    # tree whose LDE buffer was destroyed.
+    p = Prog()
+    p.commit_host(GL, 1, ((3, 2), (2, 1)), keep=0)                      # buffers 0, 1; tree 0
+    p.op("merkle_open").u8(0).merkle_check(2, (5, 14))
+    p.commit_host(GL, 2, ((2, 1),), keep=0, mode=0x40)                  # one LDE buffer destroyed
+    p.commit_host(BB, 4, ((4, 2),), keep=1, blowup_log=2, order=0)
+    p.commit_host(KB, 1, ((3, 3), (3, 1)), keep=2)
+    p.commit_host(GL, 3, ((2, 2),), keep=1, opts=OPT_NULL)              # defaults: keep on the device
+    p.commit_host(GL, 1, ((2, 1),), keep=0xF0)                          # keep 3
+    for mode in (NULL_CTX, NULL_OUT, NULL_DATA, 0xF4):                  # NULLs, a budget of 1 byte
+        p.commit_host(GL, 1, ((2, 1),), keep=0, mode=mode)
+    p.commit_host(GL, 1, ((2, 1),), keep=0, el=(EL_ONE_BAD, 1, 1, 0))  # non-canonical trace
+    add("commit_host", p)
+
+    # Host memory of the context; its devices.
+    p = Prog()
+    for mode, size in ((0, 1), (0, 4), (0, 0xC0), (0, 0), (0, 0xF3), (NULL_CTX, 1), (NULL_OUT, 1)):
+        p.op("host_mem").u8(mode).u8(size)
+    for mode, arg in ((0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (0, 6), (3, 0x10), (NULL_CTX, 0),
+                      (NULL_OUT, 0)):
+        p.op("devices").u8(mode).u8(arg)
+    add("host_devices", p)
+
+    # A progress callback that calls the library on its own context.
+    p = Prog()
+    p.op("monitor").u8(1).u8(5)
+    p.from_host(GL, 1, 5, 2).op("lde").u8(0).u8(OPT_EXACT).lde(blowup_log=2).u8(0).u8(0)
+    p.op("merkle_commit").matrices(1).u8(OPT_EXACT).merkle().u8(1).merkle_check(1, (9,))
+    p.commit_host(GL, 1, ((3, 2),), keep=1)
+    p.op("monitor").u8(1).u8(0)
+    add("progress_reentry", p)
+
+    # A FRI challenge callback that returns an int outside gp_status.
+    p = Prog()
+    p.from_host(GL, 1, 4, 1)
+    p.op("fri_commit").u8(0).u8(OPT_EXACT).fri(arity_log=1, final_log=1).u8(0xC1).u32(3).u8(0xF5)
+    p.op("fri_commit").u8(0).u8(OPT_EXACT).fri(arity_log=1, final_log=1).u8(0xC0).u32(3).u8(0xF5)
+    add("fri_commit_bad_status", p)
+
     # A longer mixed program.
     p = Prog()
     p.from_host(GL, 1, 3, 2).op("lde").u8(0).u8(OPT_EXACT).lde(blowup_log=2, order=1).u8(0).u8(0)
@@ -561,7 +611,7 @@ STATUS_ENTRY_POINTS = [
     "gp_constraint_commit", "gp_evaluate_ood", "gp_deep_composition", "gp_buffer_wrap", "gp_buffer_data",
     "gp_context_set_stream", "gp_buffer_to_dlpack", "gp_buffer_from_dlpack", "gp_context_cancel",
     "gp_context_set_progress", "gp_context_set_log", "gp_context_counters", "gp_context_call_stats",
-    "gp_context_reset_counters",
+    "gp_context_reset_counters", "gp_commit_host", "gp_host_alloc", "gp_host_free", "gp_context_device_info",
 ]
 
 
