@@ -94,7 +94,9 @@ struct Server {
         if (log.empty()) log = unique_path("log");
         if (unix_socket) sock = path.empty() ? (sock.empty() ? unique_path("sock") : sock) : path;
         std::vector<std::string> args = prefix;
-        args.insert(args.end(), {server_bin(), "--num-gpus", "0"});
+        // GP_TEST_SERVER_GPUS runs these servers on GPUs (default: the CPU pool).
+        const char *gpus = std::getenv("GP_TEST_SERVER_GPUS");
+        args.insert(args.end(), {server_bin(), "--num-gpus", gpus && *gpus ? gpus : "0"});
         if (unix_socket) args.insert(args.end(), {"--unix", sock});
         args.insert(args.end(), extra.begin(), extra.end());
         const size_t before = read_text_file_or_empty(log).size();
