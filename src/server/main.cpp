@@ -101,6 +101,15 @@ unsigned to_uint(const std::string &s, const char *what) {
 }  // namespace
 
 int main(int argc, char **argv) {
+    // SIGINT and SIGTERM are taken by one thread, which shuts the server
+    // down: blocked before any other thread exists (the CUDA runtime starts
+    // threads when the devices are counted below), so that every thread
+    // inherits the mask and none dies of the signal.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
     using gp::server::Config;
     Config c;
     std::string status_ep, token_file = env("GPUPROVER_SERVER_TOKEN_FILE");
@@ -151,7 +160,10 @@ int main(int argc, char **argv) {
             else if (a == "--status") status_ep = next();
             else throw std::runtime_error("unknown option " + a + " (see --help)");
         }
-        if (!status_ep.empty()) return gp::server::print_status(status_ep, token_file);
+        if (!status_ep.empty()) {
+            pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+            return gp::server::print_status(status_ep, token_file);
+        }
         if (c.jobs_per_gpu == 0 || c.cpu_jobs == 0) throw std::runtime_error("job counts must be at least 1");
         if (c.unix_path.empty() && c.tcp.empty()) c.unix_path = "/tmp/gpu-prover.sock";
         if (!token_file.empty()) c.token = read_file_trimmed(token_file);
@@ -179,12 +191,6 @@ int main(int argc, char **argv) {
         return 2;
     }
 
-    // Signals are taken by one thread, which shuts the server down.
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
     signal(SIGPIPE, SIG_IGN);
     // As many descriptors as the hard limit allows: every session's shared
     // memory is one, and the limits above stay far inside it.
