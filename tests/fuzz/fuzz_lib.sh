@@ -1,5 +1,25 @@
-# Shared by run.sh and run_server.sh (sourced): fuzzes one target from a
-# seed corpus for a bounded time and reports.
+# Shared by run.sh and run_server.sh (sourced): builds one fuzz target and
+# fuzzes it from a seed corpus for a bounded time.
+#
+#   fuzz_build BUILD TARGET REMOTE
+#
+# Configures BUILD once (clang, CPU backend, GP_ENABLE_REMOTE=REMOTE), then
+# brings only TARGET up to date; returns 2 when it cannot.
+fuzz_build() {
+    local build="$1" target="$2" remote="$3" root
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+    if [ ! -f "$build/CMakeCache.txt" ]; then
+        CC="${CC:-clang}" CXX="${CXX:-clang++}" cmake -S "$root" -B "$build" \
+            -DGP_BUILD_FUZZ=ON -DGP_ENABLE_CUDA=OFF -DGP_ENABLE_REMOTE="$remote" -DGP_BUILD_TESTS=OFF \
+            -DGP_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo || return 2
+    fi
+    if [ "$remote" = ON ] && ! grep -q '^GP_GRPC_FOUND:INTERNAL=1' "$build/CMakeCache.txt"; then
+        echo "$target needs gRPC and protobuf (libgrpc++-dev protobuf-compiler-grpc): not found by $build" >&2
+        return 2
+    fi
+    cmake --build "$build" --target "$target" -j "$(nproc 2>/dev/null || echo 2)" || return 2
+}
+
 #
 #   fuzz_and_report NAME BIN SEEDS SECONDS WORK [libFuzzer options...]
 #

@@ -26,14 +26,7 @@ build="${GP_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 work="$build/fuzz-run"
 bin="$build/tests/fuzz/gp_fuzz_api"
 
-# Configure once (clang, CPU backend only), then bring the target up to date.
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    CC="${CC:-clang}" CXX="${CXX:-clang++}" cmake -S "$root" -B "$build" \
-        -DGP_BUILD_FUZZ=ON -DGP_ENABLE_CUDA=OFF -DGP_ENABLE_REMOTE=OFF -DGP_BUILD_TESTS=OFF -DGP_BUILD_BENCH=OFF \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo || exit 2
-fi
-cmake --build "$build" --target gp_fuzz_api -j "$(nproc 2>/dev/null || echo 2)" || exit 2
-
 # shellcheck source=tests/fuzz/fuzz_lib.sh
 . "$here/fuzz_lib.sh"
+fuzz_build "$build" gp_fuzz_api OFF || exit 2
 fuzz_and_report gp_fuzz_api "$bin" "$here/corpus" "$secs" "$work" -rss_limit_mb=4096

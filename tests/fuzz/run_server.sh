@@ -29,21 +29,10 @@ build="${GP_FUZZ_SERVER_BUILD_DIR:-$root/build-fuzz-server}"
 work="$build/fuzz-run"
 bin="$build/tests/fuzz/gp_fuzz_server"
 
-# Configure once (clang, CPU backend, with the protocol's protobuf messages),
-# then bring only the fuzz target up to date.
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    CC="${CC:-clang}" CXX="${CXX:-clang++}" cmake -S "$root" -B "$build" \
-        -DGP_BUILD_FUZZ=ON -DGP_ENABLE_CUDA=OFF -DGP_ENABLE_REMOTE=ON -DGP_BUILD_TESTS=OFF -DGP_BUILD_BENCH=OFF \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo || exit 2
-fi
-if ! grep -q '^GP_GRPC_FOUND:INTERNAL=1' "$build/CMakeCache.txt"; then
-    echo "gp_fuzz_server needs gRPC and protobuf (libgrpc++-dev protobuf-compiler-grpc): not found by $build" >&2
-    exit 2
-fi
-cmake --build "$build" --target gp_fuzz_server -j "$(nproc 2>/dev/null || echo 2)" || exit 2
-
 # shellcheck source=tests/fuzz/fuzz_lib.sh
 . "$here/fuzz_lib.sh"
+# With the remote backend: the protocol's protobuf messages.
+fuzz_build "$build" gp_fuzz_server ON || exit 2
 # -close_fd_mask=2: the server core logs a line per job on stderr; libFuzzer
 # and the sanitizers keep reporting on a copy of it, and so does the harness.
 fuzz_and_report gp_fuzz_server "$bin" "$here/server_corpus" "$secs" "$work" -rss_limit_mb=2048 -close_fd_mask=2
