@@ -102,7 +102,7 @@ struct Server {
         const size_t before = read_text_file_or_empty(log).size();
         pid = spawn(args, log);
         if (pid < 0) return false;
-        const auto end = Clock::now() + std::chrono::seconds(20);
+        const auto end = Clock::now() + std::chrono::seconds(120);  // a loaded machine's bound
         while (Clock::now() < end) {
             const std::string t = read_text_file_or_empty(log).substr(before);
             const size_t at = t.find("tcp_port=");
@@ -157,8 +157,9 @@ struct Server {
         }
         return out;
     }
-    // Waits until every session opened has closed and no memory is held.
-    bool drained(int ms = 10000) const {
+    // Waits until every session opened has closed and no memory is held:
+    // a bound for a loaded machine, not a timing (it returns when drained).
+    bool drained(int ms = 180000) const {
         const auto end = Clock::now() + std::chrono::milliseconds(ms);
         while (Clock::now() < end) {
             const std::string s = status();
@@ -559,14 +560,14 @@ TEST(Remote, ClientKilledMidJobReleasesEverything) {
     const std::string out = unique_path("client");
     const pid_t child = spawn({client_bin(), "hold", s.sock}, out);
     ASSERT_GT(child, 0);
-    const auto end = Clock::now() + std::chrono::seconds(20);
+    const auto end = Clock::now() + std::chrono::seconds(120);
     while (Clock::now() < end && Server::read_text_file_or_empty(out).find("running") == std::string::npos)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside a commitment
     kill(child, SIGKILL);
     waitpid(child, nullptr, 0);
     unlink(out.c_str());
-    EXPECT_TRUE(s.drained(30000)) << s.status();
+    EXPECT_TRUE(s.drained()) << s.status();
     CtxPtr c;
     ASSERT_GP_OK(remote_ctx(s.sock, &c));
     EXPECT_TRUE(bytes_equal(workload(c.get(), GP_FIELD_GOLDILOCKS, 64, 3, 1), local_workload(GP_FIELD_GOLDILOCKS, 64, 3, 1)));
@@ -1292,7 +1293,7 @@ TEST(RemoteHostile, DescriptorsAreBoundedAndExhaustionIsSurvived) {
     for (int fd : flood) close(fd);
     // The listener serves again (bounded wait for the server to notice).
     bool back = false;
-    for (int i = 0; i < 100 && !back; ++i) {
+    for (int i = 0; i < 1200 && !back; ++i) {  // up to 2 minutes on a loaded machine
         CtxPtr c;
         back = remote_ctx(s.sock, &c) == GP_OK;
         if (!back) std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -1326,7 +1327,7 @@ TEST(RemoteHostile, SessionsAreBounded) {
     }
     a.reset();  // a session closes: room again
     bool opened = false;
-    for (int i = 0; i < 100 && !opened; ++i) {
+    for (int i = 0; i < 2400 && !opened; ++i) {  // up to 2 minutes on a loaded machine
         Hostile again(s.sock);
         opened = again.ok;
         if (!opened) std::this_thread::sleep_for(std::chrono::milliseconds(50));
