@@ -470,7 +470,7 @@ struct Server::Impl final : public grpc::Service {
             v1::Request q;
             if (!q.ParseFromString(bytes)) fail(GP_ERR_REMOTE, "malformed first request: no gpuprover.v1.Request");
             rep.set_id(q.id());
-            s = core.open(q, peer, rep);
+            s = core.open(q, peer, rep, [ctx] { return ctx->IsCancelled(); });
         } catch (const Error &e) {
             rep.set_status(e.status);
             rep.set_message(e.what());
@@ -478,7 +478,6 @@ struct Server::Impl final : public grpc::Service {
             write_reply(ctx, stream, rep);
             return grpc::Status::OK;
         }
-        s->gone = [ctx] { return ctx->IsCancelled(); };
         auto give_up = [ctx] { return ctx->IsCancelled(); };
         if (write_reply(ctx, stream, rep)) {
             while (!core.stopping() && read_request(stream, bytes)) {

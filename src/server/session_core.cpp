@@ -131,7 +131,8 @@ Device &Core::place(bool force_cpu) {
     return *best;
 }
 
-std::unique_ptr<SessionState> Core::open(const v1::Request &q, const Peer &peer, v1::Reply &rep) {
+std::unique_ptr<SessionState> Core::open(const v1::Request &q, const Peer &peer, v1::Reply &rep,
+                                         std::function<bool()> gone) {
     if (q.op_case() != v1::Request::kHello) fail(GP_ERR_REMOTE, "the first request of a session must be Hello");
     if (stopping_) fail(GP_ERR_REMOTE, "gpuprover-server is shutting down");
     const v1::Hello &h = q.hello();
@@ -150,6 +151,10 @@ std::unique_ptr<SessionState> Core::open(const v1::Request &q, const Peer &peer,
     s->prio = p;
     s->force_cpu = h.force_cpu();
     s->client = h.client().substr(0, 200);
+    s->gone = std::move(gone);
+    // Everything Stats and the watchdog read is set before the session is
+    // registered; the backend, which they do not read, after.
+    s->dev = &place(s->force_cpu);
     {
         // Counted before anything is built, so that a burst cannot pass.
         std::lock_guard<std::mutex> lock(mu_);
@@ -166,8 +171,7 @@ std::unique_ptr<SessionState> Core::open(const v1::Request &q, const Peer &peer,
         ++opened_;
     }
     try {
-        Device &d = place(s->force_cpu);
-        s->dev = &d;
+        Device &d = *s->dev;
         if (d.ordinal >= 0) {
             std::string why;
             s->backend = make_cuda_backend(d.ordinal, cfg_.staging_threads, why);

@@ -74,7 +74,8 @@ struct SessionState {
     std::string nonce;
     unsigned descriptors = 0;  // counted in Core's total
     // Whether the client has gone (polled by the watchdog, which then
-    // cancels the running job at its next batch boundary).
+    // cancels the running job at its next batch boundary); set before the
+    // session is registered, never after.
     std::function<bool()> gone;
     std::atomic<uint64_t> jobs{0}, bytes{0};
 };
@@ -88,7 +89,9 @@ public:
 
     // Opens a session for `hello` (the first request) from `peer`; fills
     // `rep`. Throws gp::Error with the reason it is refused.
-    std::unique_ptr<SessionState> open(const v1::Request &hello, const Peer &peer, v1::Reply &rep);
+    // `gone` tells whether the client has gone (polled by watch()).
+    std::unique_ptr<SessionState> open(const v1::Request &hello, const Peer &peer, v1::Reply &rep,
+                                       std::function<bool()> gone = {});
     // One request of an open session into `rep` (status and message on
     // failure); `give_up` turns true when a queued job should be dropped.
     void handle(SessionState &s, const v1::Request &q, v1::Reply &rep, const std::function<bool()> &give_up);
