@@ -71,17 +71,21 @@ void check_canonical(const FieldDesc &f, const void *data, uint64_t begin, uint6
     if (i < end) fail_non_canonical(f, data, i, arg);
 }
 
-void check_layout(const gp_layout &l, const char *arg) {
-    int v = raw(l);
+gp_layout layout_from(int v, const char *arg) {
     if (v != GP_LAYOUT_COL_MAJOR && v != GP_LAYOUT_ROW_MAJOR)
         fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", v, " is not a gp_layout");
+    return static_cast<gp_layout>(v);
 }
 
-void check_order(const gp_order &o, const char *arg) {
-    int v = raw(o);
+gp_order order_from(int v, const char *arg) {
     if (v != GP_ORDER_NATURAL && v != GP_ORDER_BIT_REVERSED)
         fail(GP_ERR_INVALID_ARGUMENT, arg, " = ", v, " is not a gp_order");
+    return static_cast<gp_order>(v);
 }
+
+void check_layout(const gp_layout &l, const char *arg) { layout_from(raw(l), arg); }
+
+void check_order(const gp_order &o, const char *arg) { order_from(raw(o), arg); }
 
 void check_shift(const FieldDesc &f, uint64_t v, const char *arg) {
     if (v >= f.modulus)

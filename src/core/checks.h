@@ -42,6 +42,9 @@ uint32_t field_elem_size(int v);
 
 void check_layout(const gp_layout &l, const char *arg);
 void check_order(const gp_order &o, const char *arg);
+// The same checks of a raw integer (a request field), returning the enum.
+gp_layout layout_from(int v, const char *arg);
+gp_order order_from(int v, const char *arg);
 // Throws unless v < p.
 void check_shift(const FieldDesc &f, uint64_t v, const char *arg);
 // log2(n) for a power of two within the field's two-adicity.

@@ -368,7 +368,7 @@ void read_cap(const MerkleTree &t, void *out) { read_digests(t, t.cap_layer(), t
 
 uint64_t opened_row_bytes(const std::vector<const Buffer *> &mats) {
     uint64_t n = 0;
-    for (const Buffer *b : mats) n += b->base_cols() * b->field->elem_size;
+    for (const Buffer *b : mats) n = checked_add(n, checked_mul(b->base_cols(), b->field->elem_size, "row"), "row");
     return n;
 }
 

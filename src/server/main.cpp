@@ -162,7 +162,7 @@ int main(int argc, char **argv) {
         }
         if (!status_ep.empty()) {
             pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-            return gp::server::print_status(status_ep, token_file);
+            return gp::server::print_status(status_ep, token_file.empty() ? "" : read_file_trimmed(token_file));
         }
         if (c.jobs_per_gpu == 0 || c.cpu_jobs == 0) throw std::runtime_error("job counts must be at least 1");
         if (c.unix_path.empty() && c.tcp.empty()) c.unix_path = "/tmp/gpu-prover.sock";

@@ -19,10 +19,8 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <thread>
 
 #include "gpuprover.grpc.pb.h"
@@ -124,6 +122,20 @@ Peer peer_of(int c, bool unix_socket) {
     p.text = std::string(a.ss_family == AF_INET6 ? "ipv6:" : "ipv4:") + host + ":" + std::to_string(port);
     p.client = std::string("ip:") + host;
     return p;
+}
+
+// Whether an HTTP request carries "Authorization: Bearer TOKEN" (header
+// name and scheme in any case, the token compared in constant time).
+bool has_bearer(const std::string &req, const std::string &token) {
+    static const std::string pre = "\r\nauthorization: bearer ";
+    std::string lower = req;
+    for (auto &ch : lower) ch = (char)std::tolower((unsigned char)ch);
+    for (size_t at = lower.find(pre); at != std::string::npos; at = lower.find(pre, at + 2)) {
+        const size_t from = at + pre.size(), end = req.find("\r\n", from);
+        if (same_secret(req.substr(from, end == std::string::npos ? std::string::npos : end - from), token))
+            return true;
+    }
+    return false;
 }
 
 ino_t inode_of(int fd) {
@@ -365,20 +377,7 @@ struct Server::Impl final : public grpc::Service {
         buf[n] = 0;
         const std::string req(buf, (size_t)n);
         const bool path_ok = req.rfind("GET /metrics", 0) == 0 || req.rfind("GET / ", 0) == 0;
-        bool auth_ok = cfg().token.empty();
-        if (!auth_ok) {
-            const std::string want = "authorization: bearer " + cfg().token;
-            std::string lower = req;
-            for (auto &ch : lower) ch = (char)std::tolower((unsigned char)ch);
-            for (size_t at = lower.find("\r\nauthorization:"); at != std::string::npos;
-                 at = lower.find("\r\nauthorization:", at + 2)) {
-                const size_t end = req.find("\r\n", at + 2);
-                std::string line = req.substr(at + 2, end == std::string::npos ? std::string::npos : end - at - 2);
-                std::string lline = lower.substr(at + 2, line.size());
-                const std::string pre = "authorization: bearer ";
-                auth_ok = auth_ok || (lline.rfind(pre, 0) == 0 && same_secret(line.substr(pre.size()), cfg().token));
-            }
-        }
+        const bool auth_ok = cfg().token.empty() || has_bearer(req, cfg().token);
         const char *status = !auth_ok ? "401 Unauthorized" : path_ok ? "200 OK" : "404 Not Found";
         const std::string body = !auth_ok ? "a token is required (Authorization: Bearer)\n"
                                  : path_ok ? core.prometheus()
@@ -488,7 +487,7 @@ struct Server::Impl final : public grpc::Service {
                 const uint64_t bound = framed ? reply_bound(q) + 4096 : 0;
                 if (bound && !replies.acquire(bound, [&] { return ctx->IsCancelled() || core.stopping(); })) break;
                 if (framed) core.handle(*s, q, r, give_up);
-                else core.handle_bytes(*s, bytes, r, give_up);  // the malformed-request reply
+                else Core::malformed(bytes.size(), r);
                 if (!write_reply(ctx, stream, r, bound) || !framed) break;
             }
         }
@@ -613,20 +612,13 @@ void Server::shutdown(int grace_ms) {
 
 std::string Server::prometheus() const { return impl_->core.prometheus(); }
 
-int print_status(const std::string &endpoint, const std::string &token_file) {
+int print_status(const std::string &endpoint, const std::string &token) {
     const std::vector<Endpoint> eps = parse_endpoints(endpoint);
     auto ch = grpc::CreateChannel(eps[0].target, grpc::InsecureChannelCredentials());
     auto stub = v1::Prover::NewStub(ch);
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-    if (!token_file.empty()) {
-        std::ifstream f(token_file, std::ios::binary);
-        std::stringstream ss;
-        ss << f.rdbuf();
-        std::string t = ss.str();
-        while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
-        ctx.AddMetadata(kTokenHeader, t);
-    }
+    if (!token.empty()) ctx.AddMetadata(kTokenHeader, token);
     v1::StatsRequest q;
     v1::StatsReply r;
     const grpc::Status st = stub->Stats(&ctx, q, &r);

@@ -32,8 +32,9 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// `gpuprover-server --status ENDPOINT`: prints the server's figures.
-int print_status(const std::string &endpoint, const std::string &token_file);
+// `gpuprover-server --status ENDPOINT`: prints the server's figures
+// (`token`: what a TCP server with a token requires; "" for none).
+int print_status(const std::string &endpoint, const std::string &token);
 
 }  // namespace server
 }  // namespace gp

@@ -256,7 +256,7 @@ void Core::check_quota(const SessionState &s, uint64_t more, const char *what) c
              " held, ", more, " asked)");
 }
 
-void Core::reserve_descriptor(const SessionState &) {
+void Core::reserve_descriptor() {
     const unsigned limit = descriptor_limit(cfg_.limits);
     if (descriptors_.load() >= limit)
         fail(GP_ERR_HOST_OUT_OF_MEMORY, "the server holds ", descriptors_.load(),
@@ -342,7 +342,7 @@ void Core::attach(SessionState &s, const v1::AttachShm &a) {
         s.mem->attach_private(a.bytes());
         return;
     }
-    if (!s.mem->shared()) reserve_descriptor(s);
+    if (!s.mem->shared()) reserve_descriptor();
     s.mem->attach_shared(take_fd(s, a.ticket()), a.bytes());
 }
 
@@ -417,7 +417,7 @@ void Core::dispatch(SessionState &s, const v1::Request &q, v1::Reply &rep, const
             const auto &r = q.attach_region();
             if (r.bytes() == 0 || r.bytes() > kMaxSharedBytes)
                 fail(GP_ERR_INVALID_ARGUMENT, "attach_region: ", r.bytes(), " bytes");
-            reserve_descriptor(s);
+            reserve_descriptor();
             s.mem->attach_region(r.id(), take_fd(s, r.ticket()), r.bytes());
             break;
         }
@@ -488,13 +488,17 @@ void Core::handle(SessionState &s, const v1::Request &q, v1::Reply &rep, const s
     s.bytes = held(s);
 }
 
+void Core::malformed(size_t bytes, v1::Reply &rep) {
+    rep.set_status(GP_ERR_INVALID_ARGUMENT);
+    rep.set_message("malformed request: " + std::to_string(bytes) +
+                    " bytes that are no gpuprover.v1.Request; the session ends");
+}
+
 bool Core::handle_bytes(SessionState &s, const std::string &bytes, v1::Reply &rep,
                         const std::function<bool()> &give_up) {
     v1::Request q;
     if (!q.ParseFromString(bytes)) {
-        rep.set_status(GP_ERR_INVALID_ARGUMENT);
-        rep.set_message("malformed request: " + std::to_string(bytes.size()) +
-                        " bytes that are no gpuprover.v1.Request; the session ends");
+        malformed(bytes.size(), rep);
         return false;
     }
     handle(s, q, rep, give_up);

@@ -100,6 +100,8 @@ public:
     // has lost its framing and should end).
     bool handle_bytes(SessionState &s, const std::string &bytes, v1::Reply &rep,
                       const std::function<bool()> &give_up);
+    // The reply to a message of `bytes` bytes that is no Request.
+    static void malformed(size_t bytes, v1::Reply &rep);
     void close(std::unique_ptr<SessionState> s);
 
     // A message and descriptor from the side socket (the descriptor is
@@ -152,7 +154,9 @@ private:
     int take_fd(SessionState &s, uint64_t ticket);
     void drop_pending(const std::string &nonce);
     void count_descriptors(SessionState &s);
-    void reserve_descriptor(const SessionState &s);
+    // Refuses (GP_ERR_HOST_OUT_OF_MEMORY) when the sessions hold all the
+    // descriptors the server allows.
+    void reserve_descriptor();
     uint64_t held(const SessionState &s) const;
     void check_quota(const SessionState &s, uint64_t more, const char *what) const;
     void fill_device(Device &d, v1::DeviceStats *o);

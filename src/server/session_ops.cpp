@@ -148,18 +148,6 @@ const FieldDesc &field_of(int v, const char *what) {
     return field_desc(g, what);
 }
 
-gp_layout layout_of(int v, const char *what) {
-    if (v != GP_LAYOUT_COL_MAJOR && v != GP_LAYOUT_ROW_MAJOR)
-        fail(GP_ERR_INVALID_ARGUMENT, what, " = ", v, " is not a gp_layout");
-    return static_cast<gp_layout>(v);
-}
-
-gp_order order_of(int v, const char *what) {
-    if (v != GP_ORDER_NATURAL && v != GP_ORDER_BIT_REVERSED)
-        fail(GP_ERR_INVALID_ARGUMENT, what, " = ", v, " is not a gp_order");
-    return static_cast<gp_order>(v);
-}
-
 // A session address of elements of `align` bytes.
 uint64_t aligned(uint64_t addr, uint64_t align, const char *what) {
     if (addr % align)
@@ -367,14 +355,14 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
         case v1::Request::kUpload: {
             const auto &u = q.upload();
             Buffer b = buffer_of(mem, u.dst(), "dst");
-            const gp_layout layout = layout_of(u.layout(), "layout");
+            const gp_layout layout = layout_from(u.layout(), "layout");
             be.upload(b, mem.host(u.data(), b.bytes, b.field->elem_size, "upload"), layout, u.arg().c_str());
             return;
         }
         case v1::Request::kDownload: {
             const auto &d = q.download();
             const Buffer b = buffer_of(mem, d.src(), "src");
-            const gp_layout layout = layout_of(d.layout(), "layout");
+            const gp_layout layout = layout_from(d.layout(), "layout");
             be.download(b, mem.host(d.data(), b.bytes, b.field->elem_size, "download"), layout);
             return;
         }
@@ -395,8 +383,8 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             check_shift(*a.field, l.input_shift(), "input_shift");
             a.shift = l.shift();
             a.input_shift = l.input_shift();
-            a.order = order_of(l.order(), "order");
-            a.in_layout = layout_of(l.in_layout(), "in_layout");
+            a.order = order_from(l.order(), "order");
+            a.in_layout = layout_from(l.in_layout(), "in_layout");
             Buffer out = buffer_of(mem, l.out(), "out");
             if (out.field != a.field || out.ext != a.ext || out.cols != a.cols ||
                 out.rows != (1ull << (a.log_n + a.log_blowup)) || out.stride)
@@ -426,8 +414,8 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             a.direction = static_cast<gp_ntt_direction>(n.direction());
             check_shift(*b.field, n.shift(), "shift");
             a.shift = n.shift();
-            a.input_order = order_of(n.input_order(), "input_order");
-            a.output_order = order_of(n.output_order(), "output_order");
+            a.input_order = order_from(n.input_order(), "input_order");
+            a.output_order = order_from(n.output_order(), "output_order");
             be.ntt(b, a);
             return;
         }
@@ -512,10 +500,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             for (uint64_t i : m.indices())
                 if (i >> v.t.log_h) fail(GP_ERR_INVALID_ARGUMENT, "merkle_open: index ", i, " out of range");
             const uint64_t n = m.indices_size();
-            uint64_t row_bytes = 0;
-            for (const Buffer *b : v.t.committed)
-                row_bytes = checked_add(row_bytes, checked_mul(b->base_cols(), b->field->elem_size, "row"), "row");
-            const uint64_t rb = m.rows() ? checked_mul(n, row_bytes, "merkle_open rows") : 0;
+            const uint64_t rb = m.rows() ? checked_mul(n, opened_row_bytes(v.t.committed), "merkle_open rows") : 0;
             const uint64_t pb =
                 m.paths() ? checked_mul(checked_mul(n, v.t.path_len(), "paths"), v.t.digest_bytes(), "paths") : 0;
             check_reply(checked_add(rb, pb, "merkle_open"), "merkle_open");
