@@ -36,6 +36,12 @@ public:
     void clear();
     // Bytes of backend allocations.
     uint64_t bytes() const { return bytes_; }
+    // Every allocation: session address and bytes, in address order.
+    std::vector<std::pair<uint64_t, uint64_t>> allocations() const {
+        std::vector<std::pair<uint64_t, uint64_t>> v;
+        for (const auto &a : allocs_) v.emplace_back(a.first, a.second.bytes);
+        return v;
+    }
     // Bytes the server holds for the session besides its allocations (a
     // private window); counted in the quota with bytes().
     uint64_t private_bytes() const { return priv_bytes_; }

@@ -41,8 +41,14 @@ fuzz_and_report() {
 
     export ASAN_OPTIONS="detect_leaks=1:symbolize=1:${ASAN_OPTIONS:-}"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
-    echo "fuzzing $name for ${secs} s (corpus $work/corpus, log $log)"
-    "$bin" "$work/corpus" -max_len=4096 -timeout=10 -max_total_time="$secs" "$@" \
+    # GP_FUZZ_SEED fixes libFuzzer's seed: CI runs the same sequence of
+    # inputs each time (a prefix of it on a slower machine), so that its
+    # verdict depends on the code and not on chance; exploration runs leave
+    # it unset (a seed of its own each run).
+    local seed=()
+    [ -n "${GP_FUZZ_SEED:-}" ] && seed=(-seed="$GP_FUZZ_SEED")
+    echo "fuzzing $name for ${secs} s (corpus $work/corpus, log $log${GP_FUZZ_SEED:+, seed $GP_FUZZ_SEED})"
+    "$bin" "$work/corpus" -max_len=4096 -timeout=10 -max_total_time="$secs" "${seed[@]}" "$@" \
         -print_final_stats=1 -artifact_prefix="$work/artifacts/" >"$log" 2>&1
     local rc=$?
 

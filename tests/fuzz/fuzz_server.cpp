@@ -312,6 +312,20 @@ private:
         if (mine != theirs)
             violated("the session holds " + std::to_string(theirs) + " bytes of allocations; the replies add up to " +
                      std::to_string(mine));
+        // Address by address: what the replies said is exactly what the
+        // session holds (a refused request holds nothing).
+        std::vector<std::pair<uint64_t, uint64_t>> known;
+        for (const auto &a : s.allocs)
+            if (a.live) known.emplace_back(a.addr, a.bytes);
+        std::sort(known.begin(), known.end());
+        const auto held = s.st->mem->allocations();
+        if (known != held) {
+            std::string d;
+            for (const auto &a : held) d += " " + std::to_string(a.first) + "+" + std::to_string(a.second);
+            d += " /";
+            for (const auto &a : known) d += " " + std::to_string(a.first) + "+" + std::to_string(a.second);
+            violated("the session's allocations differ from what the replies said (held / said):" + d);
+        }
     }
 
     // ---- sending ----
@@ -1116,6 +1130,10 @@ private:
 
     void step(int op) {
         Sess &s = pick_sess();
+        step_on(s, op);
+        for (const Sess &o : sess_) check_memory(o);
+    }
+    void step_on(Sess &s, int op) {
         switch (op) {
             case 0: op_alloc(s); break;
             case 1: op_free(s); break;

@@ -8,6 +8,7 @@
 #   GP_FUZZ_KEEP_CORPUS 1: keep the working corpus of earlier runs instead of
 #                       starting again from tests/fuzz/corpus
 #   GP_FUZZ_THREADS     cpu_threads of the fuzzed context (default 1)
+#   GP_FUZZ_SEED        libFuzzer's -seed (CI fixes it; unset: a new seed per run)
 #   ASAN_OPTIONS, UBSAN_OPTIONS are extended, not replaced.
 #
 # The working corpus (a copy of tests/fuzz/corpus plus what the run adds),

@@ -10,6 +10,7 @@
 #                             run.sh's build-fuzz)
 #   GP_FUZZ_KEEP_CORPUS 1: keep the working corpus of earlier runs instead of
 #                       starting again from tests/fuzz/server_corpus
+#   GP_FUZZ_SEED        libFuzzer's -seed (CI fixes it; unset: a new seed per run)
 #   ASAN_OPTIONS, UBSAN_OPTIONS are extended, not replaced.
 #
 # The working corpus (a copy of tests/fuzz/server_corpus plus what the run
