@@ -1,0 +1,251 @@
+//! `GpuMmcs` against the stock `MerkleTreeMmcs` it wraps: equal caps,
+//! openings and proofs for every configuration the library reproduces, on
+//! single, mixed and non-power-of-two heights and caps; the stock verifier
+//! accepts its openings and rejects forged ones; configurations the
+//! library does not reproduce are committed by the stock code.
+
+mod common;
+
+use core::fmt::Debug;
+
+use common::{context, Rng};
+use gpuprover::MerkleKind;
+use gpuprover_plonky3::{DigestWord, GpuField, GpuMmcs};
+use p3_baby_bear::{default_babybear_poseidon2_16, default_babybear_poseidon2_24, BabyBear, Poseidon2BabyBear};
+use p3_commit::{BatchOpeningRef, Mmcs};
+use p3_field::Field;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use p3_goldilocks::{default_goldilocks_poseidon2_8, Goldilocks, Poseidon2Goldilocks};
+use p3_keccak::{Keccak256Hash, KeccakF, VECTOR_LEN};
+use p3_koala_bear::{default_koalabear_poseidon2_16, KoalaBear, Poseidon2KoalaBear};
+use p3_matrix::dense::RowMajorMatrix;
+use p3_matrix::Matrix;
+use p3_merkle_tree::MerkleTreeMmcs;
+use p3_symmetric::{
+    CompressionFunctionFromHasher, MerkleCap, PaddingFreeSponge, SerializingHasher, TruncatedPermutation,
+};
+
+type Packed<F> = <F as Field>::Packing;
+
+type BbPerm = Poseidon2BabyBear<16>;
+type BbMmcs = MerkleTreeMmcs<
+    Packed<BabyBear>,
+    Packed<BabyBear>,
+    PaddingFreeSponge<BbPerm, 16, 8, 8>,
+    TruncatedPermutation<BbPerm, 2, 8, 16>,
+    2,
+    8,
+>;
+type Bb24Mmcs = MerkleTreeMmcs<
+    Packed<BabyBear>,
+    Packed<BabyBear>,
+    PaddingFreeSponge<Poseidon2BabyBear<24>, 24, 16, 8>,
+    TruncatedPermutation<BbPerm, 2, 8, 16>,
+    2,
+    8,
+>;
+// A sponge rate no library profile has: committed by the stock code.
+type BbRate4Mmcs = MerkleTreeMmcs<
+    Packed<BabyBear>,
+    Packed<BabyBear>,
+    PaddingFreeSponge<BbPerm, 16, 4, 8>,
+    TruncatedPermutation<BbPerm, 2, 8, 16>,
+    2,
+    8,
+>;
+type KbPerm = Poseidon2KoalaBear<16>;
+type KbMmcs = MerkleTreeMmcs<
+    Packed<KoalaBear>,
+    Packed<KoalaBear>,
+    PaddingFreeSponge<KbPerm, 16, 8, 8>,
+    TruncatedPermutation<KbPerm, 2, 8, 16>,
+    2,
+    8,
+>;
+type GlPerm = Poseidon2Goldilocks<8>;
+type GlMmcs = MerkleTreeMmcs<
+    Packed<Goldilocks>,
+    Packed<Goldilocks>,
+    PaddingFreeSponge<GlPerm, 8, 4, 4>,
+    TruncatedPermutation<GlPerm, 2, 4, 8>,
+    2,
+    4,
+>;
+type U64Hash = PaddingFreeSponge<KeccakF, 25, 17, 4>;
+type KeccakU64Mmcs<F> = MerkleTreeMmcs<
+    [F; VECTOR_LEN],
+    [u64; VECTOR_LEN],
+    SerializingHasher<U64Hash>,
+    CompressionFunctionFromHasher<U64Hash, 2, 4>,
+    2,
+    4,
+>;
+type Keccak256Mmcs<F> = MerkleTreeMmcs<
+    F,
+    u8,
+    SerializingHasher<Keccak256Hash>,
+    CompressionFunctionFromHasher<Keccak256Hash, 2, 32>,
+    2,
+    32,
+>;
+
+fn bb(cap: usize) -> BbMmcs {
+    let p = default_babybear_poseidon2_16();
+    BbMmcs::new(PaddingFreeSponge::new(p.clone()), TruncatedPermutation::new(p), cap)
+}
+fn kb(cap: usize) -> KbMmcs {
+    let p = default_koalabear_poseidon2_16();
+    KbMmcs::new(PaddingFreeSponge::new(p.clone()), TruncatedPermutation::new(p), cap)
+}
+fn gl(cap: usize) -> GlMmcs {
+    let p = default_goldilocks_poseidon2_8();
+    GlMmcs::new(PaddingFreeSponge::new(p.clone()), TruncatedPermutation::new(p), cap)
+}
+fn keccak_u64<F>(cap: usize) -> KeccakU64Mmcs<F> {
+    let h = U64Hash::new(KeccakF {});
+    KeccakU64Mmcs::new(SerializingHasher::new(h), CompressionFunctionFromHasher::new(h), cap)
+}
+fn keccak256<F>(cap: usize) -> Keccak256Mmcs<F> {
+    Keccak256Mmcs::new(SerializingHasher::new(Keccak256Hash {}), CompressionFunctionFromHasher::new(Keccak256Hash {}), cap)
+}
+
+/// Shapes (height, width) of the batches committed.
+const SHAPES: &[&[(usize, usize)]] = &[
+    &[(256, 7)],
+    &[(64, 11), (32, 3), (8, 5)],
+    &[(8, 5), (64, 11), (64, 2)],
+    &[(200, 4), (100, 3), (50, 2)],
+    &[(16, 17)],
+];
+
+fn random_matrix<F: GpuField>(rng: &mut Rng, h: usize, w: usize) -> RowMajorMatrix<F> {
+    RowMajorMatrix::new((0..h * w).map(|_| F::from_u64(rng.below(F::ORDER_U64))).collect(), w)
+}
+
+/// Commits `shapes` with `inner` and with `GpuMmcs` over it, and compares
+/// everything a prover and a verifier see. Returns the `GpuMmcs`.
+fn same<F, W, Inner, const D: usize>(inner: &Inner, shapes: &[(usize, usize)], seed: u64) -> GpuMmcs<F, W, Inner, D>
+where
+    F: GpuField,
+    W: DigestWord + PartialEq + Debug,
+    Inner: Mmcs<F, Commitment = MerkleCap<F, [W; D]>, Proof = Vec<[W; D]>>,
+    Inner::Error: Debug,
+    [W; D]: Serialize + DeserializeOwned,
+{
+    let ctx = context();
+    let gpu = GpuMmcs::<F, W, Inner, D>::new(inner.clone(), &ctx);
+    let mut rng = Rng(seed);
+    let mats: Vec<RowMajorMatrix<F>> = shapes.iter().map(|&(h, w)| random_matrix(&mut rng, h, w)).collect();
+    let dims: Vec<_> = mats.iter().map(|m| m.dimensions()).collect();
+    let (c_ref, d_ref) = inner.commit(mats.clone());
+    let (c_gpu, d_gpu) = gpu.commit(mats.clone());
+    assert_eq!(c_ref.roots(), c_gpu.roots(), "commitment of {shapes:?}");
+    let max_h = shapes.iter().map(|s| s.0).max().unwrap();
+    assert_eq!(gpu.get_max_height(&d_gpu), max_h);
+    for index in [0, max_h - 1, rng.below(max_h as u64) as usize, rng.below(max_h as u64) as usize] {
+        let o_ref = inner.open_batch(index, &d_ref);
+        let o_gpu = gpu.open_batch(index, &d_gpu);
+        assert_eq!(o_ref.opened_values, o_gpu.opened_values, "rows at {index} of {shapes:?}");
+        assert_eq!(o_ref.opening_proof, o_gpu.opening_proof, "path at {index} of {shapes:?}");
+        // The stock verifier accepts the opening, and rejects it forged.
+        inner
+            .verify_batch(&c_ref, &dims, index, BatchOpeningRef::new(&o_gpu.opened_values, &o_gpu.opening_proof))
+            .expect("the stock verifier accepts the opening");
+        gpu.verify_batch(&c_gpu, &dims, index, (&o_gpu).into()).expect("and so does GpuMmcs's");
+        let mut rows = o_gpu.opened_values.clone();
+        rows[0][0] += F::ONE;
+        assert!(inner.verify_batch(&c_ref, &dims, index, BatchOpeningRef::new(&rows, &o_gpu.opening_proof)).is_err());
+        let proof: &Vec<[W; D]> = &o_gpu.opening_proof;
+        if proof.len() >= 2 && proof[0] != proof[1] {
+            let mut forged = proof.clone();
+            forged.swap(0, 1);
+            assert!(inner.verify_batch(&c_ref, &dims, index, BatchOpeningRef::new(&o_gpu.opened_values, &forged)).is_err());
+        }
+    }
+    gpu
+}
+
+/// `same` over every shape, each committed by the library.
+fn on_device<F, W, Inner, const D: usize>(inner: Inner, kind: MerkleKind)
+where
+    F: GpuField,
+    W: DigestWord + PartialEq + Debug,
+    Inner: Mmcs<F, Commitment = MerkleCap<F, [W; D]>, Proof = Vec<[W; D]>>,
+    Inner::Error: Debug,
+    [W; D]: Serialize + DeserializeOwned,
+{
+    for (i, shapes) in SHAPES.iter().enumerate() {
+        let gpu = same::<F, W, Inner, D>(&inner, shapes, 1000 + i as u64);
+        let profile = gpu.profile().expect("a library profile reproduces the configuration");
+        assert_eq!(profile.kind, kind);
+        let st = gpu.stats();
+        assert_eq!((st.device_commits, st.host_commits), (1, 0), "{shapes:?}: {:?}", st.last_fallback);
+    }
+}
+
+#[test]
+fn babybear_poseidon2() {
+    for cap in [0, 2, 3] {
+        on_device::<BabyBear, BabyBear, _, 8>(bb(cap), MerkleKind::FieldSponge);
+    }
+}
+
+#[test]
+fn babybear_poseidon2_width24_leaves() {
+    let p16 = default_babybear_poseidon2_16();
+    let m = Bb24Mmcs::new(PaddingFreeSponge::new(default_babybear_poseidon2_24()), TruncatedPermutation::new(p16), 1);
+    on_device::<BabyBear, BabyBear, _, 8>(m, MerkleKind::FieldSponge);
+}
+
+#[test]
+fn koalabear_poseidon2() {
+    for cap in [0, 1, 3] {
+        on_device::<KoalaBear, KoalaBear, _, 8>(kb(cap), MerkleKind::FieldSponge);
+    }
+}
+
+#[test]
+fn goldilocks_poseidon2() {
+    for cap in [0, 2] {
+        on_device::<Goldilocks, Goldilocks, _, 4>(gl(cap), MerkleKind::FieldSponge);
+    }
+}
+
+#[test]
+fn keccak_u64_lanes() {
+    for cap in [0, 3] {
+        on_device::<KoalaBear, u64, _, 4>(keccak_u64::<KoalaBear>(cap), MerkleKind::KeccakU64);
+        on_device::<BabyBear, u64, _, 4>(keccak_u64::<BabyBear>(cap), MerkleKind::KeccakU64);
+        on_device::<Goldilocks, u64, _, 4>(keccak_u64::<Goldilocks>(cap), MerkleKind::KeccakU64);
+    }
+}
+
+#[test]
+fn keccak256_bytes() {
+    for cap in [0, 2] {
+        on_device::<BabyBear, u8, _, 32>(keccak256::<BabyBear>(cap), MerkleKind::KeccakPlonky3);
+        on_device::<Goldilocks, u8, _, 32>(keccak256::<Goldilocks>(cap), MerkleKind::KeccakPlonky3);
+    }
+}
+
+/// A configuration no profile reproduces: every commitment is the stock
+/// code's, and says so.
+#[test]
+fn unreproduced_configuration_commits_on_the_host() {
+    let p = default_babybear_poseidon2_16();
+    let m = BbRate4Mmcs::new(PaddingFreeSponge::new(p.clone()), TruncatedPermutation::new(p), 0);
+    let gpu = same::<BabyBear, BabyBear, _, 8>(&m, SHAPES[1], 7);
+    assert!(gpu.profile().is_none());
+    assert_eq!((gpu.stats().device_commits, gpu.stats().host_commits), (0, 1));
+    assert!(GpuMmcs::<BabyBear, BabyBear, _, 8>::on_device(m, &context()).is_err());
+}
+
+/// Shapes the library refuses (a single row) fall back to the stock code,
+/// with the same bytes.
+#[test]
+fn refused_shapes_fall_back() {
+    let gpu = same::<KoalaBear, KoalaBear, _, 8>(&kb(0), &[(1, 5)], 9);
+    let st = gpu.stats();
+    assert_eq!(st.device_commits + st.host_commits, 1);
+}

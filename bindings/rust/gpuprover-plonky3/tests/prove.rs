@@ -1,0 +1,254 @@
+//! Real Plonky3 proofs through gpuprover: `p3-uni-stark` proves a Fibonacci
+//! AIR (BabyBear, KoalaBear, Goldilocks; Poseidon2 and Keccak trees) and
+//! `p3-keccak-air` (Keccak-f traces) once with the stock configuration
+//! (`Radix2DitParallel`, `MerkleTreeMmcs`) and once with `GpuDft` and
+//! `GpuMmcs` in its place. The proofs must be byte-identical (serialized),
+//! the stock verifier must accept the one made through gpuprover, and
+//! reject it with a forged commitment, opened value or Merkle opening.
+
+mod common;
+
+use common::{context, tamper};
+use gpuprover_plonky3::{GpuDft, GpuMmcs};
+use p3_air::{Air, AirBuilder, BaseAir, WindowAccess};
+use p3_baby_bear::{default_babybear_poseidon2_16, BabyBear, Poseidon2BabyBear};
+use p3_challenger::{DuplexChallenger, HashChallenger, SerializingChallenger32, SerializingChallenger64};
+use p3_commit::ExtensionMmcs;
+use p3_dft::Radix2DitParallel;
+use p3_field::extension::BinomialExtensionField;
+use p3_field::{Field, PrimeField64};
+use p3_fri::{FriParameters, TwoAdicFriPcs};
+use p3_goldilocks::{default_goldilocks_poseidon2_8, Goldilocks, Poseidon2Goldilocks};
+use p3_keccak::{Keccak256Hash, KeccakF, VECTOR_LEN};
+use p3_keccak_air::KeccakAir;
+use p3_koala_bear::{default_koalabear_poseidon2_16, KoalaBear, Poseidon2KoalaBear};
+use p3_matrix::dense::RowMajorMatrix;
+use p3_merkle_tree::MerkleTreeMmcs;
+use p3_symmetric::{CompressionFunctionFromHasher, PaddingFreeSponge, SerializingHasher, TruncatedPermutation};
+use p3_uni_stark::{prove, verify, Proof, StarkConfig, StarkGenericConfig};
+
+/// Two columns (x, y): the first row is the public values 0 and 1, each
+/// next row is (y, x + y), and the last row's y is public value 2.
+struct Fibonacci;
+
+impl<F> BaseAir<F> for Fibonacci {
+    fn width(&self) -> usize {
+        2
+    }
+    fn num_public_values(&self) -> usize {
+        3
+    }
+    fn max_constraint_degree(&self) -> Option<usize> {
+        Some(2)
+    }
+}
+
+impl<AB: AirBuilder> Air<AB> for Fibonacci {
+    fn eval(&self, builder: &mut AB) {
+        let main = builder.main();
+        let pv = builder.public_values();
+        let (first_x, first_y, last_y) = (pv[0], pv[1], pv[2]);
+        let (x, y) = (main.current_slice()[0], main.current_slice()[1]);
+        let (nx, ny) = (main.next_slice()[0], main.next_slice()[1]);
+        builder.when_first_row().assert_eq(x, first_x);
+        builder.when_first_row().assert_eq(y, first_y);
+        builder.when_transition().assert_eq(nx, y);
+        builder.when_transition().assert_eq(ny, x + y);
+        builder.when_last_row().assert_eq(y, last_y);
+    }
+}
+
+/// The trace of `Fibonacci` over 2^log_n rows and its public values.
+fn fibonacci<F: PrimeField64>(log_n: usize) -> (RowMajorMatrix<F>, Vec<F>) {
+    let n = 1 << log_n;
+    let (mut x, mut y) = (F::ZERO, F::ONE);
+    let mut v = Vec::with_capacity(2 * n);
+    for _ in 0..n {
+        v.extend([x, y]);
+        (x, y) = (y, x + y);
+    }
+    let last = v[2 * n - 1];
+    (RowMajorMatrix::new(v, 2), vec![F::ZERO, F::ONE, last])
+}
+
+fn fri<M>(mmcs: M) -> FriParameters<M> {
+    FriParameters {
+        log_blowup: 2,
+        log_final_poly_len: 2,
+        max_log_arity: 2,
+        num_queries: 12,
+        commit_proof_of_work_bits: 1,
+        query_proof_of_work_bits: 4,
+        mmcs,
+    }
+}
+
+/// The proof as `SC` reads it (from another configuration's bytes).
+fn read<SC: StarkGenericConfig>(_: &SC, json: &str) -> Proof<SC> {
+    serde_json::from_str(json).expect("a proof of the stock configuration")
+}
+
+/// Proves `$air` on `$trace` with the stock configuration over the stock
+/// `MerkleTreeMmcs` `$inner` and with gpuprover's, and checks the proofs.
+macro_rules! check_proofs {
+    ($val:ty, $chal:ty, $w:ty, $d:literal, $inner:expr, $challenger:expr, $air:expr, $trace:expr, $pis:expr) => {{
+        type Val = $val;
+        type Challenge = $chal;
+        let (air, trace, pis) = ($air, $trace, $pis);
+        let inner = $inner;
+        let ctx = context();
+
+        let stock_pcs = TwoAdicFriPcs::new(
+            Radix2DitParallel::<Val>::default(),
+            inner.clone(),
+            fri(ExtensionMmcs::<Val, Challenge, _>::new(inner.clone())),
+        );
+        let stock = StarkConfig::new(stock_pcs, $challenger);
+
+        let mmcs = GpuMmcs::<Val, $w, _, $d>::on_device(inner.clone(), &ctx).expect("a library profile");
+        let dft = GpuDft::<Val>::new(&ctx);
+        let gpu_pcs = TwoAdicFriPcs::new(dft.clone(), mmcs.clone(), fri(ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone())));
+        let gpu = StarkConfig::new(gpu_pcs, $challenger);
+
+        let p_stock = prove(&stock, &air, trace.clone(), &pis);
+        let p_gpu = prove(&gpu, &air, trace, &pis);
+        let j_stock = serde_json::to_string(&p_stock).unwrap();
+        let j_gpu = serde_json::to_string(&p_gpu).unwrap();
+        assert!(j_stock == j_gpu, "the proofs differ ({} and {} bytes)", j_stock.len(), j_gpu.len());
+
+        // Everything was committed and transformed by the library.
+        let st = mmcs.stats();
+        assert!(st.device_commits >= 3 && st.host_commits == 0, "{st:?}");
+        assert!(dft.device_calls() > 0 && dft.host_calls() == 0);
+
+        verify(&gpu, &air, &p_gpu, &pis).expect("gpuprover's configuration verifies");
+        verify(&stock, &air, &read(&stock, &j_gpu), &pis).expect("the stock verifier accepts the proof");
+        for path in [
+            &["commitments", "trace"][..],
+            &["commitments", "quotient_chunks"],
+            &["opened_values", "trace_local"],
+            &["opening_proof", "commit_phase_commits"],
+            &["opening_proof", "query_proofs", "0", "input_proof", "0", "opened_values"],
+            &["opening_proof", "query_proofs", "0", "input_proof", "0", "opening_proof"],
+        ] {
+            let forged = read(&stock, &tamper(&j_gpu, path));
+            assert!(verify(&stock, &air, &forged, &pis).is_err(), "a proof forged at {path:?} verifies");
+        }
+    }};
+}
+
+type Packed<F> = <F as Field>::Packing;
+
+macro_rules! poseidon2_fibonacci {
+    ($name:ident, $val:ty, $ext:literal, $perm:ty, $perm_fn:expr, $width:literal, $rate:literal, $d:literal, $log_n:expr) => {
+        #[test]
+        fn $name() {
+            type Mmcs = MerkleTreeMmcs<
+                Packed<$val>,
+                Packed<$val>,
+                PaddingFreeSponge<$perm, $width, $rate, $d>,
+                TruncatedPermutation<$perm, 2, $d, $width>,
+                2,
+                $d,
+            >;
+            let perm = $perm_fn;
+            for cap in [0usize, 2] {
+                let inner = Mmcs::new(PaddingFreeSponge::new(perm.clone()), TruncatedPermutation::new(perm.clone()), cap);
+                let (trace, pis) = fibonacci::<$val>($log_n);
+                check_proofs!(
+                    $val,
+                    BinomialExtensionField<$val, $ext>,
+                    $val,
+                    $d,
+                    inner,
+                    DuplexChallenger::<$val, $perm, $width, $rate>::new(perm.clone()),
+                    Fibonacci,
+                    trace,
+                    pis
+                );
+            }
+        }
+    };
+}
+
+poseidon2_fibonacci!(fibonacci_babybear_poseidon2, BabyBear, 4, Poseidon2BabyBear<16>, default_babybear_poseidon2_16(), 16, 8, 8, 10);
+poseidon2_fibonacci!(fibonacci_koalabear_poseidon2, KoalaBear, 4, Poseidon2KoalaBear<16>, default_koalabear_poseidon2_16(), 16, 8, 8, 11);
+poseidon2_fibonacci!(fibonacci_goldilocks_poseidon2, Goldilocks, 2, Poseidon2Goldilocks<8>, default_goldilocks_poseidon2_8(), 8, 4, 4, 10);
+
+type U64Hash = PaddingFreeSponge<KeccakF, 25, 17, 4>;
+type KeccakMmcs<F> = MerkleTreeMmcs<
+    [F; VECTOR_LEN],
+    [u64; VECTOR_LEN],
+    SerializingHasher<U64Hash>,
+    CompressionFunctionFromHasher<U64Hash, 2, 4>,
+    2,
+    4,
+>;
+fn keccak_mmcs<F>(cap: usize) -> KeccakMmcs<F> {
+    let h = U64Hash::new(KeccakF {});
+    KeccakMmcs::new(SerializingHasher::new(h), CompressionFunctionFromHasher::new(h), cap)
+}
+
+#[test]
+fn fibonacci_goldilocks_keccak() {
+    let (trace, pis) = fibonacci::<Goldilocks>(9);
+    check_proofs!(
+        Goldilocks,
+        BinomialExtensionField<Goldilocks, 2>,
+        u64,
+        4,
+        keccak_mmcs::<Goldilocks>(1),
+        SerializingChallenger64::<Goldilocks, HashChallenger<u8, Keccak256Hash, 32>>::from_hasher(vec![], Keccak256Hash {}),
+        Fibonacci,
+        trace,
+        pis
+    );
+}
+
+/// Keccak-f inputs of a fixed pseudo-random sequence.
+fn keccak_inputs(n: usize) -> Vec<[u64; 25]> {
+    let mut r = common::Rng(0x5eed);
+    (0..n).map(|_| core::array::from_fn(|_| r.next())).collect()
+}
+
+#[test]
+fn keccak_air_koalabear_keccak_tree() {
+    let trace = p3_keccak_air::generate_trace_rows::<KoalaBear>(keccak_inputs(5), 2);
+    check_proofs!(
+        KoalaBear,
+        BinomialExtensionField<KoalaBear, 4>,
+        u64,
+        4,
+        keccak_mmcs::<KoalaBear>(3),
+        SerializingChallenger32::<KoalaBear, HashChallenger<u8, Keccak256Hash, 32>>::from_hasher(vec![], Keccak256Hash {}),
+        KeccakAir {},
+        trace,
+        Vec::<KoalaBear>::new()
+    );
+}
+
+#[test]
+fn keccak_air_babybear_poseidon2_tree() {
+    type Perm = Poseidon2BabyBear<16>;
+    type Mmcs = MerkleTreeMmcs<
+        Packed<BabyBear>,
+        Packed<BabyBear>,
+        PaddingFreeSponge<Perm, 16, 8, 8>,
+        TruncatedPermutation<Perm, 2, 8, 16>,
+        2,
+        8,
+    >;
+    let perm = default_babybear_poseidon2_16();
+    let trace = p3_keccak_air::generate_trace_rows::<BabyBear>(keccak_inputs(3), 2);
+    check_proofs!(
+        BabyBear,
+        BinomialExtensionField<BabyBear, 4>,
+        BabyBear,
+        8,
+        Mmcs::new(PaddingFreeSponge::new(perm.clone()), TruncatedPermutation::new(perm.clone()), 0),
+        DuplexChallenger::<BabyBear, Perm, 16, 8>::new(perm.clone()),
+        KeccakAir {},
+        trace,
+        Vec::<BabyBear>::new()
+    );
+}
