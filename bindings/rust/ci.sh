@@ -31,14 +31,9 @@
 # Exits non-zero on any failure.
 set -euo pipefail
 
-die() {
-  echo "bindings/rust/ci.sh: $*" >&2
-  exit 1
-}
-run() {
-  echo "+ $*" >&2
-  "$@"
-}
+rust_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=bindings/rust/cargo_env.sh
+. "$rust_dir/cargo_env.sh"
 
 [ "$#" -eq 1 ] || {
   echo "usage: bash bindings/rust/ci.sh PREFIX   (PREFIX = gpuprover install prefix)" >&2
@@ -46,7 +41,6 @@ run() {
 }
 [ -d "$1" ] || die "install prefix '$1' is not a directory"
 prefix="$(cd "$1" && pwd)"
-rust_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$rust_dir/../.." && pwd)"
 registry="${GP_CARGO_REGISTRY:-/usr/share/cargo/registry}"
 # What examples/c/lde_checksum.c prints.
@@ -55,43 +49,11 @@ merkle root: 0x1b2845fdf79a57eb43cfdb86c67607b10c03817fe2d482098171bfd73b594adc'
 
 # --- 1. Tools ----------------------------------------------------------------
 
-find_cargo() {
-  if [ -n "${CARGO:-}" ]; then
-    echo "$CARGO"
-  elif command -v cargo >/dev/null 2>&1; then
-    command -v cargo
-  elif [ -x "${HOME:-/root}/.cargo/bin/cargo" ]; then
-    echo "${HOME:-/root}/.cargo/bin/cargo"
-  fi
-}
+pkgs=(pkg-config libclang-dev librust-bindgen-dev librust-bindgen+runtime-dev)
+gp_find_cargo >/dev/null || pkgs+=(cargo) # Debian's cargo and rustc (1.63 on Debian 12)
+gp_apt_install "${pkgs[@]}"
 
-missing=()
-if command -v dpkg-query >/dev/null 2>&1; then
-  for pkg in pkg-config libclang-dev librust-bindgen-dev librust-bindgen+runtime-dev; do
-    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
-      missing+=("$pkg")
-    fi
-  done
-fi
-if [ -z "$(find_cargo)" ]; then
-  missing+=(cargo) # Debian's cargo and rustc (1.63 on Debian 12)
-fi
-if [ "${#missing[@]}" -gt 0 ]; then
-  command -v apt-get >/dev/null 2>&1 || die "missing: ${missing[*]} (and no apt-get to install them)"
-  if [ "$(id -u)" = 0 ]; then
-    sudo=()
-  elif command -v sudo >/dev/null 2>&1; then
-    sudo=(sudo)
-  else
-    die "missing packages: ${missing[*]}; run as root or install them"
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  run "${sudo[@]}" apt-get update
-  run "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
-fi
-
-cargo="$(find_cargo)"
-[ -n "$cargo" ] || die "no cargo found"
+cargo="$(gp_find_cargo)" || die "no cargo found"
 # rustc and rustdoc next to cargo (e.g. ~/.cargo/bin) come first.
 PATH="$(dirname "$cargo"):$PATH"
 export PATH
@@ -103,51 +65,16 @@ compgen -G "$registry/bindgen-0.60.*" >/dev/null ||
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-export CARGO_HOME="$tmp/cargo-home"
-mkdir -p "$CARGO_HOME"
-cat >"$CARGO_HOME/config.toml" <<EOF
-[source.crates-io]
-replace-with = "debian"
-
-[source.debian]
-directory = "$registry"
-
-[net]
-offline = true
-EOF
+gp_cargo_home "$tmp/cargo-home" "$registry"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$rust_dir/target}"
 run "$cargo" --version
 run rustc --version
 
 # --- 3. The library ----------------------------------------------------------
 
-pc_file=""
-for candidate in "$prefix"/lib/pkgconfig/gpuprover.pc "$prefix"/lib64/pkgconfig/gpuprover.pc \
-  "$prefix"/lib/*/pkgconfig/gpuprover.pc "$prefix"/share/pkgconfig/gpuprover.pc; do
-  if [ -f "$candidate" ]; then
-    pc_file="$candidate"
-    break
-  fi
-done
-[ -n "$pc_file" ] || die "no $prefix/lib*/pkgconfig/gpuprover.pc; is $prefix the install prefix?"
-PKG_CONFIG_PATH="$(dirname "$pc_file")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-export PKG_CONFIG_PATH
-libdir="$(pkg-config --variable=libdir gpuprover)"
-includedir="$(pkg-config --variable=includedir gpuprover)"
-unset GPUPROVER_DIR
-case "$libdir/" in
-  "$prefix"/*) ;;
-  *)
-    # The .pc records the prefix CMake was configured with; the files were
-    # installed elsewhere. Use the prefix directly.
-    echo "note: $pc_file names libdir $libdir, outside $prefix; using GPUPROVER_DIR=$prefix" >&2
-    export GPUPROVER_DIR="$prefix"
-    libdir="$(dirname "$(find "$prefix"/lib* -maxdepth 2 -name 'libgpuprover.so*' | head -n 1)")"
-    includedir="$prefix/include"
-    ;;
-esac
-[ -f "$includedir/gpuprover.h" ] || die "$includedir/gpuprover.h not found"
-echo "gpuprover $(pkg-config --modversion gpuprover): headers $includedir, library $libdir" >&2
+gp_library "$prefix"
+libdir="$gp_libdir"
+includedir="$gp_includedir"
 
 # Lock files are not committed (see .gitignore): resolve them from the
 # registry with this cargo, whatever version wrote an old one.

@@ -3,7 +3,8 @@
 //! - [`GpuMmcs`]: an [`Mmcs`](p3_commit::Mmcs) that wraps the configuration's
 //!   stock `MerkleTreeMmcs` and builds its trees in gpuprover (on the GPU
 //!   with the CUDA backend), with the stock commitments, openings and
-//!   verifier: proofs are byte-identical to the stock prover's.
+//!   verifier: proofs are byte-identical to the stock prover's (on
+//!   Plonky3 main, FRI's multi-openings with pruned paths included).
 //! - [`GpuDft`]: a [`TwoAdicSubgroupDft`](p3_dft::TwoAdicSubgroupDft) with
 //!   the results of `Radix2DitParallel` (the commitment LDE of
 //!   `TwoAdicFriPcs` in one library call).
@@ -28,4 +29,4 @@ mod mmcs;
 
 pub use dft::{default_context, GpuDft};
 pub use field::{DigestWord, GpuField, WordKind};
-pub use mmcs::{GpuMmcs, GpuProverData, MmcsStats};
+pub use mmcs::{GpuMmcs, GpuProverData, MmcsStats, StockMmcs};

@@ -8,11 +8,40 @@ use gpuprover::{Buffer, Context, Field, Layout, MerkleKind, MerkleOptions, Merkl
 use p3_commit::{BatchOpening, BatchOpeningRef, Mmcs};
 use p3_matrix::dense::RowMajorMatrix;
 use p3_matrix::{Dimensions, Matrix};
+#[cfg(feature = "plonky3-main")]
+use p3_merkle_tree::PrunedMerklePaths;
 use p3_symmetric::MerkleCap;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::field::{digests, DigestWord, GpuField, WordKind};
+
+/// Declares [`StockMmcs`] with the bounds after `Proof = ...` (the
+/// multi-opening proof on Plonky3 main).
+macro_rules! stock_mmcs {
+    ($($multi_proof:tt)*) => {
+        /// The [`Mmcs`] of a `MerkleTreeMmcs` over `F` whose digests are
+        /// `DIGEST` words of `W`: what [`GpuMmcs`] wraps and reproduces. Its
+        /// commitment is a `MerkleCap<F, [W; DIGEST]>`, its proof of one
+        /// opening the path `Vec<[W; DIGEST]>` and, on Plonky3 main (the
+        /// `plonky3-main` feature), its proof of several the pruned paths
+        /// `PrunedMerklePaths<W, DIGEST>`. Every such `Mmcs` is one.
+        pub trait StockMmcs<F: Send + Sync + Clone, W, const DIGEST: usize>:
+            Mmcs<F, Commitment = MerkleCap<F, [W; DIGEST]>, Proof = Vec<[W; DIGEST]> $($multi_proof)*>
+        {
+        }
+
+        impl<F: Send + Sync + Clone, W, M, const DIGEST: usize> StockMmcs<F, W, DIGEST> for M where
+            M: Mmcs<F, Commitment = MerkleCap<F, [W; DIGEST]>, Proof = Vec<[W; DIGEST]> $($multi_proof)*>
+        {
+        }
+    };
+}
+
+#[cfg(not(feature = "plonky3-main"))]
+stock_mmcs!();
+#[cfg(feature = "plonky3-main")]
+stock_mmcs!(, MultiProof = PrunedMerklePaths<W, DIGEST>);
 
 /// Plonky3's [`Mmcs`] whose trees gpuprover builds and keeps (on the GPU
 /// with the CUDA backend), byte-identical to the `MerkleTreeMmcs` it wraps.
@@ -20,9 +49,13 @@ use crate::field::{digests, DigestWord, GpuField, WordKind};
 /// `GpuMmcs` wraps the stock `MerkleTreeMmcs` (`Inner`) of the prover's
 /// configuration and has its commitment and proof types, so proofs made
 /// with it are the stock prover's proofs, and its `verify_batch` *is* the
-/// stock verifier's. When it is made ([`GpuMmcs::new`]) it commits a small
-/// sample of mixed heights with both `Inner` and the library's profiles for
-/// the field and digest word (Poseidon2 `PaddingFreeSponge` +
+/// stock verifier's. On Plonky3 main (the `plonky3-main` feature) it also
+/// opens several indices at once (`open_multi_batch`, as FRI opens), the
+/// library's paths pruned as `MerkleTreeMmcs` prunes them, and its
+/// `verify_multi_batch` is the stock one too. When it is made
+/// ([`GpuMmcs::new`]) it commits a small sample of mixed heights with both
+/// `Inner` and the library's profiles for the field and digest word
+/// (Poseidon2 `PaddingFreeSponge` +
 /// `TruncatedPermutation` with the library's Poseidon2 constants, which are
 /// Plonky3's `default_*_poseidon2_*`; the Keccak-f sponge over u64 lanes;
 /// Keccak-256 over bytes) and takes the profile whose cap and opening are
@@ -34,7 +67,8 @@ use crate::field::{digests, DigestWord, GpuField, WordKind};
 ///
 /// `F` is the committed field, `W` the digest word (`F` for the field
 /// hashes, `u64` for the Keccak-f sponge, `u8` for Keccak-256), `DIGEST`
-/// words per digest: those of `Inner`'s `MerkleCap<F, [W; DIGEST]>`.
+/// words per digest: those of `Inner`'s `MerkleCap<F, [W; DIGEST]>` (see
+/// [`StockMmcs`]).
 pub struct GpuMmcs<F, W, Inner, const DIGEST: usize> {
     inner: Inner,
     ctx: Context,
@@ -96,7 +130,7 @@ impl<F, W, Inner, const DIGEST: usize> GpuMmcs<F, W, Inner, DIGEST>
 where
     F: GpuField,
     W: DigestWord + PartialEq,
-    Inner: Mmcs<F, Commitment = MerkleCap<F, [W; DIGEST]>, Proof = Vec<[W; DIGEST]>>,
+    Inner: StockMmcs<F, W, DIGEST>,
 {
     /// Wraps `inner` (the stock `MerkleTreeMmcs` of the configuration) on
     /// `ctx`: finds the library profile equal to it, else commits with
@@ -254,7 +288,7 @@ fn detect<F, W, Inner, const DIGEST: usize>(inner: &Inner, ctx: &Context) -> Opt
 where
     F: GpuField,
     W: DigestWord + PartialEq,
-    Inner: Mmcs<F, Commitment = MerkleCap<F, [W; DIGEST]>, Proof = Vec<[W; DIGEST]>>,
+    Inner: StockMmcs<F, W, DIGEST>,
 {
     let cands = candidates::<F, W>(DIGEST);
     if cands.is_empty() {
@@ -296,16 +330,77 @@ where
     None
 }
 
+/// The rows of `matrices` (as `MerkleTreeMmcs` opens them) at `index` of
+/// the tallest: a matrix of height `h` at `index >> log2(max height / h)`,
+/// both rounded up to powers of two.
+fn rows_at<F: Clone + Send + Sync, M: Matrix<F>>(matrices: &[M], index: usize) -> Vec<Vec<F>> {
+    let max_height = matrices.iter().map(|m| m.height()).max().unwrap_or(0);
+    assert!(index < max_height, "index {index} out of bounds for height {max_height}");
+    let log_max = log2_ceil(max_height);
+    matrices
+        .iter()
+        .map(|m| {
+            let reduced = index >> (log_max - log2_ceil(m.height()));
+            m.row(reduced).unwrap().into_iter().collect()
+        })
+        .collect()
+}
+
+/// The library's authentication paths (below the cap, leaf level first) of
+/// `indices` in `tree`, in one call.
+fn device_paths<F: GpuField, W: DigestWord, const DIGEST: usize>(
+    tree: &MerkleTree,
+    indices: &[usize],
+) -> Vec<Vec<[W; DIGEST]>> {
+    tree.open::<F::Elem>(indices)
+        .unwrap_or_else(|e| panic!("gpuprover: opening indices {indices:?}: {e}"))
+        .iter()
+        .map(|o| digests::<W, DIGEST>(&o.path))
+        .collect()
+}
+
+/// The pruned multi-opening of a binary tree, as `MerkleTreeMmcs` sends it:
+/// of the full `paths` (one per leaf, leaf level first) of the ascending
+/// distinct `leaves`, the siblings the verifier cannot compute. Level by
+/// level from the leaves, and within a level in ascending order, every
+/// opened node (a leaf, or the parent of opened nodes) gives its sibling,
+/// unless the sibling is opened too (their parent is computed from both).
+#[cfg(feature = "plonky3-main")]
+fn prune_paths<D: Copy>(leaves: &[usize], paths: &[Vec<D>]) -> Vec<D> {
+    let levels = paths.first().map_or(0, Vec::len);
+    // The opened nodes of the level, each with a path through it.
+    let mut nodes: Vec<(usize, &[D])> = leaves.iter().zip(paths).map(|(&i, p)| (i, p.as_slice())).collect();
+    let mut sent = Vec::new();
+    for level in 0..levels {
+        let mut parents = Vec::with_capacity(nodes.len());
+        let mut k = 0;
+        while k < nodes.len() {
+            let (node, path) = nodes[k];
+            if nodes.get(k + 1).map(|n| n.0) == Some(node ^ 1) {
+                k += 2;
+            } else {
+                sent.push(path[level]);
+                k += 1;
+            }
+            parents.push((node >> 1, path));
+        }
+        nodes = parents;
+    }
+    sent
+}
+
 impl<F, W, Inner, const DIGEST: usize> Mmcs<F> for GpuMmcs<F, W, Inner, DIGEST>
 where
     F: GpuField,
     W: DigestWord + PartialEq,
     [W; DIGEST]: Serialize + DeserializeOwned,
-    Inner: Mmcs<F, Commitment = MerkleCap<F, [W; DIGEST]>, Proof = Vec<[W; DIGEST]>>,
+    Inner: StockMmcs<F, W, DIGEST>,
 {
     type ProverData<M> = GpuProverData<M, Inner::ProverData<M>>;
     type Commitment = MerkleCap<F, [W; DIGEST]>;
     type Proof = Vec<[W; DIGEST]>;
+    #[cfg(feature = "plonky3-main")]
+    type MultiProof = PrunedMerklePaths<W, DIGEST>;
     type Error = Inner::Error;
 
     fn commit<M: Matrix<F>>(&self, inputs: Vec<M>) -> (Self::Commitment, Self::ProverData<M>) {
@@ -341,22 +436,9 @@ where
     fn open_batch<M: Matrix<F>>(&self, index: usize, prover_data: &Self::ProverData<M>) -> BatchOpening<F, Self> {
         match prover_data {
             GpuProverData::Device { tree, matrices } => {
-                let max_height = matrices.iter().map(|m| m.height()).max().unwrap_or(0);
-                assert!(index < max_height, "index {index} out of bounds for height {max_height}");
-                let log_max = log2_ceil(max_height);
-                let rows = matrices
-                    .iter()
-                    .map(|m| {
-                        let reduced = index >> (log_max - log2_ceil(m.height()));
-                        m.row(reduced).unwrap().into_iter().collect()
-                    })
-                    .collect();
-                let path = tree
-                    .open::<F::Elem>(&[index])
-                    .unwrap_or_else(|e| panic!("gpuprover: opening index {index}: {e}"))
-                    .remove(0)
-                    .path;
-                BatchOpening::new(rows, digests::<W, DIGEST>(&path))
+                let rows = rows_at(matrices, index);
+                let path = device_paths::<F, W, DIGEST>(tree, &[index]).remove(0);
+                BatchOpening::new(rows, path)
             }
             GpuProverData::Host(data) => {
                 let (rows, proof) = self.inner.open_batch(index, data).unpack();
@@ -381,5 +463,36 @@ where
     ) -> Result<(), Self::Error> {
         let (values, proof) = batch_opening.unpack();
         self.inner.verify_batch(commit, dimensions, index, BatchOpeningRef::new(values, proof))
+    }
+
+    #[cfg(feature = "plonky3-main")]
+    fn open_multi_batch<M: Matrix<F>>(
+        &self,
+        indices: &[usize],
+        prover_data: &Self::ProverData<M>,
+    ) -> (Vec<Vec<Vec<F>>>, Self::MultiProof) {
+        match prover_data {
+            GpuProverData::Device { tree, matrices } => {
+                let rows = indices.iter().map(|&index| rows_at(matrices, index)).collect();
+                let mut leaves = indices.to_vec();
+                leaves.sort_unstable();
+                leaves.dedup();
+                let paths = device_paths::<F, W, DIGEST>(tree, &leaves);
+                (rows, PrunedMerklePaths { sibling_hashes: prune_paths(&leaves, &paths) })
+            }
+            GpuProverData::Host(data) => self.inner.open_multi_batch(indices, data),
+        }
+    }
+
+    #[cfg(feature = "plonky3-main")]
+    fn verify_multi_batch<R: AsRef<[F]> + PartialEq>(
+        &self,
+        commit: &Self::Commitment,
+        dimensions: &[Dimensions],
+        indices: &[usize],
+        opened_values: &[Vec<R>],
+        proof: &Self::MultiProof,
+    ) -> Result<(), Self::Error> {
+        self.inner.verify_multi_batch(commit, dimensions, indices, opened_values, proof)
     }
 }

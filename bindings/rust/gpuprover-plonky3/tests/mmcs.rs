@@ -1,8 +1,10 @@
 //! `GpuMmcs` against the stock `MerkleTreeMmcs` it wraps: equal caps,
 //! openings and proofs for every configuration the library reproduces, on
-//! single, mixed and non-power-of-two heights and caps; the stock verifier
-//! accepts its openings and rejects forged ones; configurations the
-//! library does not reproduce are committed by the stock code.
+//! single, mixed and non-power-of-two heights and caps (on Plonky3 main
+//! also the multi-openings with pruned paths, at several index sets); the
+//! stock verifier accepts its openings and rejects forged ones;
+//! configurations the library does not reproduce are committed by the
+//! stock code.
 
 mod common;
 
@@ -10,7 +12,7 @@ use core::fmt::Debug;
 
 use common::{context, Rng};
 use gpuprover::MerkleKind;
-use gpuprover_plonky3::{DigestWord, GpuField, GpuMmcs};
+use gpuprover_plonky3::{DigestWord, GpuField, GpuMmcs, StockMmcs};
 use p3_baby_bear::{default_babybear_poseidon2_16, default_babybear_poseidon2_24, BabyBear, Poseidon2BabyBear};
 use p3_commit::{BatchOpeningRef, Mmcs};
 use p3_field::Field;
@@ -22,9 +24,7 @@ use p3_koala_bear::{default_koalabear_poseidon2_16, KoalaBear, Poseidon2KoalaBea
 use p3_matrix::dense::RowMajorMatrix;
 use p3_matrix::Matrix;
 use p3_merkle_tree::MerkleTreeMmcs;
-use p3_symmetric::{
-    CompressionFunctionFromHasher, MerkleCap, PaddingFreeSponge, SerializingHasher, TruncatedPermutation,
-};
+use p3_symmetric::{CompressionFunctionFromHasher, PaddingFreeSponge, SerializingHasher, TruncatedPermutation};
 
 type Packed<F> = <F as Field>::Packing;
 
@@ -45,11 +45,12 @@ type Bb24Mmcs = MerkleTreeMmcs<
     2,
     8,
 >;
-// A sponge rate no library profile has: committed by the stock code.
-type BbRate4Mmcs = MerkleTreeMmcs<
+// A sponge rate (12 of width 16) no `GpuMmcs` profile has: committed by the
+// stock code.
+type BbRate12Mmcs = MerkleTreeMmcs<
     Packed<BabyBear>,
     Packed<BabyBear>,
-    PaddingFreeSponge<BbPerm, 16, 4, 8>,
+    PaddingFreeSponge<BbPerm, 16, 12, 8>,
     TruncatedPermutation<BbPerm, 2, 8, 16>,
     2,
     8,
@@ -129,7 +130,7 @@ fn same<F, W, Inner, const D: usize>(inner: &Inner, shapes: &[(usize, usize)], s
 where
     F: GpuField,
     W: DigestWord + PartialEq + Debug,
-    Inner: Mmcs<F, Commitment = MerkleCap<F, [W; D]>, Proof = Vec<[W; D]>>,
+    Inner: StockMmcs<F, W, D>,
     Inner::Error: Debug,
     [W; D]: Serialize + DeserializeOwned,
 {
@@ -163,7 +164,72 @@ where
             assert!(inner.verify_batch(&c_ref, &dims, index, BatchOpeningRef::new(&o_gpu.opened_values, &forged)).is_err());
         }
     }
+    #[cfg(feature = "plonky3-main")]
+    same_multi_openings(inner, &gpu, &c_ref, &dims, &d_ref, &d_gpu, &mut rng);
     gpu
+}
+
+/// The index sets `same_multi_openings` opens in a tree of `max_h` rows:
+/// none, one, the ends unsorted, every index, adjacent siblings and random
+/// ones with repeats (FRI opens a row once per query reaching it).
+#[cfg(feature = "plonky3-main")]
+fn index_sets(max_h: usize, rng: &mut Rng) -> Vec<Vec<usize>> {
+    let mut random: Vec<usize> = (0..12).map(|_| rng.below(max_h as u64) as usize).collect();
+    random.extend([random[3], random[0]]);
+    let mut sets = vec![vec![], vec![max_h / 2], vec![max_h - 1, 0], (0..max_h).collect(), random];
+    if max_h >= 4 {
+        sets.push(vec![3, 2, 2, 1, max_h - 1]);
+    }
+    sets
+}
+
+/// Plonky3 main's multi-openings (`open_multi_batch`, as FRI opens) of the
+/// commitments `same` made: equal rows and pruned paths, accepted by the
+/// stock verifier (and `GpuMmcs`'s), rejected with a changed row or
+/// proof.
+#[cfg(feature = "plonky3-main")]
+fn same_multi_openings<F, W, Inner, const D: usize>(
+    inner: &Inner,
+    gpu: &GpuMmcs<F, W, Inner, D>,
+    commit: &Inner::Commitment,
+    dims: &[p3_matrix::Dimensions],
+    d_ref: &Inner::ProverData<RowMajorMatrix<F>>,
+    d_gpu: &<GpuMmcs<F, W, Inner, D> as Mmcs<F>>::ProverData<RowMajorMatrix<F>>,
+    rng: &mut Rng,
+) where
+    F: GpuField,
+    W: DigestWord + PartialEq + Debug,
+    Inner: StockMmcs<F, W, D>,
+    Inner::Error: Debug,
+    [W; D]: Serialize + DeserializeOwned,
+{
+    let max_h = dims.iter().map(|d| d.height).max().unwrap();
+    for indices in index_sets(max_h, rng) {
+        let (v_ref, p_ref) = inner.open_multi_batch(&indices, d_ref);
+        let (v_gpu, p_gpu) = gpu.open_multi_batch(&indices, d_gpu);
+        assert_eq!(v_ref, v_gpu, "rows at {indices:?} of {dims:?}");
+        assert_eq!(p_ref.sibling_hashes, p_gpu.sibling_hashes, "pruned paths at {indices:?} of {dims:?}");
+        inner
+            .verify_multi_batch(commit, dims, &indices, &v_gpu, &p_gpu)
+            .expect("the stock verifier accepts the multi-opening");
+        gpu.verify_multi_batch(commit, dims, &indices, &v_gpu, &p_gpu).expect("and so does GpuMmcs's");
+        if let Some(row) = v_gpu.first().and_then(|rows| rows.first()) {
+            let mut rows = v_gpu.clone();
+            rows[0][0][0] = row[0] + F::ONE;
+            assert!(inner.verify_multi_batch(commit, dims, &indices, &rows, &p_gpu).is_err());
+        }
+        let hashes = &p_gpu.sibling_hashes;
+        if !hashes.is_empty() {
+            let mut short = p_gpu.clone();
+            short.sibling_hashes.pop();
+            assert!(inner.verify_multi_batch(commit, dims, &indices, &v_gpu, &short).is_err());
+        }
+        if hashes.len() >= 2 && hashes[0] != hashes[1] {
+            let mut swapped = p_gpu.clone();
+            swapped.sibling_hashes.swap(0, 1);
+            assert!(inner.verify_multi_batch(commit, dims, &indices, &v_gpu, &swapped).is_err());
+        }
+    }
 }
 
 /// `same` over every shape, each committed by the library.
@@ -171,7 +237,7 @@ fn on_device<F, W, Inner, const D: usize>(inner: Inner, kind: MerkleKind)
 where
     F: GpuField,
     W: DigestWord + PartialEq + Debug,
-    Inner: Mmcs<F, Commitment = MerkleCap<F, [W; D]>, Proof = Vec<[W; D]>>,
+    Inner: StockMmcs<F, W, D>,
     Inner::Error: Debug,
     [W; D]: Serialize + DeserializeOwned,
 {
@@ -234,7 +300,7 @@ fn keccak256_bytes() {
 #[test]
 fn unreproduced_configuration_commits_on_the_host() {
     let p = default_babybear_poseidon2_16();
-    let m = BbRate4Mmcs::new(PaddingFreeSponge::new(p.clone()), TruncatedPermutation::new(p), 0);
+    let m = BbRate12Mmcs::new(PaddingFreeSponge::new(p.clone()), TruncatedPermutation::new(p), 0);
     let gpu = same::<BabyBear, BabyBear, _, 8>(&m, SHAPES[1], 7);
     assert!(gpu.profile().is_none());
     assert_eq!((gpu.stats().device_commits, gpu.stats().host_commits), (0, 1));
