@@ -9,6 +9,7 @@ use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
 use p3_matrix::bitrev::{BitReversedMatrixView, BitReversibleMatrix};
 use p3_matrix::dense::RowMajorMatrix;
 use p3_matrix::Matrix;
+use p3_maybe_rayon::prelude::*;
 
 use crate::field::GpuField;
 use crate::mmcs::canonical_rows;
@@ -81,8 +82,20 @@ impl<F> GpuDft<F> {
 impl<F: GpuField> GpuDft<F> {
     /// The `rows x width` row-major matrix of `out`.
     fn download(out: &Buffer, width: usize) -> gpuprover::Result<RowMajorMatrix<F>> {
-        let v: Vec<F::Elem> = out.to_vec(Layout::RowMajor)?;
-        Ok(RowMajorMatrix::new(v.into_iter().map(F::from_elem).collect(), width))
+        // Touched in parallel first: the copy into fresh pages would fault
+        // them in one at a time on one thread.
+        let n = out.len();
+        let mut v: Vec<F::Elem> = Vec::with_capacity(n);
+        let zero = F::ZERO.to_elem();
+        v.spare_capacity_mut()[..n].par_chunks_mut(1 << 16).for_each(|c| {
+            for x in c {
+                x.write(zero);
+            }
+        });
+        // SAFETY: the first n elements were written just above.
+        unsafe { v.set_len(n) };
+        out.to_host(Layout::RowMajor, &mut v)?;
+        Ok(RowMajorMatrix::new(F::vec_from_elems(v), width))
     }
 
     /// The NTT of `mat`'s columns with `options`, in the library.

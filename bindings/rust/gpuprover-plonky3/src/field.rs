@@ -6,6 +6,7 @@ use p3_baby_bear::BabyBear;
 use p3_field::{PrimeCharacteristicRing, PrimeField64, TwoAdicField};
 use p3_goldilocks::Goldilocks;
 use p3_koala_bear::KoalaBear;
+use p3_maybe_rayon::prelude::*;
 
 /// A Plonky3 field that gpuprover computes over: BabyBear, KoalaBear and
 /// Goldilocks. The library takes canonical values (`u32` for the 31-bit
@@ -19,6 +20,37 @@ pub trait GpuField: PrimeField64 + TwoAdicField {
     fn to_elem(self) -> Self::Elem;
     /// The element of a canonical value (the library returns only those).
     fn from_elem(e: Self::Elem) -> Self;
+
+    /// The elements of canonical values, converted in place (in parallel
+    /// with the `parallel` feature): the vector's memory becomes the
+    /// result's, without a second allocation of its size.
+    fn vec_from_elems(mut v: Vec<Self::Elem>) -> Vec<Self> {
+        v.par_iter_mut().for_each(|e| *e = to_storage::<Self>(Self::from_elem(*e)));
+        // SAFETY: the fields are `#[repr(transparent)]` over their storage
+        // word, which is `Self::Elem` (checked by `to_storage`), and every
+        // word now holds the storage of a valid element.
+        unsafe { reinterpret(v) }
+    }
+}
+
+/// The storage word of a field element: BabyBear and KoalaBear hold their
+/// Montgomery form in a `u32`, Goldilocks a `u64`, each
+/// `#[repr(transparent)]`.
+fn to_storage<F: GpuField>(f: F) -> F::Elem {
+    assert!(size_of::<F>() == size_of::<F::Elem>() && align_of::<F>() == align_of::<F::Elem>());
+    // SAFETY: same size (asserted); a field element is its storage word.
+    unsafe { core::mem::transmute_copy::<F, F::Elem>(&f) }
+}
+
+/// A vector of `A` as a vector of `B` over the same memory.
+///
+/// # Safety
+/// `A` and `B` have the same size and alignment, and every `A` of `v` is a
+/// valid `B`.
+unsafe fn reinterpret<A, B>(v: Vec<A>) -> Vec<B> {
+    assert!(size_of::<A>() == size_of::<B>() && align_of::<A>() == align_of::<B>());
+    let mut v = core::mem::ManuallyDrop::new(v);
+    Vec::from_raw_parts(v.as_mut_ptr().cast::<B>(), v.len(), v.capacity())
 }
 
 impl GpuField for BabyBear {

@@ -10,6 +10,7 @@ use p3_matrix::dense::RowMajorMatrix;
 use p3_matrix::{Dimensions, Matrix};
 #[cfg(feature = "plonky3-main")]
 use p3_merkle_tree::PrunedMerklePaths;
+use p3_maybe_rayon::prelude::*;
 use p3_symmetric::MerkleCap;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -198,10 +199,17 @@ fn log2_ceil(n: usize) -> usize {
 }
 
 /// The row-major canonical values of `m`.
+/// Rows are converted in parallel with the `parallel` feature.
 pub(crate) fn canonical_rows<F: GpuField, M: Matrix<F>>(m: &M) -> Vec<F::Elem> {
-    let mut out = Vec::with_capacity(m.width() * m.height());
-    for row in m.rows() {
-        out.extend(row.into_iter().map(|v| v.to_elem()));
+    let w = m.width();
+    let mut out = vec![F::ZERO.to_elem(); w * m.height()];
+    if w > 0 {
+        out.par_chunks_mut(w).enumerate().for_each(|(r, dst)| {
+            let row = m.row(r).expect("a row below the height");
+            for (d, v) in dst.iter_mut().zip(row) {
+                *d = v.to_elem();
+            }
+        });
     }
     out
 }
