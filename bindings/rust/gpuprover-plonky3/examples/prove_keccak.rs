@@ -142,6 +142,16 @@ impl<M: Mmcs<Val>> Mmcs<Val> for Timed<M> {
     }
 }
 
+/// An MMCS whose proofs the prover hands between threads.
+#[cfg(not(feature = "plonky3-main"))]
+trait SyncMmcs: Mmcs<Val, Proof: Send + Sync, Error: Send + Sync> + Send + Sync {}
+#[cfg(not(feature = "plonky3-main"))]
+impl<M: Mmcs<Val, Proof: Send + Sync, Error: Send + Sync> + Send + Sync> SyncMmcs for M {}
+#[cfg(feature = "plonky3-main")]
+trait SyncMmcs: Mmcs<Val, Proof: Send + Sync, MultiProof: Send + Sync, Error: Send + Sync> + Send + Sync {}
+#[cfg(feature = "plonky3-main")]
+impl<M: Mmcs<Val, Proof: Send + Sync, MultiProof: Send + Sync, Error: Send + Sync> + Send + Sync> SyncMmcs for M {}
+
 fn ms(ns: u64) -> f64 {
     ns as f64 / 1e6
 }
@@ -151,10 +161,8 @@ fn ms(ns: u64) -> f64 {
 fn run<D, M>(name: &str, dft: D, mmcs: M, trace: &RowMajorMatrix<Val>, repeats: usize) -> String
 where
     D: TwoAdicSubgroupDft<Val>,
-    M: Mmcs<Val> + Send + Sync,
+    M: SyncMmcs,
     M::ProverData<RowMajorMatrix<Val>>: Send + Sync,
-    M::Proof: Send + Sync,
-    M::Error: Send + Sync,
     DuplexChallenger<Val, Perm, 16, 8>: CanObserve<M::Commitment>,
 {
     let perm = default_koalabear_poseidon2_16();
