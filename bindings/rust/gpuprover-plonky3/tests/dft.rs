@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{context, Rng};
+use common::{context, random_matrix, Rng};
 use gpuprover_plonky3::{GpuDft, GpuField};
 use p3_baby_bear::BabyBear;
 use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
@@ -11,12 +11,8 @@ use p3_field::Field;
 use p3_goldilocks::Goldilocks;
 use p3_koala_bear::KoalaBear;
 use p3_matrix::bitrev::BitReversibleMatrix;
-use p3_matrix::dense::RowMajorMatrix;
 use p3_matrix::Matrix;
 
-fn random_matrix<F: GpuField>(rng: &mut Rng, h: usize, w: usize) -> RowMajorMatrix<F> {
-    RowMajorMatrix::new((0..h * w).map(|_| F::from_u64(rng.below(F::ORDER_U64))).collect(), w)
-}
 
 fn same_transforms<F: GpuField>() {
     let gpu = GpuDft::<F>::new(&context());

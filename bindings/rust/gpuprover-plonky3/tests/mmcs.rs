@@ -10,105 +10,34 @@ mod common;
 
 use core::fmt::Debug;
 
-use common::{context, Rng};
+use common::{context, keccak256, keccak_u64, poseidon2_mmcs, random_matrix, Poseidon2Mmcs, Rng};
 use gpuprover::MerkleKind;
 use gpuprover_plonky3::{DigestWord, GpuField, GpuMmcs, StockMmcs};
 use p3_baby_bear::{default_babybear_poseidon2_16, default_babybear_poseidon2_24, BabyBear, Poseidon2BabyBear};
 use p3_commit::{BatchOpeningRef, Mmcs};
-use p3_field::Field;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use p3_goldilocks::{default_goldilocks_poseidon2_8, Goldilocks, Poseidon2Goldilocks};
-use p3_keccak::{Keccak256Hash, KeccakF, VECTOR_LEN};
 use p3_koala_bear::{default_koalabear_poseidon2_16, KoalaBear, Poseidon2KoalaBear};
 use p3_matrix::dense::RowMajorMatrix;
 use p3_matrix::Matrix;
-use p3_merkle_tree::MerkleTreeMmcs;
-use p3_symmetric::{CompressionFunctionFromHasher, PaddingFreeSponge, SerializingHasher, TruncatedPermutation};
-
-type Packed<F> = <F as Field>::Packing;
+use p3_symmetric::{PaddingFreeSponge, TruncatedPermutation};
 
 type BbPerm = Poseidon2BabyBear<16>;
-type BbMmcs = MerkleTreeMmcs<
-    Packed<BabyBear>,
-    Packed<BabyBear>,
-    PaddingFreeSponge<BbPerm, 16, 8, 8>,
-    TruncatedPermutation<BbPerm, 2, 8, 16>,
-    2,
-    8,
->;
-type Bb24Mmcs = MerkleTreeMmcs<
-    Packed<BabyBear>,
-    Packed<BabyBear>,
-    PaddingFreeSponge<Poseidon2BabyBear<24>, 24, 16, 8>,
-    TruncatedPermutation<BbPerm, 2, 8, 16>,
-    2,
-    8,
->;
+type KbPerm = Poseidon2KoalaBear<16>;
+type GlPerm = Poseidon2Goldilocks<8>;
 // A sponge rate (12 of width 16) no `GpuMmcs` profile has: committed by the
 // stock code.
-type BbRate12Mmcs = MerkleTreeMmcs<
-    Packed<BabyBear>,
-    Packed<BabyBear>,
-    PaddingFreeSponge<BbPerm, 16, 12, 8>,
-    TruncatedPermutation<BbPerm, 2, 8, 16>,
-    2,
-    8,
->;
-type KbPerm = Poseidon2KoalaBear<16>;
-type KbMmcs = MerkleTreeMmcs<
-    Packed<KoalaBear>,
-    Packed<KoalaBear>,
-    PaddingFreeSponge<KbPerm, 16, 8, 8>,
-    TruncatedPermutation<KbPerm, 2, 8, 16>,
-    2,
-    8,
->;
-type GlPerm = Poseidon2Goldilocks<8>;
-type GlMmcs = MerkleTreeMmcs<
-    Packed<Goldilocks>,
-    Packed<Goldilocks>,
-    PaddingFreeSponge<GlPerm, 8, 4, 4>,
-    TruncatedPermutation<GlPerm, 2, 4, 8>,
-    2,
-    4,
->;
-type U64Hash = PaddingFreeSponge<KeccakF, 25, 17, 4>;
-type KeccakU64Mmcs<F> = MerkleTreeMmcs<
-    [F; VECTOR_LEN],
-    [u64; VECTOR_LEN],
-    SerializingHasher<U64Hash>,
-    CompressionFunctionFromHasher<U64Hash, 2, 4>,
-    2,
-    4,
->;
-type Keccak256Mmcs<F> = MerkleTreeMmcs<
-    F,
-    u8,
-    SerializingHasher<Keccak256Hash>,
-    CompressionFunctionFromHasher<Keccak256Hash, 2, 32>,
-    2,
-    32,
->;
+type BbRate12Mmcs = Poseidon2Mmcs<BabyBear, BbPerm, BbPerm, 16, 12, 8, 16>;
 
-fn bb(cap: usize) -> BbMmcs {
-    let p = default_babybear_poseidon2_16();
-    BbMmcs::new(PaddingFreeSponge::new(p.clone()), TruncatedPermutation::new(p), cap)
+fn bb(cap: usize) -> Poseidon2Mmcs<BabyBear, BbPerm, BbPerm, 16, 8, 8, 16> {
+    poseidon2_mmcs::<BabyBear, _, 16, 8, 8>(default_babybear_poseidon2_16(), cap)
 }
-fn kb(cap: usize) -> KbMmcs {
-    let p = default_koalabear_poseidon2_16();
-    KbMmcs::new(PaddingFreeSponge::new(p.clone()), TruncatedPermutation::new(p), cap)
+fn kb(cap: usize) -> Poseidon2Mmcs<KoalaBear, KbPerm, KbPerm, 16, 8, 8, 16> {
+    poseidon2_mmcs::<KoalaBear, _, 16, 8, 8>(default_koalabear_poseidon2_16(), cap)
 }
-fn gl(cap: usize) -> GlMmcs {
-    let p = default_goldilocks_poseidon2_8();
-    GlMmcs::new(PaddingFreeSponge::new(p.clone()), TruncatedPermutation::new(p), cap)
-}
-fn keccak_u64<F>(cap: usize) -> KeccakU64Mmcs<F> {
-    let h = U64Hash::new(KeccakF {});
-    KeccakU64Mmcs::new(SerializingHasher::new(h), CompressionFunctionFromHasher::new(h), cap)
-}
-fn keccak256<F>(cap: usize) -> Keccak256Mmcs<F> {
-    Keccak256Mmcs::new(SerializingHasher::new(Keccak256Hash {}), CompressionFunctionFromHasher::new(Keccak256Hash {}), cap)
+fn gl(cap: usize) -> Poseidon2Mmcs<Goldilocks, GlPerm, GlPerm, 8, 4, 4, 8> {
+    poseidon2_mmcs::<Goldilocks, _, 8, 4, 4>(default_goldilocks_poseidon2_8(), cap)
 }
 
 /// Shapes (height, width) of the batches committed.
@@ -120,9 +49,6 @@ const SHAPES: &[&[(usize, usize)]] = &[
     &[(16, 17)],
 ];
 
-fn random_matrix<F: GpuField>(rng: &mut Rng, h: usize, w: usize) -> RowMajorMatrix<F> {
-    RowMajorMatrix::new((0..h * w).map(|_| F::from_u64(rng.below(F::ORDER_U64))).collect(), w)
-}
 
 /// Commits `shapes` with `inner` and with `GpuMmcs` over it, and compares
 /// everything a prover and a verifier see. Returns the `GpuMmcs`.
@@ -260,7 +186,11 @@ fn babybear_poseidon2() {
 #[test]
 fn babybear_poseidon2_width24_leaves() {
     let p16 = default_babybear_poseidon2_16();
-    let m = Bb24Mmcs::new(PaddingFreeSponge::new(default_babybear_poseidon2_24()), TruncatedPermutation::new(p16), 1);
+    let m = Poseidon2Mmcs::<BabyBear, Poseidon2BabyBear<24>, BbPerm, 24, 16, 8, 16>::new(
+        PaddingFreeSponge::new(default_babybear_poseidon2_24()),
+        TruncatedPermutation::new(p16),
+        1,
+    );
     on_device::<BabyBear, BabyBear, _, 8>(m, MerkleKind::FieldSponge);
 }
 
@@ -300,7 +230,7 @@ fn keccak256_bytes() {
 #[test]
 fn unreproduced_configuration_commits_on_the_host() {
     let p = default_babybear_poseidon2_16();
-    let m = BbRate12Mmcs::new(PaddingFreeSponge::new(p.clone()), TruncatedPermutation::new(p), 0);
+    let m: BbRate12Mmcs = poseidon2_mmcs::<BabyBear, _, 16, 12, 8>(p, 0);
     let gpu = same::<BabyBear, BabyBear, _, 8>(&m, SHAPES[1], 7);
     assert!(gpu.profile().is_none());
     assert_eq!((gpu.stats().device_commits, gpu.stats().host_commits), (0, 1));

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{context, tamper};
+use common::{context, keccak_u64, poseidon2_mmcs, tamper};
 use gpuprover_plonky3::{GpuDft, GpuMmcs};
 use p3_air::{Air, AirBuilder, BaseAir, WindowAccess};
 use p3_baby_bear::{default_babybear_poseidon2_16, BabyBear, Poseidon2BabyBear};
@@ -17,15 +17,13 @@ use p3_challenger::{DuplexChallenger, HashChallenger, SerializingChallenger32, S
 use p3_commit::ExtensionMmcs;
 use p3_dft::Radix2DitParallel;
 use p3_field::extension::BinomialExtensionField;
-use p3_field::{Field, PrimeField64};
+use p3_field::PrimeField64;
 use p3_fri::{FriParameters, TwoAdicFriPcs};
 use p3_goldilocks::{default_goldilocks_poseidon2_8, Goldilocks, Poseidon2Goldilocks};
-use p3_keccak::{Keccak256Hash, KeccakF, VECTOR_LEN};
+use p3_keccak::Keccak256Hash;
 use p3_keccak_air::KeccakAir;
 use p3_koala_bear::{default_koalabear_poseidon2_16, KoalaBear, Poseidon2KoalaBear};
 use p3_matrix::dense::RowMajorMatrix;
-use p3_merkle_tree::MerkleTreeMmcs;
-use p3_symmetric::{CompressionFunctionFromHasher, PaddingFreeSponge, SerializingHasher, TruncatedPermutation};
 use p3_uni_stark::{prove, verify, Proof, StarkConfig, StarkGenericConfig};
 
 /// Two columns (x, y): the first row is the public values 0 and 1, each
@@ -157,23 +155,13 @@ macro_rules! check_proofs {
     }};
 }
 
-type Packed<F> = <F as Field>::Packing;
-
 macro_rules! poseidon2_fibonacci {
     ($name:ident, $val:ty, $ext:literal, $perm:ty, $perm_fn:expr, $width:literal, $rate:literal, $d:literal, $log_n:expr) => {
         #[test]
         fn $name() {
-            type Mmcs = MerkleTreeMmcs<
-                Packed<$val>,
-                Packed<$val>,
-                PaddingFreeSponge<$perm, $width, $rate, $d>,
-                TruncatedPermutation<$perm, 2, $d, $width>,
-                2,
-                $d,
-            >;
             let perm = $perm_fn;
             for cap in [0usize, 2] {
-                let inner = Mmcs::new(PaddingFreeSponge::new(perm.clone()), TruncatedPermutation::new(perm.clone()), cap);
+                let inner = poseidon2_mmcs::<$val, $perm, $width, $rate, $d>(perm.clone(), cap);
                 let (trace, pis) = fibonacci::<$val>($log_n);
                 check_proofs!(
                     $val,
@@ -195,20 +183,6 @@ poseidon2_fibonacci!(fibonacci_babybear_poseidon2, BabyBear, 4, Poseidon2BabyBea
 poseidon2_fibonacci!(fibonacci_koalabear_poseidon2, KoalaBear, 4, Poseidon2KoalaBear<16>, default_koalabear_poseidon2_16(), 16, 8, 8, 11);
 poseidon2_fibonacci!(fibonacci_goldilocks_poseidon2, Goldilocks, 2, Poseidon2Goldilocks<8>, default_goldilocks_poseidon2_8(), 8, 4, 4, 10);
 
-type U64Hash = PaddingFreeSponge<KeccakF, 25, 17, 4>;
-type KeccakMmcs<F> = MerkleTreeMmcs<
-    [F; VECTOR_LEN],
-    [u64; VECTOR_LEN],
-    SerializingHasher<U64Hash>,
-    CompressionFunctionFromHasher<U64Hash, 2, 4>,
-    2,
-    4,
->;
-fn keccak_mmcs<F>(cap: usize) -> KeccakMmcs<F> {
-    let h = U64Hash::new(KeccakF {});
-    KeccakMmcs::new(SerializingHasher::new(h), CompressionFunctionFromHasher::new(h), cap)
-}
-
 #[test]
 fn fibonacci_goldilocks_keccak() {
     let (trace, pis) = fibonacci::<Goldilocks>(9);
@@ -217,7 +191,7 @@ fn fibonacci_goldilocks_keccak() {
         BinomialExtensionField<Goldilocks, 2>,
         u64,
         4,
-        keccak_mmcs::<Goldilocks>(1),
+        keccak_u64::<Goldilocks>(1),
         SerializingChallenger64::<Goldilocks, HashChallenger<u8, Keccak256Hash, 32>>::from_hasher(vec![], Keccak256Hash {}),
         Fibonacci,
         trace,
@@ -239,7 +213,7 @@ fn keccak_air_koalabear_keccak_tree() {
         BinomialExtensionField<KoalaBear, 4>,
         u64,
         4,
-        keccak_mmcs::<KoalaBear>(3),
+        keccak_u64::<KoalaBear>(3),
         SerializingChallenger32::<KoalaBear, HashChallenger<u8, Keccak256Hash, 32>>::from_hasher(vec![], Keccak256Hash {}),
         KeccakAir {},
         trace,
@@ -250,14 +224,6 @@ fn keccak_air_koalabear_keccak_tree() {
 #[test]
 fn keccak_air_babybear_poseidon2_tree() {
     type Perm = Poseidon2BabyBear<16>;
-    type Mmcs = MerkleTreeMmcs<
-        Packed<BabyBear>,
-        Packed<BabyBear>,
-        PaddingFreeSponge<Perm, 16, 8, 8>,
-        TruncatedPermutation<Perm, 2, 8, 16>,
-        2,
-        8,
-    >;
     let perm = default_babybear_poseidon2_16();
     let trace = p3_keccak_air::generate_trace_rows::<BabyBear>(keccak_inputs(3), 2);
     check_proofs!(
@@ -265,7 +231,7 @@ fn keccak_air_babybear_poseidon2_tree() {
         BinomialExtensionField<BabyBear, 4>,
         BabyBear,
         8,
-        Mmcs::new(PaddingFreeSponge::new(perm.clone()), TruncatedPermutation::new(perm.clone()), 0),
+        poseidon2_mmcs::<BabyBear, Perm, 16, 8, 8>(perm.clone(), 0),
         DuplexChallenger::<BabyBear, Perm, 16, 8>::new(perm.clone()),
         KeccakAir {},
         trace,

@@ -3,6 +3,50 @@
 #![allow(dead_code)]
 
 use gpuprover::{Backend, Context};
+use gpuprover_plonky3::GpuField;
+use p3_field::Field;
+use p3_keccak::{Keccak256Hash, KeccakF, VECTOR_LEN};
+use p3_matrix::dense::RowMajorMatrix;
+use p3_merkle_tree::MerkleTreeMmcs;
+use p3_symmetric::{CompressionFunctionFromHasher, PaddingFreeSponge, SerializingHasher, TruncatedPermutation};
+
+pub type Packed<F> = <F as Field>::Packing;
+
+/// `MerkleTreeMmcs` over a Poseidon2 `PaddingFreeSponge` (permutation
+/// `Sponge` of width `W`, rate `R`) with `TruncatedPermutation` nodes
+/// (permutation `Node` of width `NW`), binary, digests of `D` elements.
+pub type Poseidon2Mmcs<F, Sponge, Node, const W: usize, const R: usize, const D: usize, const NW: usize> =
+    MerkleTreeMmcs<Packed<F>, Packed<F>, PaddingFreeSponge<Sponge, W, R, D>, TruncatedPermutation<Node, 2, D, NW>, 2, D>;
+
+/// `Poseidon2Mmcs` of one permutation `Perm` (the usual configuration).
+pub fn poseidon2_mmcs<F: Field, Perm: Clone, const W: usize, const R: usize, const D: usize>(
+    perm: Perm,
+    cap: usize,
+) -> Poseidon2Mmcs<F, Perm, Perm, W, R, D, W> {
+    MerkleTreeMmcs::new(PaddingFreeSponge::new(perm.clone()), TruncatedPermutation::new(perm), cap)
+}
+
+pub type U64Hash = PaddingFreeSponge<KeccakF, 25, 17, 4>;
+/// Plonky3's fast Keccak MMCS: the Keccak-f sponge over u64 lanes.
+pub type KeccakU64Mmcs<F> =
+    MerkleTreeMmcs<[F; VECTOR_LEN], [u64; VECTOR_LEN], SerializingHasher<U64Hash>, CompressionFunctionFromHasher<U64Hash, 2, 4>, 2, 4>;
+/// Keccak-256 over the rows' bytes.
+pub type Keccak256Mmcs<F> =
+    MerkleTreeMmcs<F, u8, SerializingHasher<Keccak256Hash>, CompressionFunctionFromHasher<Keccak256Hash, 2, 32>, 2, 32>;
+
+pub fn keccak_u64<F>(cap: usize) -> KeccakU64Mmcs<F> {
+    let h = U64Hash::new(KeccakF {});
+    KeccakU64Mmcs::new(SerializingHasher::new(h), CompressionFunctionFromHasher::new(h), cap)
+}
+
+pub fn keccak256<F>(cap: usize) -> Keccak256Mmcs<F> {
+    Keccak256Mmcs::new(SerializingHasher::new(Keccak256Hash {}), CompressionFunctionFromHasher::new(Keccak256Hash {}), cap)
+}
+
+/// A matrix of `h` rows and `w` columns of values drawn from `rng`.
+pub fn random_matrix<F: GpuField>(rng: &mut Rng, h: usize, w: usize) -> RowMajorMatrix<F> {
+    RowMajorMatrix::new((0..h * w).map(|_| F::from_u64(rng.below(F::ORDER_U64))).collect(), w)
+}
 
 /// The context the tests run on: `GP_TEST_BACKEND=cuda` asks for CUDA (the
 /// device runs), anything else the best backend present.
