@@ -53,31 +53,25 @@ unsafe fn reinterpret<A, B>(v: Vec<A>) -> Vec<B> {
     Vec::from_raw_parts(v.as_mut_ptr().cast::<B>(), v.len(), v.capacity())
 }
 
-impl GpuField for BabyBear {
-    type Elem = u32;
-    const FIELD: Field = Field::BabyBear;
-    #[inline]
-    fn to_elem(self) -> u32 {
-        self.as_canonical_u64() as u32
-    }
-    #[inline]
-    fn from_elem(e: u32) -> Self {
-        BabyBear::from_u32(e)
-    }
+/// The 31-bit Montgomery fields: canonical `u32` values.
+macro_rules! monty31_gpu_field {
+    ($f:ident) => {
+        impl GpuField for $f {
+            type Elem = u32;
+            const FIELD: Field = Field::$f;
+            #[inline]
+            fn to_elem(self) -> u32 {
+                self.as_canonical_u64() as u32
+            }
+            #[inline]
+            fn from_elem(e: u32) -> Self {
+                $f::from_u32(e)
+            }
+        }
+    };
 }
-
-impl GpuField for KoalaBear {
-    type Elem = u32;
-    const FIELD: Field = Field::KoalaBear;
-    #[inline]
-    fn to_elem(self) -> u32 {
-        self.as_canonical_u64() as u32
-    }
-    #[inline]
-    fn from_elem(e: u32) -> Self {
-        KoalaBear::from_u32(e)
-    }
-}
+monty31_gpu_field!(BabyBear);
+monty31_gpu_field!(KoalaBear);
 
 impl GpuField for Goldilocks {
     type Elem = u64;
