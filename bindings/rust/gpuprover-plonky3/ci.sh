@@ -55,8 +55,8 @@ export LD_LIBRARY_PATH="$gp_libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # The Plonky3 crates the tests build (their workspace is trimmed to them).
 members="air baby-bear challenger commit dft field fri goldilocks keccak keccak-air koala-bear
-  matrix maybe-rayon mds merkle-tree monty-31 multilinear-util poseidon1 poseidon2 symmetric
-  uni-stark util"
+  matrix maybe-rayon mds merkle-tree monty-31 multilinear-util poseidon1 poseidon2 poseidon2-air
+  symmetric uni-stark util"
 
 target_base="${CARGO_TARGET_DIR:-$repo/bindings/rust}"
 tmp="$(mktemp -d)"
@@ -72,6 +72,10 @@ for tree in "${trees[@]}"; do
   cp -r "$src" "$copy"
   # shellcheck disable=SC2086
   run bash "$third/offline/plonky3-debian.sh" "$copy" "$(echo $members $extra)"
+  # The offline rand shim has no rand::prelude; p3-poseidon2-air's
+  # vectorized.rs names Distribution through it (its other files use
+  # rand::distr, which the shim has). In the copy only.
+  sed -i 's/use rand::prelude::Distribution;/use rand::distr::Distribution;/' "$copy/poseidon2-air/src/vectorized.rs"
   gp_cargo_home "$tmp/cargo-home-$tree" "$registry"
   {
     echo

@@ -1,6 +1,7 @@
 //! Real Plonky3 proofs through gpuprover: `p3-uni-stark` proves a Fibonacci
-//! AIR (BabyBear, KoalaBear, Goldilocks; Poseidon2 and Keccak trees) and
-//! `p3-keccak-air` (Keccak-f traces) once with the stock configuration
+//! AIR (BabyBear, KoalaBear, Goldilocks; Poseidon2 and Keccak trees),
+//! `p3-keccak-air` (Keccak-f traces) and `p3-poseidon2-air` (Poseidon2
+//! permutations over each field) once with the stock configuration
 //! (`Radix2DitParallel`, `MerkleTreeMmcs`) and once with `GpuDft` and
 //! `GpuMmcs` in its place. The proofs must be byte-identical (serialized),
 //! the stock verifier must accept the one made through gpuprover, and
@@ -12,18 +13,28 @@ mod common;
 use common::{context, keccak_u64, poseidon2_mmcs, tamper};
 use gpuprover_plonky3::{GpuDft, GpuMmcs};
 use p3_air::{Air, AirBuilder, BaseAir, WindowAccess};
-use p3_baby_bear::{default_babybear_poseidon2_16, BabyBear, Poseidon2BabyBear};
+use p3_baby_bear::{
+    default_babybear_poseidon2_16, BabyBear, GenericPoseidon2LinearLayersBabyBear, Poseidon2BabyBear,
+    BABYBEAR_POSEIDON2_HALF_FULL_ROUNDS, BABYBEAR_POSEIDON2_PARTIAL_ROUNDS_16, BABYBEAR_S_BOX_DEGREE,
+};
 use p3_challenger::{DuplexChallenger, HashChallenger, SerializingChallenger32, SerializingChallenger64};
 use p3_commit::ExtensionMmcs;
 use p3_dft::Radix2DitParallel;
 use p3_field::extension::BinomialExtensionField;
 use p3_field::PrimeField64;
 use p3_fri::{FriParameters, TwoAdicFriPcs};
-use p3_goldilocks::{default_goldilocks_poseidon2_8, Goldilocks, Poseidon2Goldilocks};
+use p3_goldilocks::{
+    default_goldilocks_poseidon2_8, GenericPoseidon2LinearLayersGoldilocks, Goldilocks, Poseidon2Goldilocks,
+    GOLDILOCKS_POSEIDON2_HALF_FULL_ROUNDS, GOLDILOCKS_POSEIDON2_PARTIAL_ROUNDS_8,
+};
 use p3_keccak::Keccak256Hash;
 use p3_keccak_air::KeccakAir;
-use p3_koala_bear::{default_koalabear_poseidon2_16, KoalaBear, Poseidon2KoalaBear};
+use p3_koala_bear::{
+    default_koalabear_poseidon2_16, GenericPoseidon2LinearLayersKoalaBear, KoalaBear, Poseidon2KoalaBear,
+    KOALABEAR_POSEIDON2_HALF_FULL_ROUNDS, KOALABEAR_POSEIDON2_PARTIAL_ROUNDS_16, KOALABEAR_S_BOX_DEGREE,
+};
 use p3_matrix::dense::RowMajorMatrix;
+use p3_poseidon2_air::{generate_trace_rows, Poseidon2Air, RoundConstants};
 use p3_uni_stark::{prove, verify, Proof, StarkConfig, StarkGenericConfig};
 
 /// Two columns (x, y): the first row is the public values 0 and 1, each
@@ -238,3 +249,63 @@ fn keccak_air_babybear_poseidon2_tree() {
         Vec::<BabyBear>::new()
     );
 }
+
+/// Round constants for `Poseidon2Air` drawn from a fixed sequence (the AIR
+/// proves permutations with whatever constants it is given).
+fn round_constants<F: PrimeField64, const W: usize, const HALF: usize, const PARTIAL: usize>(
+) -> RoundConstants<F, W, HALF, PARTIAL> {
+    let mut r = common::Rng(0xc0ffee);
+    let mut e = || F::from_u64(r.below(F::ORDER_U64));
+    let full = |e: &mut dyn FnMut() -> F| -> [[F; W]; HALF] { core::array::from_fn(|_| core::array::from_fn(|_| e())) };
+    let begin = full(&mut e);
+    let partial = core::array::from_fn(|_| e());
+    let end = full(&mut e);
+    RoundConstants::new(begin, partial, end)
+}
+
+/// `n` permutation inputs of a fixed sequence.
+fn random_states<F: PrimeField64, const W: usize>(n: usize) -> Vec<[F; W]> {
+    let mut r = common::Rng(0xfeed);
+    (0..n).map(|_| core::array::from_fn(|_| F::from_u64(r.below(F::ORDER_U64)))).collect()
+}
+
+macro_rules! poseidon2_air {
+    ($name:ident, $val:ty, $ext:literal, $layers:ty, $w:literal, $deg:expr, $regs:literal, $half:expr, $partial:expr,
+     $perm:ty, $perm_fn:expr, $tw:literal, $rate:literal, $d:literal) => {
+        #[test]
+        fn $name() {
+            let constants = round_constants::<$val, $w, $half, $partial>();
+            let air = Poseidon2Air::<$val, $layers, $w, $deg, $regs, $half, $partial>::new(constants.clone());
+            let inputs = random_states::<$val, $w>(64);
+            let trace = generate_trace_rows::<$val, $layers, $w, $deg, $regs, $half, $partial>(inputs, &constants, 2);
+            let perm = $perm_fn;
+            check_proofs!(
+                $val,
+                BinomialExtensionField<$val, $ext>,
+                $val,
+                $d,
+                poseidon2_mmcs::<$val, $perm, $tw, $rate, $d>(perm.clone(), 1),
+                DuplexChallenger::<$val, $perm, $tw, $rate>::new(perm.clone()),
+                air,
+                trace,
+                Vec::<$val>::new()
+            );
+        }
+    };
+}
+
+poseidon2_air!(
+    poseidon2_air_babybear, BabyBear, 4, GenericPoseidon2LinearLayersBabyBear, 16, BABYBEAR_S_BOX_DEGREE, 1,
+    BABYBEAR_POSEIDON2_HALF_FULL_ROUNDS, BABYBEAR_POSEIDON2_PARTIAL_ROUNDS_16,
+    Poseidon2BabyBear<16>, default_babybear_poseidon2_16(), 16, 8, 8
+);
+poseidon2_air!(
+    poseidon2_air_koalabear, KoalaBear, 4, GenericPoseidon2LinearLayersKoalaBear, 16, KOALABEAR_S_BOX_DEGREE, 0,
+    KOALABEAR_POSEIDON2_HALF_FULL_ROUNDS, KOALABEAR_POSEIDON2_PARTIAL_ROUNDS_16,
+    Poseidon2KoalaBear<16>, default_koalabear_poseidon2_16(), 16, 8, 8
+);
+poseidon2_air!(
+    poseidon2_air_goldilocks, Goldilocks, 2, GenericPoseidon2LinearLayersGoldilocks, 8, 7 /* x^7 */, 1,
+    GOLDILOCKS_POSEIDON2_HALF_FULL_ROUNDS, GOLDILOCKS_POSEIDON2_PARTIAL_ROUNDS_8,
+    Poseidon2Goldilocks<8>, default_goldilocks_poseidon2_8(), 8, 4, 4
+);
