@@ -16,6 +16,10 @@
 //! LDEs (on the device for the CUDA backend) and the context, without
 //! lifetimes or locks; the host copy used for frames is made once.
 //!
+//! The subgroup's generator `w` is the library's (Plonky3's) root of unity,
+//! not winterfell's (docs/WINTERFELL.md): the shape is winterfell's, the
+//! rows are not yet.
+//!
 //! These are types of this example, mirroring winterfell's; an
 //! implementation of `winter_prover::TraceLde` would wrap them (converting
 //! with `as_int` / `BaseElement::new`).
