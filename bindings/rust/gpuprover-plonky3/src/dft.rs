@@ -79,9 +79,8 @@ impl<F> GpuDft<F> {
     }
 }
 
-impl<F: GpuField> GpuDft<F> {
-    /// The `rows x width` row-major matrix of `out`.
-    fn download(out: &Buffer, width: usize) -> gpuprover::Result<RowMajorMatrix<F>> {
+/// The `rows x width` row-major matrix of `out`.
+pub(crate) fn download<F: GpuField>(out: &Buffer, width: usize) -> gpuprover::Result<RowMajorMatrix<F>> {
         // Touched in parallel first: the copy into fresh pages would fault
         // them in one at a time on one thread.
         let n = out.len();
@@ -96,15 +95,16 @@ impl<F: GpuField> GpuDft<F> {
         unsafe { v.set_len(n) };
         out.to_host(Layout::RowMajor, &mut v)?;
         Ok(RowMajorMatrix::new(F::vec_from_elems(v), width))
-    }
+}
 
+impl<F: GpuField> GpuDft<F> {
     /// The NTT of `mat`'s columns with `options`, in the library.
     fn ntt(&self, mat: &RowMajorMatrix<F>, options: &NttOptions) -> gpuprover::Result<RowMajorMatrix<F>> {
         let (h, w) = (mat.height(), mat.width());
         let data = canonical_rows::<F, _>(mat);
         let mut buf = Buffer::from_host(&self.ctx, F::FIELD, 1, h, w, Layout::RowMajor, &data)?;
         self.ctx.ntt(&mut buf, options)?;
-        Self::download(&buf, w)
+        download::<F>(&buf, w)
     }
 
     /// `mat`'s columns (evaluations on the subgroup) extended `added_bits`
@@ -125,7 +125,7 @@ impl<F: GpuField> GpuDft<F> {
         let data = canonical_rows::<F, _>(mat);
         let mut out = Buffer::new(&self.ctx, F::FIELD, 1, h << added_bits, w)?;
         self.ctx.lde_host(F::FIELD, 1, &data, h, w, &options, &mut out)?;
-        Self::download(&out, w)
+        download::<F>(&out, w)
     }
 
     /// The library's result, or (refused) the host's.

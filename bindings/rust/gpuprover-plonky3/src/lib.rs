@@ -8,6 +8,9 @@
 //! - [`GpuDft`]: a [`TwoAdicSubgroupDft`](p3_dft::TwoAdicSubgroupDft) with
 //!   the results of `Radix2DitParallel` (the commitment LDE of
 //!   `TwoAdicFriPcs` in one library call).
+//! - [`GpuPcs`]: `TwoAdicFriPcs` over both whose trace commitments are one
+//!   library call each (LDE and tree on the device, the trace crossing
+//!   PCIe once); the rest is `TwoAdicFriPcs`'s.
 //!
 //! Swap them into a `TwoAdicFriPcs` and prove as before:
 //!
@@ -26,7 +29,9 @@
 mod dft;
 mod field;
 mod mmcs;
+mod pcs;
 
 pub use dft::{default_context, GpuDft};
 pub use field::{DigestWord, GpuField, WordKind};
+pub use pcs::GpuPcs;
 pub use mmcs::{GpuMmcs, GpuProverData, MmcsStats, StockMmcs};

@@ -183,6 +183,18 @@ impl<F, W, Inner, const DIGEST: usize> GpuMmcs<F, W, Inner, DIGEST> {
         &self.ctx
     }
 
+    /// The library's options for a tree of greatest height `max_height`
+    /// (the profile with `Inner`'s cap height as Plonky3 shortens it), or
+    /// `None` when `Inner` commits.
+    pub(crate) fn options_for(&self, max_height: usize) -> Option<MerkleOptions> {
+        self.profile.map(|p| MerkleOptions { cap_height: effective_cap_height(self.cap_height, max_height) as u32, ..p })
+    }
+
+    /// Counts a tree the library built for this MMCS elsewhere (the PCS).
+    pub(crate) fn count_device(&self) {
+        self.stats.device.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Commitments made so far by this value and its clones.
     pub fn stats(&self) -> MmcsStats {
         MmcsStats {
@@ -412,12 +424,8 @@ where
     type Error = Inner::Error;
 
     fn commit<M: Matrix<F>>(&self, inputs: Vec<M>) -> (Self::Commitment, Self::ProverData<M>) {
-        if let Some(profile) = &self.profile {
-            let max_height = inputs.iter().map(|m| m.height()).max().unwrap_or(0);
-            let options = MerkleOptions {
-                cap_height: effective_cap_height(self.cap_height, max_height) as u32,
-                ..*profile
-            };
+        let max_height = inputs.iter().map(|m| m.height()).max().unwrap_or(0);
+        if let Some(options) = self.options_for(max_height) {
             let built = if max_height == 0 {
                 Err(gpuprover::Error::new(gpuprover::Status::InvalidArgument, "no rows"))
             } else {

@@ -11,7 +11,7 @@
 mod common;
 
 use common::{context, keccak_u64, poseidon2_mmcs, tamper};
-use gpuprover_plonky3::{GpuDft, GpuMmcs};
+use gpuprover_plonky3::{GpuDft, GpuMmcs, GpuPcs};
 use p3_air::{Air, AirBuilder, BaseAir, WindowAccess};
 use p3_baby_bear::{
     default_babybear_poseidon2_16, BabyBear, GenericPoseidon2LinearLayersBabyBear, Poseidon2BabyBear,
@@ -146,11 +146,19 @@ macro_rules! check_proofs {
         let gpu_pcs = TwoAdicFriPcs::new(dft.clone(), mmcs.clone(), fri(ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone())));
         let gpu = StarkConfig::new(gpu_pcs, $challenger);
 
+        // The same with the PCS whose trace commitments are one call each.
+        let one_call_pcs = GpuPcs::new(dft.clone(), mmcs.clone(), fri(ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone())));
+        let one_call = StarkConfig::new(one_call_pcs, $challenger);
+
         let p_stock = prove(&stock, &air, trace.clone(), &pis);
-        let p_gpu = prove(&gpu, &air, trace, &pis);
+        let p_gpu = prove(&gpu, &air, trace.clone(), &pis);
+        let p_one_call = prove(&one_call, &air, trace, &pis);
         let j_stock = serde_json::to_string(&p_stock).unwrap();
         let j_gpu = serde_json::to_string(&p_gpu).unwrap();
         assert!(j_stock == j_gpu, "the proofs differ ({} and {} bytes)", j_stock.len(), j_gpu.len());
+        assert!(j_stock == serde_json::to_string(&p_one_call).unwrap(), "GpuPcs's proof differs");
+        assert!(one_call.pcs().one_call_commits() >= 1, "GpuPcs committed no trace in one call");
+        verify(&one_call, &air, &p_one_call, &pis).expect("GpuPcs's configuration verifies");
 
         // Everything was committed and transformed by the library.
         let st = mmcs.stats();
