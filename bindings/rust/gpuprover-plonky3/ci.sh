@@ -20,8 +20,8 @@
 #
 # Needs cargo 1.85 or later (Plonky3 uses edition 2024; the machine image's
 # ~/.cargo/bin has one) and Debian's librust-*-dev crates (installed with
-# apt-get when missing). Environment: CARGO, CARGO_TARGET_DIR (builds in
-# its target-p3-TREE; default bindings/rust/target-p3-TREE), GP_CARGO_REGISTRY, GP_THIRD_PARTY.
+# apt-get when missing). Environment: CARGO, CARGO_TARGET_DIR (default
+# bindings/rust/target-p3), GP_CARGO_REGISTRY, GP_THIRD_PARTY.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -58,7 +58,9 @@ members="air baby-bear challenger commit dft field fri goldilocks keccak keccak-
   matrix maybe-rayon mds merkle-tree monty-31 multilinear-util poseidon1 poseidon2 poseidon2-air
   symmetric uni-stark util"
 
-target_base="${CARGO_TARGET_DIR:-$repo/bindings/rust}"
+# One target directory for both trees: what does not come from Plonky3
+# (bindgen, gpuprover-sys, serde, rayon) is built once.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/bindings/rust/target-p3}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 for tree in "${trees[@]}"; do
@@ -85,7 +87,6 @@ for tree in "${trees[@]}"; do
       echo "$name = { path = \"$copy/$m\" }"
     done
   } >>"$CARGO_HOME/config.toml"
-  export CARGO_TARGET_DIR="$target_base/target-p3-$tree"
   rm -f "$here/Cargo.lock"
   echo "== gpuprover-plonky3 against Plonky3 $tree ($src)" >&2
   run "$cargo" test --offline --manifest-path "$here/Cargo.toml" "${features[@]}"
