@@ -90,7 +90,8 @@ static void usage(FILE *f)
             "slower\n"
             "               than poseidon2)\n"
             "  --backend X  auto (default: CUDA if a GPU is usable, else CPU),\n"
-            "               cpu or cuda\n",
+            "               cpu or cuda\n"
+            "  --version    print the library's version and exit\n",
             DEFAULT_LOG_N_CUDA, DEFAULT_LOG_N_CPU, DEFAULT_COLS);
 }
 
@@ -140,7 +141,8 @@ bad:
     return 0;
 }
 
-/* Returns 0 on success, EXIT_USAGE on bad arguments, -1 for --help. */
+/* Returns 0 on success, EXIT_USAGE on bad arguments, -1 for --help and
+   --version (exit 0). */
 static int parse_args(int argc, char **argv, demo_args *a)
 {
     int i;
@@ -160,6 +162,10 @@ static int parse_args(int argc, char **argv, demo_args *a)
 
         if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
             usage(stdout);
+            return -1;
+        }
+        if (strcmp(opt, "--version") == 0) {
+            printf("gp_demo (gpuprover %s)\n", gp_version());
             return -1;
         }
         if (strcmp(opt, "--log-n") != 0 && strcmp(opt, "--cols") != 0 &&

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/core.h"
+#include "gpuprover.h"
 #include "remote/endpoint.h"
 #include "server/server.h"
 
@@ -69,6 +70,7 @@ Monitoring and control:
   --grace-ms MS            on SIGTERM/SIGINT, running jobs may finish within
                            MS before they are cancelled (default 10000)
   --status ENDPOINT        print a running server's figures and exit
+  --version                print the version (the library's) and exit
   --help                   this text
 
 Logs: one logfmt line on stderr per session opened or closed and per job
@@ -132,6 +134,9 @@ int main(int argc, char **argv) {
             };
             if (a == "--help" || a == "-h") {
                 std::fputs(kHelp, stdout);
+                return 0;
+            } else if (a == "--version") {
+                std::printf("gpuprover-server %s\n", gp_version());
                 return 0;
             } else if (a == "--unix") c.unix_path = next();
             else if (a == "--tcp") c.tcp = next();
