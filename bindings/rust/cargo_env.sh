@@ -11,6 +11,17 @@ run() {
   "$@"
 }
 
+# gp_prefix USAGE [ARG]: the absolute path of the install prefix ARG (the
+# script's first argument); USAGE on stderr and exit 2 without one.
+gp_prefix() {
+  [ "$#" -ge 2 ] || {
+    echo "usage: $1" >&2
+    exit 2
+  }
+  [ -d "$2" ] || die "install prefix '$2' is not a directory"
+  (cd "$2" && pwd)
+}
+
 # gp_find_cargo [MIN_MINOR]: prints a cargo of version 1.MIN_MINOR or later
 # (default any): $CARGO, the one in PATH, then ~/.cargo/bin/cargo.
 gp_find_cargo() {

@@ -35,12 +35,8 @@ rust_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=bindings/rust/cargo_env.sh
 . "$rust_dir/cargo_env.sh"
 
-[ "$#" -eq 1 ] || {
-  echo "usage: bash bindings/rust/ci.sh PREFIX   (PREFIX = gpuprover install prefix)" >&2
-  exit 2
-}
-[ -d "$1" ] || die "install prefix '$1' is not a directory"
-prefix="$(cd "$1" && pwd)"
+[ "$#" -le 1 ] || die "one argument: the install prefix"
+prefix="$(gp_prefix "bash bindings/rust/ci.sh PREFIX   (PREFIX = gpuprover install prefix)" "$@")"
 repo="$(cd "$rust_dir/../.." && pwd)"
 registry="${GP_CARGO_REGISTRY:-/usr/share/cargo/registry}"
 # What examples/c/lde_checksum.c prints.

@@ -28,12 +28,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=bindings/rust/cargo_env.sh
 . "$here/../cargo_env.sh"
 
-[ "$#" -ge 1 ] || {
-  echo "usage: bash bindings/rust/gpuprover-plonky3/ci.sh PREFIX [v0.6.2|main ...]" >&2
-  exit 2
-}
-[ -d "$1" ] || die "install prefix '$1' is not a directory"
-prefix="$(cd "$1" && pwd)"
+prefix="$(gp_prefix "bash bindings/rust/gpuprover-plonky3/ci.sh PREFIX [v0.6.2|main ...]" "$@")"
 shift
 trees=("$@")
 [ "${#trees[@]}" -gt 0 ] || trees=(v0.6.2 main)

@@ -22,6 +22,12 @@ fn remote_backend_without_a_server_is_a_remote_error() {
             ..ContextOptions::default()
         })
         .unwrap_err();
+        if err.status() == Status::Unsupported && err.message().contains("no remote backend") {
+            // A library configured without gRPC (GP_ENABLE_REMOTE=OFF): it
+            // says so, with its own status; nothing more to check here.
+            eprintln!("skipped: {err}");
+            return;
+        }
         assert_eq!(err.status(), Status::Remote, "{}", err);
         assert!(!err.message().is_empty());
         assert!(err.to_string().starts_with("GP_ERR_REMOTE: "), "{}", err);
