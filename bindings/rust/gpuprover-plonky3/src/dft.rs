@@ -81,26 +81,46 @@ impl<F> GpuDft<F> {
 
 /// The `rows x width` row-major matrix of `out`.
 pub(crate) fn download<F: GpuField>(out: &Buffer, width: usize) -> gpuprover::Result<RowMajorMatrix<F>> {
-        // Touched in parallel first: the copy into fresh pages would fault
-        // them in one at a time on one thread.
-        let n = out.len();
-        let mut v: Vec<F::Elem> = Vec::with_capacity(n);
-        let zero = F::ZERO.to_elem();
-        v.spare_capacity_mut()[..n].par_chunks_mut(1 << 16).for_each(|c| {
-            for x in c {
-                x.write(zero);
-            }
-        });
-        // SAFETY: the first n elements were written just above.
-        unsafe { v.set_len(n) };
-        out.to_host(Layout::RowMajor, &mut v)?;
-        Ok(RowMajorMatrix::new(F::vec_from_elems(v), width))
+    // Touched in parallel first: the copy into fresh pages would fault
+    // them in one at a time on one thread.
+    let n = out.len();
+    let mut v: Vec<F::Elem> = Vec::with_capacity(n);
+    let zero = F::ZERO.to_elem();
+    v.spare_capacity_mut()[..n].par_chunks_mut(1 << 16).for_each(|c| {
+        for x in c {
+            x.write(zero);
+        }
+    });
+    // SAFETY: the first n elements were written just above.
+    unsafe { v.set_len(n) };
+    out.to_host(Layout::RowMajor, &mut v)?;
+    Ok(RowMajorMatrix::new(F::vec_from_elems(v), width))
+}
+
+/// The library's options for the LDE `TwoAdicFriPcs` commits: host rows
+/// extended `added_bits` onto `shift` times the larger subgroup, rows in
+/// bit-reversed order; refused for a blowup above 32 or a zero shift.
+pub(crate) fn commitment_lde_options<F: GpuField>(added_bits: usize, shift: F) -> gpuprover::Result<LdeOptions> {
+    if added_bits > 5 || shift.is_zero() {
+        return Err(refused());
+    }
+    Ok(LdeOptions {
+        blowup: 1 << added_bits,
+        shift: Some(shift.to_elem().into()),
+        output_order: Order::BitReversed,
+        input_layout: Layout::RowMajor,
+        ..LdeOptions::default()
+    })
 }
 
 impl<F: GpuField> GpuDft<F> {
-    /// The NTT of `mat`'s columns with `options`, in the library.
+    /// The NTT of `mat`'s columns with `options`, in the library (refused
+    /// for an empty matrix or a zero shift).
     fn ntt(&self, mat: &RowMajorMatrix<F>, options: &NttOptions) -> gpuprover::Result<RowMajorMatrix<F>> {
         let (h, w) = (mat.height(), mat.width());
+        if !usable(mat) || options.shift == Some(0) {
+            return Err(refused());
+        }
         let data = canonical_rows::<F, _>(mat);
         let mut buf = Buffer::from_host(&self.ctx, F::FIELD, 1, h, w, Layout::RowMajor, &data)?;
         self.ctx.ntt(&mut buf, options)?;
@@ -109,19 +129,13 @@ impl<F: GpuField> GpuDft<F> {
 
     /// `mat`'s columns (evaluations on the subgroup) extended `added_bits`
     /// and evaluated on `shift` times the larger subgroup, rows in
-    /// bit-reversed order, in the library.
+    /// bit-reversed order, in the library (see `commitment_lde_options`).
     fn lde(&self, mat: &RowMajorMatrix<F>, added_bits: usize, shift: F) -> gpuprover::Result<RowMajorMatrix<F>> {
         let (h, w) = (mat.height(), mat.width());
-        if added_bits > 5 {
-            return Err(gpuprover::Error::new(gpuprover::Status::Unsupported, "blowup above 32"));
+        let options = commitment_lde_options(added_bits, shift)?;
+        if !usable(mat) {
+            return Err(refused());
         }
-        let options = LdeOptions {
-            blowup: 1 << added_bits,
-            shift: Some(shift.to_elem().into()),
-            output_order: Order::BitReversed,
-            input_layout: Layout::RowMajor,
-            ..LdeOptions::default()
-        };
         let data = canonical_rows::<F, _>(mat);
         let mut out = Buffer::new(&self.ctx, F::FIELD, 1, h << added_bits, w)?;
         self.ctx.lde_host(F::FIELD, 1, &data, h, w, &options, &mut out)?;
@@ -156,8 +170,7 @@ impl<F: GpuField> TwoAdicSubgroupDft<F> for GpuDft<F> {
 
     fn dft_batch(&self, mat: RowMajorMatrix<F>) -> Self::Evaluations {
         let options = NttOptions { output_order: Order::BitReversed, ..NttOptions::forward() };
-        let dev = if usable(&mat) { self.ntt(&mat, &options) } else { Err(refused()) };
-        self.either(dev.map(|m| m.bit_reverse_rows()), || Radix2DitParallel::default().dft_batch(mat))
+        self.either(self.ntt(&mat, &options).map(|m| m.bit_reverse_rows()), || Radix2DitParallel::default().dft_batch(mat))
     }
 
     fn coset_dft_batch(&self, mat: RowMajorMatrix<F>, shift: F) -> Self::Evaluations {
@@ -166,14 +179,14 @@ impl<F: GpuField> TwoAdicSubgroupDft<F> for GpuDft<F> {
             output_order: Order::BitReversed,
             ..NttOptions::forward()
         };
-        let dev = if usable(&mat) && !shift.is_zero() { self.ntt(&mat, &options) } else { Err(refused()) };
-        self.either(dev.map(|m| m.bit_reverse_rows()), || Radix2DitParallel::default().coset_dft_batch(mat, shift))
+        self.either(self.ntt(&mat, &options).map(|m| m.bit_reverse_rows()), || {
+            Radix2DitParallel::default().coset_dft_batch(mat, shift)
+        })
     }
 
     fn idft_batch(&self, mat: RowMajorMatrix<F>) -> RowMajorMatrix<F> {
         let options = NttOptions { direction: NttDirection::Inverse, ..NttOptions::default() };
-        let dev = if usable(&mat) { self.ntt(&mat, &options) } else { Err(refused()) };
-        self.either(dev, || Radix2DitParallel::default().idft_batch(mat))
+        self.either(self.ntt(&mat, &options), || Radix2DitParallel::default().idft_batch(mat))
     }
 
     fn coset_idft_batch(&self, mat: RowMajorMatrix<F>, shift: F) -> RowMajorMatrix<F> {
@@ -182,13 +195,11 @@ impl<F: GpuField> TwoAdicSubgroupDft<F> for GpuDft<F> {
             shift: Some(shift.to_elem().into()),
             ..NttOptions::default()
         };
-        let dev = if usable(&mat) && !shift.is_zero() { self.ntt(&mat, &options) } else { Err(refused()) };
-        self.either(dev, || Radix2DitParallel::default().coset_idft_batch(mat, shift))
+        self.either(self.ntt(&mat, &options), || Radix2DitParallel::default().coset_idft_batch(mat, shift))
     }
 
     fn coset_lde_batch(&self, mat: RowMajorMatrix<F>, added_bits: usize, shift: F) -> Self::Evaluations {
-        let dev = if usable(&mat) && !shift.is_zero() { self.lde(&mat, added_bits, shift) } else { Err(refused()) };
-        self.either(dev.map(|m| m.bit_reverse_rows()), || {
+        self.either(self.lde(&mat, added_bits, shift).map(|m| m.bit_reverse_rows()), || {
             Radix2DitParallel::default().coset_lde_batch(mat, added_bits, shift)
         })
     }

@@ -190,7 +190,16 @@ impl<F, W, Inner, const DIGEST: usize> GpuMmcs<F, W, Inner, DIGEST> {
         self.profile.map(|p| MerkleOptions { cap_height: effective_cap_height(self.cap_height, max_height) as u32, ..p })
     }
 
-    /// Counts a tree the library built for this MMCS elsewhere (the PCS).
+    /// The commitment of a tree the library built for this MMCS (here or
+    /// in the PCS).
+    pub(crate) fn cap_of(tree: &MerkleTree) -> gpuprover::Result<MerkleCap<F, [W; DIGEST]>>
+    where
+        W: DigestWord,
+    {
+        Ok(MerkleCap::new(digests::<W, DIGEST>(&tree.cap()?)))
+    }
+
+    /// Counts a tree the library built for this MMCS (here or in the PCS).
     pub(crate) fn count_device(&self) {
         self.stats.device.fetch_add(1, Ordering::Relaxed);
     }
@@ -310,12 +319,8 @@ where
     W: DigestWord + PartialEq,
     Inner: StockMmcs<F, W, DIGEST>,
 {
-    let cands = candidates::<F, W>(DIGEST);
-    if cands.is_empty() {
-        return None;
-    }
     // A cap as wide as the sample's leaf layer may be a shortened one: a
-    // taller sample tells the configured height.
+    // taller sample tells the configured height (none does past 2^14).
     for log_h in [8usize, 14] {
         let h = 1usize << log_h;
         let mats = sample::<F>(h);
@@ -325,15 +330,12 @@ where
             return None;
         }
         let cap_height = roots.len().trailing_zeros() as usize;
-        if cap_height >= log_h && log_h < 14 {
-            continue;
-        }
         if cap_height >= log_h {
-            return None;
+            continue;
         }
         let index = h / 3;
         let (_, inner_proof) = inner.open_batch(index, &data).unpack();
-        for c in cands {
+        for c in candidates::<F, W>(DIGEST) {
             let opts = MerkleOptions { cap_height: cap_height as u32, ..c };
             let Ok(tree) = device_tree::<F, _>(ctx, &mats, &opts) else { continue };
             let Ok(cap_bytes) = tree.cap() else { continue };
@@ -429,12 +431,11 @@ where
             let built = if max_height == 0 {
                 Err(gpuprover::Error::new(gpuprover::Status::InvalidArgument, "no rows"))
             } else {
-                device_tree::<F, M>(&self.ctx, &inputs, &options).and_then(|t| t.cap().map(|c| (t, c)))
+                device_tree::<F, M>(&self.ctx, &inputs, &options).and_then(|t| Self::cap_of(&t).map(|c| (t, c)))
             };
             match built {
                 Ok((tree, cap)) => {
-                    self.stats.device.fetch_add(1, Ordering::Relaxed);
-                    let cap = MerkleCap::new(digests::<W, DIGEST>(&cap));
+                    self.count_device();
                     return (cap, GpuProverData::Device { tree, matrices: inputs });
                 }
                 Err(e) => {

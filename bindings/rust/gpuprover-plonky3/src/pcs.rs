@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use gpuprover::{CommitMatrix, CommitOptions, Keep, Layout, LdeOptions, Order};
+use gpuprover::{CommitMatrix, CommitOptions, Keep};
 #[cfg(not(feature = "plonky3-main"))]
 use p3_commit::{BuildPeriodicLdeTableFast, PeriodicLdeTable};
 use p3_commit::{OpenedValues, Pcs, PolynomialSpace, Val};
@@ -16,8 +16,8 @@ use p3_symmetric::MerkleCap;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::dft::download;
-use crate::field::{digests, DigestWord, GpuField};
+use crate::dft::{commitment_lde_options, download};
+use crate::field::{DigestWord, GpuField};
 use crate::mmcs::{canonical_rows, GpuMmcs, GpuProverData, StockMmcs};
 use crate::GpuDft;
 
@@ -84,23 +84,15 @@ where
     ) -> Option<(MerkleCap<F, [W; DIGEST]>, GpuProverData<RowMajorMatrix<F>, Inner::ProverData<RowMajorMatrix<F>>>)> {
         let first = evaluations.first()?;
         let shift = first.0.first_point();
-        if self.log_blowup > 5
-            || evaluations.iter().any(|(d, m)| d.first_point() != shift || m.height() != d.size() || m.width() == 0)
-        {
+        if evaluations.iter().any(|(d, m)| d.first_point() != shift || m.height() != d.size() || m.width() == 0) {
             return None;
         }
         let max_height = evaluations.iter().map(|(_, m)| m.height()).max()? << self.log_blowup;
         let merkle = self.mmcs.options_for(max_height)?;
         let options = CommitOptions {
-            lde: LdeOptions {
-                blowup: 1 << self.log_blowup,
-                // Evaluations over `s * H` extended to `GENERATOR * K`, as
-                // TwoAdicFriPcs::commit's coset_lde_batch(.., GENERATOR / s).
-                shift: Some((F::GENERATOR / shift).to_elem().into()),
-                output_order: Order::BitReversed,
-                input_layout: Layout::RowMajor,
-                ..LdeOptions::default()
-            },
+            // Evaluations over `s * H` extended to `GENERATOR * K`, as
+            // TwoAdicFriPcs::commit's coset_lde_batch(.., GENERATOR / s).
+            lde: commitment_lde_options(self.log_blowup, F::GENERATOR / shift).ok()?,
             merkle,
             keep: Keep::Device,
             ..CommitOptions::default()
@@ -111,7 +103,7 @@ where
         let (ldes, tree) = ctx.commit_host(F::FIELD, mats, &options).ok()?;
         let matrices =
             ldes.iter().zip(evaluations).map(|(b, (_, m))| download::<F>(b, m.width())).collect::<Result<Vec<_>, _>>().ok()?;
-        let cap = MerkleCap::new(digests::<W, DIGEST>(&tree.cap().ok()?));
+        let cap = GpuMmcs::<F, W, Inner, DIGEST>::cap_of(&tree).ok()?;
         self.mmcs.count_device();
         self.one_call.fetch_add(1, Ordering::Relaxed);
         Some((cap, GpuProverData::Device { tree, matrices }))
