@@ -54,7 +54,6 @@ void hash_rows(Context *c, const std::vector<const Buffer *> &mats, const gp_mer
 void read_digests(const MerkleTree &t, uint32_t k, uint64_t bytes, void *out);
 void read_cap(const MerkleTree &t, void *out);
 
-// Bytes of one opened row of all committed matrices.
 // Bytes of one opened row of `mats` (GP_ERR_SIZE_OVERFLOW past 64 bits).
 uint64_t opened_row_bytes(const std::vector<const Buffer *> &mats);
 

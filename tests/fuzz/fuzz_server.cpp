@@ -358,7 +358,10 @@ private:
         q.mutable_alloc()->set_bytes(bytes);
         const uint64_t held = s.live() + s.st->mem->private_bytes();
         const bool over = bytes > kQuota - std::min(kQuota, held) || bytes > (1ull << 44);
-        if (send(s, q, r, over) != GP_OK) return 0;
+        if (send(s, q, r, over) != GP_OK) {
+            check_memory(s);  // a refused allocation holds nothing
+            return 0;
+        }
         const uint64_t a = r.addr();
         if (a == 0 || a % 4096) violated("alloc returned address " + std::to_string(a));
         for (auto &o : s.allocs)
