@@ -605,6 +605,20 @@ typedef struct gp_ntt_options {
     /** Order of the input and of the output rows. Default natural. */
     gp_order input_order;
     gp_order output_order;
+    /** The root of unity the domains are drawn from: 0 (default) is the
+     *  library's (Plonky3's; gp_field_two_adic_generator); otherwise an
+     *  element of order exactly 2^two_adicity of the field, and the domain
+     *  of n rows uses root^(2^two_adicity / n) as its generator w. Pass
+     *  winterfell's `TWO_ADIC_ROOT_OF_UNITY` (Goldilocks:
+     *  7277203076849721926) to get winterfell's row order: row i is the
+     *  evaluation at s * w^i with winterfell's w. Any other element is
+     *  GP_ERR_INVALID_ARGUMENT. With a root other than the library's, both
+     *  orders must be natural, and the call gathers the evaluations' rows
+     *  once (the buffer's size again in device memory while it runs);
+     *  contexts of several devices and gpuprover-server sessions refuse it
+     *  (GP_ERR_UNSUPPORTED). (Appended in 0.1.0; a caller whose struct_size
+     *  ends before it gets 0.) */
+    uint64_t root;
 } gp_ntt_options;
 
 GP_API void gp_ntt_options_init(gp_ntt_options *options);
@@ -657,6 +671,18 @@ typedef struct gp_lde_options {
      *  and 0.) */
     const void *randomizers;
     uint64_t randomizer_count;
+    /** The root of unity the input and output domains are drawn from, as
+     *  gp_ntt_options.root: 0 (default) is the library's; winterfell's
+     *  `TWO_ADIC_ROOT_OF_UNITY` makes input row i the value at
+     *  s * w_n^i and output row j the value at g * w_{nB}^j with
+     *  winterfell's roots (its trace and LDE rows). With a root other than
+     *  the library's the output order must be natural and randomizers are
+     *  refused; the call gathers the input's and the output's rows once
+     *  (the output's size again in device memory while it runs); contexts
+     *  of several devices and gpuprover-server sessions refuse it
+     *  (GP_ERR_UNSUPPORTED). (Appended in 0.1.0; a caller whose struct_size
+     *  ends before it gets 0.) */
+    uint64_t root;
 } gp_lde_options;
 
 GP_API void gp_lde_options_init(gp_lde_options *options);

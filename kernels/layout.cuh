@@ -48,5 +48,16 @@ __global__ void k_copy_rows(const T *from, uint64_t start, uint64_t stride, uint
         to[k] = from[start + k * stride];
 }
 
+// Row i of each of gridDim.y-strided base columns of `rows` elements = row
+// (mult * i mod rows) of the same column of `from` (rows a power of two).
+template <class T>
+__global__ void k_gather_rows(const T *from, uint64_t mult, uint64_t rows, uint64_t cols, T *to) {
+    const uint64_t mask = rows - 1;
+    for (uint64_t c = blockIdx.y; c < cols; c += gridDim.y)
+        for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < rows;
+             i += (uint64_t)gridDim.x * blockDim.x)
+            to[c * rows + i] = from[c * rows + ((mult * i) & mask)];
+}
+
 }  // namespace kern
 }  // namespace gp

@@ -171,6 +171,22 @@ TEST_F(Gpu, LdeAllFieldsAndDegrees) {
                     }
 }
 
+/* Over winterfell's root (gp_lde_options.root): the gathers on the device
+ * against the CPU backend's, with extension columns and virtual padding. */
+TEST_F(Gpu, LdeWinterfellRootMatchesCpu) {
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    Rng rng(330);
+    for (uint32_t d : F.ext_degrees)
+        for (uint32_t blowup : {2u, 8u}) {
+            const uint64_t n = 1 << 16, rows = blowup == 8 ? n - 100 : n, cols = d == 1 ? 6 : 2;
+            ApiData in = random_api(F, (size_t)(rows * cols * d), rng);
+            gp_lde_options o = make_opts(n, blowup, 0, 0, GP_ORDER_NATURAL, kLayouts[blowup == 8]);
+            o.root = 7277203076849721926ull;
+            compare_lde(F, d, in, rows, cols, o, blowup == 8 ? LdePath::kBuffer : LdePath::kHost,
+                        GP_LAYOUT_COL_MAJOR, "winterfell root");
+        }
+}
+
 /* Large shapes: up to 2^20 rows and a few hundred columns, row-major input. */
 TEST_F(Gpu, LdeLarge) {
     Rng rng(303);

@@ -136,6 +136,12 @@ inline uint64_t ref_root(const FieldRef &F, uint32_t log_n) {
     return pow_mod(F.generator, (F.p - 1) >> log_n, F.p);
 }
 
+/* The primitive 2^log_n-th root of unity drawn from `root` (an element of
+ * order 2^two_adicity, as gp_ntt_options.root), or ref_root for root 0. */
+inline uint64_t ref_root(const FieldRef &F, uint32_t log_n, uint64_t root) {
+    return root ? pow_mod(root, 1ull << (F.two_adicity - log_n), F.p) : ref_root(F, log_n);
+}
+
 inline uint64_t bit_reverse(uint64_t x, uint32_t log_n) {
     uint64_t r = 0;
     for (uint32_t i = 0; i < log_n; ++i) {
@@ -315,11 +321,11 @@ inline ::testing::AssertionResult mats_equal(const HostMat &got, const HostMat &
  * f(s * w_n^i) = vals[i] for i < rows, f(s * w_n^i) = 0 for rows <= i < n.
  * c_k = n^-1 s^-k sum_i vals[i] w_n^(-ik). O(n * rows). */
 inline std::vector<uint64_t> naive_interpolate(const FieldRef &F, const std::vector<uint64_t> &vals,
-                                               uint64_t n, uint64_t s) {
+                                               uint64_t n, uint64_t s, uint64_t root = 0) {
     const uint64_t p = F.p;
     const uint64_t rows = std::min<uint64_t>(vals.size(), n);
     const uint32_t log_n = log2_exact(n);
-    const uint64_t winv = inv_mod(ref_root(F, log_n), p);
+    const uint64_t winv = inv_mod(ref_root(F, log_n, root), p);
     std::vector<uint64_t> tab((size_t)n);
     tab[0] = 1;
     for (uint64_t t = 1; t < n; ++t) tab[(size_t)t] = mul_mod(tab[(size_t)(t - 1)], winv, p);
@@ -349,11 +355,12 @@ inline uint64_t horner(const FieldRef &F, const std::vector<uint64_t> &coeffs, u
     return acc;
 }
 
-/* out[j] = f(shift * w_m^idx(j)), idx(j) = j (natural) or bitrev(j, log m). */
+/* out[j] = f(shift * w_m^idx(j)), idx(j) = j (natural) or bitrev(j, log m);
+ * w_m drawn from `root` as ref_root does. */
 inline std::vector<uint64_t> naive_eval_coset(const FieldRef &F, const std::vector<uint64_t> &coeffs,
-                                              uint64_t m, uint64_t shift, gp_order order) {
+                                              uint64_t m, uint64_t shift, gp_order order, uint64_t root = 0) {
     const uint32_t log_m = log2_exact(m);
-    const uint64_t w = ref_root(F, log_m);
+    const uint64_t w = ref_root(F, log_m, root);
     std::vector<uint64_t> out((size_t)m);
     uint64_t x = shift % F.p;
     for (uint64_t i = 0; i < m; ++i) {
@@ -368,19 +375,19 @@ inline std::vector<uint64_t> naive_eval_coset(const FieldRef &F, const std::vect
  * (zero beyond), output n*B rows f(g * w_{nB}^idx(j)). Componentwise for
  * extension elements. */
 inline HostMat naive_lde(const FieldRef &F, const HostMat &in, uint64_t n, uint32_t blowup,
-                         uint64_t g, uint64_t s, gp_order order) {
+                         uint64_t g, uint64_t s, gp_order order, uint64_t root = 0) {
     HostMat out(n * blowup, in.cols, in.d);
     for (uint64_t c = 0; c < in.cols; ++c)
         for (uint32_t k = 0; k < in.d; ++k) {
-            const std::vector<uint64_t> coeffs = naive_interpolate(F, in.base_col(c, k), n, s);
-            out.set_base_col(c, k, naive_eval_coset(F, coeffs, n * blowup, g, order));
+            const std::vector<uint64_t> coeffs = naive_interpolate(F, in.base_col(c, k), n, s, root);
+            out.set_base_col(c, k, naive_eval_coset(F, coeffs, n * blowup, g, order, root));
         }
     return out;
 }
 
 /* Reference for gp_ntt_batch on a whole matrix (rows = n). */
 inline HostMat naive_ntt(const FieldRef &F, const HostMat &in, gp_ntt_direction dir, uint64_t shift,
-                         gp_order in_order, gp_order out_order) {
+                         gp_order in_order, gp_order out_order, uint64_t root = 0) {
     const uint64_t n = in.rows;
     const uint32_t log_n = log2_exact(n);
     const uint64_t s = shift == 0 ? 1 : shift;
@@ -393,9 +400,9 @@ inline HostMat naive_ntt(const FieldRef &F, const HostMat &in, gp_ntt_direction 
                     col[(size_t)(in_order == GP_ORDER_BIT_REVERSED ? bit_reverse(i, log_n) : i)];
             std::vector<uint64_t> res;
             if (dir == GP_NTT_FORWARD) {
-                res = naive_eval_coset(F, logical, n, s, GP_ORDER_NATURAL);
+                res = naive_eval_coset(F, logical, n, s, GP_ORDER_NATURAL, root);
             } else {
-                res = naive_interpolate(F, logical, n, s);
+                res = naive_interpolate(F, logical, n, s, root);
             }
             std::vector<uint64_t> placed((size_t)n);
             for (uint64_t i = 0; i < n; ++i)
@@ -654,7 +661,7 @@ inline gp_status run_lde(gp_context *ctx, const FieldRef &F, const HostMat &in,
 /* Naive reference for the same call. */
 inline HostMat naive_lde_for(const FieldRef &F, const HostMat &in, const gp_lde_options &opts) {
     return naive_lde(F, in, lde_n(opts, in), opts.blowup, opts.shift ? opts.shift : F.generator,
-                     opts.input_shift ? opts.input_shift : 1, opts.output_order);
+                     opts.input_shift ? opts.input_shift : 1, opts.output_order, opts.root);
 }
 
 // NTT options with every field set.

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "api/common.h"
+#include "core/lde_root.h"
 #include "core/commit_stream.h"
 
 using namespace gp;
@@ -47,6 +48,9 @@ GP_EXPORT gp_status gp_commit_host(gp_context *ctx, gp_field field, const gp_com
                  ": gp_commit_host extends each matrix over its own rows; leave it 0");
         r.budget = o.device_budget;
         const FieldDesc &f = field_desc(field);
+        if (root_power(f, lo.root, "options->lde->root") != 1)
+            fail(GP_ERR_UNSUPPORTED, "options->lde->root: gp_commit_host extends over the library's root only (use "
+                                     "gp_lde_batch_host and gp_merkle_commit)");
         for (uint32_t i = 0; i < count; ++i) {
             const gp_commit_matrix &m = matrices[i];
             const std::string at = "matrices[" + std::to_string(i) + "]";

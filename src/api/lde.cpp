@@ -1,6 +1,7 @@
 // C entry points: batched NTTs and coset LDEs.
 #include "api/common.h"
 #include "core/lde_random.h"
+#include "core/lde_root.h"
 
 using namespace gp;
 
@@ -28,7 +29,12 @@ GP_EXPORT gp_status gp_ntt_batch(gp_context *ctx, gp_buffer *buf, const gp_ntt_o
         check_log_size(*b->field, b->rows, "rows");
         check_shift(*b->field, o.shift, "options->shift");
         NttArgs a{o.direction, o.shift ? o.shift : 1, o.input_order, o.output_order};
-        b->ctx->backend->ntt(*b, a);
+        const uint64_t power = root_power(*b->field, o.root, "options->root");
+        if (power == 1) return b->ctx->backend->ntt(*b, a);
+        if (o.input_order != GP_ORDER_NATURAL || o.output_order != GP_ORDER_NATURAL)
+            fail(GP_ERR_UNSUPPORTED, "options->root: another root than the library's takes natural orders only");
+        check_root_backend(*b->ctx->backend, power, "options->root");
+        ntt_with_root(b->ctx, *b, a, power);
     });
 }
 
@@ -71,6 +77,14 @@ LdeArgs lde_args(const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols,
     a.input_shift = o.input_shift ? o.input_shift : 1;
     a.order = o.output_order;
     a.in_layout = o.input_layout;
+    a.root_power = root_power(f, o.root, "options->root");
+    if (a.root_power != 1) {
+        if (o.output_order != GP_ORDER_NATURAL)
+            fail(GP_ERR_UNSUPPORTED, "options->root: another root than the library's takes the natural output "
+                                     "order only");
+        if (o.randomizers || o.randomizer_count)
+            fail(GP_ERR_UNSUPPORTED, "options->root: another root than the library's does not randomize LDEs");
+    }
     return a;
 }
 }  // namespace gp
@@ -90,6 +104,10 @@ static LdeArgs prepare_lde(gp_context *ctx, const FieldDesc &f, uint32_t ext, ui
 // The LDE, randomized when asked.
 static void run_lde(gp_context *ctx, const LdeArgs &a, const gp_lde_options &o) {
     Context *c = ctx_of(ctx);
+    if (a.root_power != 1) {
+        check_root_backend(*c->backend, a.root_power, "options->root");
+        return lde_with_root(c, a, a.root_power);
+    }
     c->backend->lde(a);
     if (o.randomizers) add_randomizers(c, a, o.randomizers, o.randomizer_count);
 }

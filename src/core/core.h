@@ -126,6 +126,9 @@ struct LdeArgs {
     const void *in_host = nullptr;
     gp_layout in_layout = GP_LAYOUT_COL_MAJOR;
     Buffer *out;
+    // The domains' root is the library's to this odd power (lde_root.h);
+    // backends see 1 only.
+    uint64_t root_power = 1;
 };
 
 struct NttArgs {
@@ -383,6 +386,13 @@ public:
     // k * stride of column `src_col` of src, rows [count, dst.rows) = 0.
     virtual void copy_rows(const Buffer &src, uint64_t src_col, uint64_t start, uint64_t stride, uint64_t count,
                            Buffer &dst, uint64_t dst_col) = 0;
+    // Every base column of dst (src's shape, rows a power of two): row i =
+    // row (mult * i mod rows) of src (core/lde_root.cpp's change of root).
+    // Backends of one device only; the others refuse before calling.
+    virtual void gather_rows(const Buffer &src, uint64_t mult, Buffer &dst) {
+        (void)src, (void)mult, (void)dst;
+        fail(GP_ERR_UNSUPPORTED, "this backend does not gather rows");
+    }
     virtual void ood_sums(const OodArgs &a, uint64_t *out) = 0;
     virtual void deep(const DeepArgs &a) = 0;
     virtual void trim() = 0;

@@ -207,6 +207,17 @@ public:
             std::memset(to + count * es, 0, (dst.rows - count) * es);
         }
     }
+    void gather_rows(const Buffer &src, uint64_t mult, Buffer &dst) override {
+        const uint32_t es = src.field->elem_size;
+        const uint64_t rows = src.rows, mask = rows - 1;
+        for (uint64_t j = 0; j < src.cols * src.ext; ++j) {
+            const char *from = static_cast<const char *>(src.data) + j * rows * es;
+            char *to = static_cast<char *>(dst.data) + j * rows * es;
+            pool_.parallel_ranges(rows, [&](uint64_t b, uint64_t e) {
+                for (uint64_t i = b; i < e; ++i) std::memcpy(to + i * es, from + ((mult * i) & mask) * es, es);
+            });
+        }
+    }
     void ood_sums(const OodArgs &a, uint64_t *out) override {
         ext_dispatch(a.field, a.E, a.ext_kind, [&](auto F, auto Ec) {
             using Fd = decltype(F);

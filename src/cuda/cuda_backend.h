@@ -86,6 +86,7 @@ public:
     void fri_fold(const FriFoldArgs &a) override;
     void fri_to_matrix(uint32_t elem_size, uint32_t ext, uint32_t log_n, uint32_t log_a, bool bitrev,
                        const void *in, void *out) override;
+    void gather_rows(const Buffer &src, uint64_t mult, Buffer &dst) override;
     void copy_rows(const Buffer &src, uint64_t src_col, uint64_t start, uint64_t stride, uint64_t count, Buffer &dst,
                    uint64_t dst_col) override;
     void ood_sums(const OodArgs &a, uint64_t *out) override;

@@ -356,6 +356,20 @@ void CudaBackend::copy_rows(const Buffer &src, uint64_t src_col, uint64_t start,
     GP_CUDA(cudaStreamSynchronize(compute_));
 }
 
+void CudaBackend::gather_rows(const Buffer &src, uint64_t mult, Buffer &dst) {
+    GP_CUDA(cudaSetDevice(device_));
+    const uint64_t cols = src.cols * src.ext;
+    const dim3 grid(grid_for((src.rows + 255) / 256, (uint32_t)sms_ * 16), (uint32_t)std::min<uint64_t>(cols, 65535));
+    if (src.field->elem_size == 8)
+        kern::k_gather_rows<uint64_t><<<grid, 256, 0, compute_>>>(static_cast<const uint64_t *>(src.data), mult,
+                                                                   src.rows, cols, static_cast<uint64_t *>(dst.data));
+    else
+        kern::k_gather_rows<uint32_t><<<grid, 256, 0, compute_>>>(static_cast<const uint32_t *>(src.data), mult,
+                                                                   src.rows, cols, static_cast<uint32_t *>(dst.data));
+    check_launch();
+    GP_CUDA(cudaStreamSynchronize(compute_));
+}
+
 void CudaBackend::read_tree(const MerkleTree &t, uint64_t offset, void *out, uint64_t bytes) {
     GP_CUDA(cudaSetDevice(device_));
     GP_CUDA(cudaStreamSynchronize(compute_));
