@@ -995,6 +995,11 @@ type LDEOptions struct {
 	OutputOrder Order
 	// InputLayout is the layout of LDEHost's host input.
 	InputLayout Layout
+	// Root is the root of unity the input and output domains are drawn
+	// from: 0 means the library's; winterfell's TWO_ADIC_ROOT_OF_UNITY
+	// gives its trace and LDE row order (natural output order, no
+	// randomizers; gp_lde_options.root).
+	Root uint64
 	// Randomizers (LDE and LDEHost) is nil, or the coefficients of one
 	// randomizer polynomial per input column for the randomized LDE (zero
 	// knowledge, as Triton VM extends its tables;
@@ -1065,6 +1070,7 @@ func (o *LDEOptions) c() C.gp_lde_options {
 		co.input_shift = C.uint64_t(o.InputShift)
 		co.output_order = C.gp_order(o.OutputOrder)
 		co.input_layout = C.gp_layout(o.InputLayout)
+		co.root = C.uint64_t(o.Root)
 	}
 	return co
 }
@@ -1163,6 +1169,11 @@ type NTTOptions struct {
 	Shift       uint64
 	InputOrder  Order
 	OutputOrder Order
+	// Root is the root of unity H is drawn from: 0 means the library's;
+	// an element of order 2^two-adicity (winterfell's Goldilocks
+	// TWO_ADIC_ROOT_OF_UNITY, 7277203076849721926, for its row order)
+	// takes natural orders only (gp_ntt_options.root).
+	Root uint64
 }
 
 // NTT transforms every column of buf in place. The row count must be a power
@@ -1190,6 +1201,7 @@ func (c *Context) NTTContext(ctx context.Context, buf *Buffer, opts *NTTOptions)
 		co.shift = C.uint64_t(opts.Shift)
 		co.input_order = C.gp_order(opts.InputOrder)
 		co.output_order = C.gp_order(opts.OutputOrder)
+		co.root = C.uint64_t(opts.Root)
 	}
 	return c.callContext(ctx, op, func() C.gp_status { return C.gp_ntt_batch(c.h, buf.h, &co) })
 }

@@ -418,6 +418,45 @@ func TestNTTNaive(t *testing.T) {
 	}
 }
 
+// TestNTTWinterfellRoot: NTTOptions.Root with winterfell's Goldilocks root
+// (math/src/field/f64/mod.rs of winterfell v0.13.1): evaluations at
+// s * w^i with winterfell's w, and back.
+func TestNTTWinterfellRoot(t *testing.T) {
+	const wfRoot = 7277203076849721926
+	rng := rand.New(rand.NewSource(5))
+	ctx := newContext(t)
+	m := fieldOf(t, gp.Goldilocks)
+	const n = 16
+	w := m.pow(wfRoot, (1<<32)/n)
+	coeffs := randomValues(rng, m.p, n)
+	buf, err := ctx.BufferFromHost(gp.Goldilocks, 1, n, 1, gp.ColMajor, hostData(gp.Goldilocks, coeffs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Close()
+	if err := ctx.NTT(buf, &gp.NTTOptions{Shift: 7, Root: wfRoot}); err != nil {
+		t.Fatal(err)
+	}
+	got := download(t, buf, gp.ColMajor)
+	for i := uint64(0); i < n; i++ {
+		if want := m.eval(coeffs, m.mul(7, m.pow(w, i))); got[i] != want {
+			t.Fatalf("out[%d] = %d, want %d", i, got[i], want)
+		}
+	}
+	if err := ctx.NTT(buf, &gp.NTTOptions{Direction: gp.Inverse, Shift: 7, Root: wfRoot}); err != nil {
+		t.Fatal(err)
+	}
+	got = download(t, buf, gp.ColMajor)
+	for i := range coeffs {
+		if got[i] != coeffs[i] {
+			t.Fatalf("round trip [%d] = %d, want %d", i, got[i], coeffs[i])
+		}
+	}
+	if err := ctx.NTT(buf, &gp.NTTOptions{Root: 5}); !errors.Is(err, gp.ErrInvalidArgument) {
+		t.Fatalf("root 5: %v, want ErrInvalidArgument", err)
+	}
+}
+
 func TestNTTRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewSource(4))
 	ctx := newContext(t)

@@ -431,6 +431,7 @@ class _NttOptions(ctypes.Structure):
         ("shift", _u64),
         ("input_order", _c_enum),
         ("output_order", _c_enum),
+        ("root", _u64),
     ]
 
 
@@ -445,6 +446,7 @@ class _LdeOptions(ctypes.Structure):
         ("input_layout", _c_enum),
         ("randomizers", ctypes.c_void_p),
         ("randomizer_count", _u64),
+        ("root", _u64),
     ]
 
 
@@ -1744,7 +1746,7 @@ class Context:
     # -- operations
 
     @staticmethod
-    def _lde_options(n, blowup, shift, input_shift, output_order, input_layout):
+    def _lde_options(n, blowup, shift, input_shift, output_order, input_layout, root=0):
         o = _LdeOptions()
         _lib.gp_lde_options_init(ctypes.byref(o))
         o.n = _uint("n", n)
@@ -1753,6 +1755,7 @@ class Context:
         o.input_shift = _uint("input_shift", input_shift)
         o.output_order = _enum(Order, "output_order", output_order)
         o.input_layout = _enum(Layout, "input_layout", input_layout)
+        o.root = _uint("root", root)
         return o
 
     def _new_output(self, function, field, ext, rows, n, blowup, cols):
@@ -1761,7 +1764,7 @@ class Context:
         return self.buffer(field, (n or rows) * blowup, cols, ext)
 
     @_api("Context.lde")
-    def lde(self, input, output=None, *, n=0, blowup=2, shift=0, input_shift=0, output_order=Order.NATURAL):
+    def lde(self, input, output=None, *, n=0, blowup=2, shift=0, input_shift=0, output_order=Order.NATURAL, root=0):
         """Coset LDE of every column of the buffer `input` into `output`
         (n * blowup rows, input's columns, field and degree), which is
         created when None. Returns output.
@@ -1769,10 +1772,12 @@ class Context:
         n: trace length (0: input.rows; missing rows are zero); blowup: power
         of two in [1, 32]; shift: output coset shift (0: the field's
         generator); input_shift: shift of the input domain (0: 1);
-        output_order: Order.BIT_REVERSED for what Plonky3 commits.
+        output_order: Order.BIT_REVERSED for what Plonky3 commits; root: the
+        root of unity the domains are drawn from (0: the library's; winterfell's
+        TWO_ADIC_ROOT_OF_UNITY for its row order; gp_lde_options.root).
         """
         fn = "gp_lde_batch"
-        opts = self._lde_options(n, blowup, shift, input_shift, output_order, Layout.COL_MAJOR)
+        opts = self._lde_options(n, blowup, shift, input_shift, output_order, Layout.COL_MAJOR, root)
         with self._lock:
             hin = self._own(fn, input, "input")
             created = None
@@ -1790,7 +1795,7 @@ class Context:
 
     @_api("Context.lde_host")
     def lde_host(self, field, data, rows, cols, output=None, *, ext_degree=1, n=0, blowup=2, shift=0, input_shift=0,
-                 output_order=Order.NATURAL, input_layout=Layout.COL_MAJOR, randomizers=None):
+                 output_order=Order.NATURAL, input_layout=Layout.COL_MAJOR, randomizers=None, root=0):
         """Like lde(), with the input in host memory: `data` holds rows x cols
         elements of degree ext_degree in input_layout (exactly
         rows * cols * ext_degree values). Returns output (created when None).
@@ -1804,7 +1809,7 @@ class Context:
         fn = "gp_lde_batch_host"
         field, ext = _enum(Field, "field", field), _uint("ext_degree", ext_degree, _U32_MAX)
         rows, cols = _uint("rows", rows), _uint("cols", cols)
-        opts = self._lde_options(n, blowup, shift, input_shift, output_order, input_layout)
+        opts = self._lde_options(n, blowup, shift, input_shift, output_order, input_layout, root)
         host = _host(fn, "data", data, _element_size(field))
         _check_len(fn, "data", host, rows, cols, ext)
         rand = None
@@ -1832,10 +1837,12 @@ class Context:
 
     @_api("Context.ntt")
     def ntt(self, buf, *, direction=Direction.FORWARD, shift=0, input_order=Order.NATURAL,
-            output_order=Order.NATURAL):
+            output_order=Order.NATURAL, root=0):
         """Transforms every column of `buf` in place (rows: a power of two).
         Forward: coefficients -> evaluations on shift * H; inverse:
-        evaluations on shift * H -> coefficients. shift 0 means 1. Returns buf.
+        evaluations on shift * H -> coefficients. shift 0 means 1. root: the
+        root of unity H is drawn from (0: the library's; gp_ntt_options.root).
+        Returns buf.
         """
         fn = "gp_ntt_batch"
         o = _NttOptions()
@@ -1844,6 +1851,7 @@ class Context:
         o.shift = _uint("shift", shift)
         o.input_order = _enum(Order, "input_order", input_order)
         o.output_order = _enum(Order, "output_order", output_order)
+        o.root = _uint("root", root)
         with self._lock:
             h = self._own(fn, buf, "buf")
             _check(fn, self._lib.gp_ntt_batch(self._h(), h, ctypes.byref(o)))
