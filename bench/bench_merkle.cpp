@@ -327,6 +327,10 @@ BENCHMARK(BM_Commit_CUDA)
     ->Args({LMCS_RPO, GL, 22, 256})
     ->Args({LMCS_KECCAK, GL, 22, 256})
     ->Args({LMCS_BLAKE3, GL, 22, 256})
+    ->Args({WF_SHA3, GL, 22, 256})  // winterfell's trees
+    ->Args({WF_BLAKE3, GL, 22, 256})
+    ->Args({WF_BLAKE3_192, GL, 22, 256})
+    ->Args({WF_RP64, GL, 22, 256})
     ->Args({MIDEN_P2, GL, 22, 256})
     ->Args({P2_GL12_8, GL, 22, 256})
     ->Args({P2_GL12, GL, 3 << 20, 256})  // tallest height 3 x 2^20, not a power of two

@@ -37,6 +37,10 @@ enum Profile : int64_t {
     LMCS_RPO = 23,         // the same over RPO256
     LMCS_KECCAK = 24,      // the same over Keccak-f (rate 17 lanes)
     LMCS_BLAKE3 = 25,      // the same with BLAKE3 (ChainingHasher leaves; Miden's default)
+    WF_SHA3 = 26,          // winter-crypto MerkleTree<Sha3_256> (GP_MERKLE_WINTERFELL)
+    WF_BLAKE3 = 27,        // the same with Blake3_256
+    WF_BLAKE3_192 = 28,    // the same with Blake3_192 (24-byte digests)
+    WF_RP64 = 29,          // the same with Rp64_256
 };
 
 struct ProfileInfo {
@@ -89,6 +93,10 @@ inline ProfileInfo info(int64_t p) {
         case LMCS_KECCAK: return {"miden_lmcs_keccak", GP_MERKLE_MIDEN_LMCS, GP_PERM_KECCAK_F1600, 17, 4, 0, 0};
         case LMCS_BLAKE3: return {"miden_lmcs_blake3", GP_MERKLE_MIDEN_LMCS, GP_PERM_BLAKE3, 8, 4, 0, 0};
         case KECCAK_U64: return {"keccak_u64", GP_MERKLE_KECCAK_U64, GP_PERM_KECCAK_F1600, 0, 0, 0, 0};
+        case WF_SHA3: return {"winterfell_sha3", GP_MERKLE_WINTERFELL, GP_PERM_SHA3_256, 0, 0, 0, 0};
+        case WF_BLAKE3: return {"winterfell_blake3", GP_MERKLE_WINTERFELL, GP_PERM_BLAKE3, 8, 4, 0, 0};
+        case WF_BLAKE3_192: return {"winterfell_blake3_192", GP_MERKLE_WINTERFELL, GP_PERM_BLAKE3_192, 8, 3, 0, 0};
+        case WF_RP64: return {"winterfell_rp64", GP_MERKLE_WINTERFELL, GP_PERM_RP64_256, 8, 4, 0, 0};
         case P2_BB24_16: return {"poseidon2_bb24_16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_BABYBEAR_24, 16, 8, 0, 0, GP_PERM_POSEIDON2_BABYBEAR_16};
         case P2_KB24_16: return {"poseidon2_kb24_16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_KOALABEAR_24, 16, 8, 0, 0, GP_PERM_POSEIDON2_KOALABEAR_16};
         case P2_GL12_8: return {"poseidon2_gl12_8", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_GOLDILOCKS_12, 8, 4, 0, 0, GP_PERM_POSEIDON2_GOLDILOCKS_8};
@@ -110,7 +118,8 @@ inline double perms_of(const ProfileInfo &pi, uint64_t rows, uint64_t cols, uint
         rows /= 2;
         cols *= 2;
     }
-    if (pi.kind == GP_MERKLE_KECCAK_PLONKY3 || pi.kind == GP_MERKLE_KECCAK_BE)
+    if (pi.kind == GP_MERKLE_KECCAK_PLONKY3 || pi.kind == GP_MERKLE_KECCAK_BE ||
+        (pi.kind == GP_MERKLE_WINTERFELL && pi.perm == GP_PERM_SHA3_256))
         per_leaf = (double)(cols * elem_size / 136 + 1);
     else if (pi.kind == GP_MERKLE_KECCAK_U64) per_leaf = (double)(((cols * elem_size + 7) / 8 + 16) / 17);
     else if (pi.kind == GP_MERKLE_TRITON) per_leaf = (double)(cols / 10 + 1);  // hash_varlen pads

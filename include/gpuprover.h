@@ -756,14 +756,30 @@ typedef enum gp_permutation {
     GP_PERM_POSEIDON2_GOLDILOCKS_HL_12 = 18,
     /** BLAKE3 (hash mode, 32-byte output). A hash function, not a
      *  permutation: it names the hash of the Merkle kinds that take it
-     *  (GP_MERKLE_MIDEN_LMCS); gp_permute_batch refuses it
-     *  (GP_ERR_UNSUPPORTED) and gp_permutation_info reports width 16 (its
-     *  compression state of 32-bit words) and field 0. */
-    GP_PERM_BLAKE3 = 19
+     *  (GP_MERKLE_MIDEN_LMCS, GP_MERKLE_WINTERFELL); gp_permute_batch
+     *  refuses it (GP_ERR_UNSUPPORTED) and gp_permutation_info reports width
+     *  16 (its compression state of 32-bit words) and field 0. */
+    GP_PERM_BLAKE3 = 19,
+    /** SHA3-256 (FIPS 202: Keccak-f[1600], rate 136 bytes, domain byte
+     *  0x06). A hash function, as GP_PERM_BLAKE3: winter-crypto's Sha3_256
+     *  in GP_MERKLE_WINTERFELL; gp_permute_batch refuses it and
+     *  gp_permutation_info reports width 25 (Keccak-f's lanes) and field 0. */
+    GP_PERM_SHA3_256 = 20,
+    /** BLAKE3 truncated to its first 24 bytes (winter-crypto's Blake3_192).
+     *  A hash function, as GP_PERM_BLAKE3 (GP_MERKLE_WINTERFELL); refused by
+     *  gp_permute_batch, width 16 and field 0 in gp_permutation_info. */
+    GP_PERM_BLAKE3_192 = 21,
+    /** winterfell's Rescue-Prime permutation (winter-crypto's Rp64_256:
+     *  Rescue-XLIX over Goldilocks, width 12, 7 rounds of x^7, MDS, +ARK1,
+     *  x^(1/7), MDS, +ARK2; not GP_PERM_RPO256, whose rounds and constants
+     *  differ). A permutation for gp_permute_batch and the hash of
+     *  GP_MERKLE_WINTERFELL's Rp64_256 sponge. */
+    GP_PERM_RP64_256 = 22
 } gp_permutation;
 
 /** Writes the permutation's state width (elements, or 64-bit lanes for
- *  Keccak) and its field (GP_FIELD_*, or 0 for Keccak's raw lanes). Either
+ *  Keccak) and its field (GP_FIELD_*, or 0 for Keccak's raw lanes and the
+ *  byte hashes GP_PERM_BLAKE3, GP_PERM_SHA3_256, GP_PERM_BLAKE3_192). Either
  *  output pointer may be NULL. */
 GP_API gp_status gp_permutation_info(gp_permutation perm, uint32_t *width,
                                      gp_field *field);
@@ -873,7 +889,33 @@ typedef enum gp_merkle_kind {
      *  natural (domain) order, as gp_lde_batch's GP_ORDER_NATURAL writes them.
      *  gp_commit_host and contexts of several devices refuse it
      *  (GP_ERR_UNSUPPORTED). */
-    GP_MERKLE_MIDEN_LMCS = 10
+    GP_MERKLE_MIDEN_LMCS = 10,
+    /** winterfell's MerkleTree<H> (winter-crypto v0.13.1) over Goldilocks:
+     *  leaf i = H::hash_elements(row i of all matrices concatenated,
+     *  extension elements flattened to their base coefficients), node =
+     *  H::merge(left, right). All matrices have one power-of-two height of
+     *  at least 2 (winterfell's trees have two leaves or more). perm selects
+     *  H:
+     *  - GP_PERM_SHA3_256 (Sha3_256): SHA3-256 of the row's canonical
+     *    elements, 8 little-endian bytes each; node = SHA3-256(left ||
+     *    right); 32-byte digests.
+     *  - GP_PERM_BLAKE3 (Blake3_256): the same with BLAKE3; 32 bytes.
+     *  - GP_PERM_BLAKE3_192 (Blake3_192): the first 24 bytes of BLAKE3 of
+     *    the row's bytes, node = the first 24 bytes of BLAKE3(left ||
+     *    right); 24-byte digests.
+     *  - GP_PERM_RP64_256 (Rp64_256): a sponge of width 12, capacity
+     *    state[0..4] with state[0] = the row's element count, the elements
+     *    added into the rate state[4..12] 8 at a time, a permutation after
+     *    each 8 and after a short last block; leaf = state[4..8]; node = the
+     *    same over the 8 elements of left || right; digests of 4 Goldilocks
+     *    elements (32 bytes, canonical little-endian, as winterfell
+     *    serializes them).
+     *  Digest bytes (roots, caps, paths) are winterfell's serialized
+     *  digests. The byte hashes' digests are bytes, not field elements.
+     *  gp_commit_host takes rows of at most 131072 elements with the BLAKE3
+     *  hashes (GP_ERR_UNSUPPORTED beyond; gp_lde_batch and gp_merkle_commit
+     *  take any). */
+    GP_MERKLE_WINTERFELL = 11
 } gp_merkle_kind;
 
 typedef struct gp_merkle_options {
@@ -934,13 +976,14 @@ GP_API void gp_merkle_options_init(gp_merkle_options *options);
 typedef struct gp_merkle_tree gp_merkle_tree;
 
 /** Commits `count` matrices (buffers of this context, all of one field:
- *  the permutation's for the field hashes, Goldilocks for GP_MERKLE_MIDEN*
- *  and GP_MERKLE_KECCAK_BE) and returns the tree. The matrices are read
+ *  the permutation's for the field hashes, Goldilocks for GP_MERKLE_MIDEN*,
+ *  GP_MERKLE_KECCAK_BE and GP_MERKLE_WINTERFELL) and returns the tree. The matrices are read
  *  where they are (a gp_lde_batch output is hashed on the device,
  *  column-major, without a copy or a transpose).
  *
- *  Heights: powers of two for the GP_MERKLE_MIDEN*, GP_MERKLE_KECCAK_BE and
- *  GP_MERKLE_TRITON trees (of one height). The Plonky3 kinds
+ *  Heights: powers of two for the GP_MERKLE_MIDEN*, GP_MERKLE_KECCAK_BE,
+ *  GP_MERKLE_TRITON and GP_MERKLE_WINTERFELL trees (of one height; at least
+ *  2 for GP_MERKLE_WINTERFELL). The Plonky3 kinds
  *  (GP_MERKLE_FIELD_SPONGE, GP_MERKLE_KECCAK_PLONKY3, GP_MERKLE_KECCAK_U64)
  *  take any heights as Plonky3's MerkleTreeMmcs does: with M the greatest,
  *  layer k of the tree has ceil(M / 2^k) digests (stored padded with one
@@ -959,7 +1002,8 @@ GP_API gp_status gp_merkle_commit(gp_context *ctx, const gp_buffer *const *matri
  *  (cap_height is ignored): digest i is the leaf hash of row i of all
  *  matrices concatenated. Writes one digest per row, back to back, into
  *  `digests` (`size_bytes` long): rows x (digest elements x element size,
- *  or 32 bytes for Keccak), laid out as gp_merkle_digest_size says. */
+ *  or the byte hashes' 32 or 24 bytes), laid out as gp_merkle_digest_size
+ *  says. */
 GP_API gp_status gp_merkle_hash_rows(gp_context *ctx, const gp_buffer *const *matrices,
                                      uint32_t count, const gp_merkle_options *options,
                                      void *digests, uint64_t size_bytes);
@@ -967,7 +1011,9 @@ GP_API gp_status gp_merkle_hash_rows(gp_context *ctx, const gp_buffer *const *ma
 /** Bytes of one digest of the tree: digest elements x element size (8 for
  *  Goldilocks, 4 for BabyBear and KoalaBear), or 32 for Keccak. Digests
  *  are written element by element, canonical, little-endian; Keccak digests
- *  are the 32 hash bytes. 0 for NULL. */
+ *  are the 32 hash bytes. GP_MERKLE_WINTERFELL: 32 (Sha3_256, Blake3_256,
+ *  Rp64_256's 4 elements) or 24 (Blake3_192), winterfell's serialized
+ *  digest. 0 for NULL. */
 GP_API uint64_t gp_merkle_digest_size(const gp_merkle_tree *tree);
 
 /** Copies the root (gp_merkle_digest_size bytes) into `out`, which holds

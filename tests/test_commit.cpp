@@ -50,6 +50,11 @@ const std::vector<Case> &cases() {
         {"KeccakU64_GL", GP_FIELD_GOLDILOCKS, GP_MERKLE_KECCAK_U64, GP_PERM_KECCAK_F1600},
         {"KeccakU64_KB", GP_FIELD_KOALABEAR, GP_MERKLE_KECCAK_U64, GP_PERM_KECCAK_F1600},
         {"Triton_Tip5", GP_FIELD_GOLDILOCKS, GP_MERKLE_TRITON, GP_PERM_TIP5, (gp_permutation)0, true},
+        {"Winterfell_Sha3", GP_FIELD_GOLDILOCKS, GP_MERKLE_WINTERFELL, GP_PERM_SHA3_256, (gp_permutation)0, true},
+        {"Winterfell_Blake3_256", GP_FIELD_GOLDILOCKS, GP_MERKLE_WINTERFELL, GP_PERM_BLAKE3, (gp_permutation)0, true},
+        {"Winterfell_Blake3_192", GP_FIELD_GOLDILOCKS, GP_MERKLE_WINTERFELL, GP_PERM_BLAKE3_192, (gp_permutation)0,
+         true},
+        {"Winterfell_Rp64", GP_FIELD_GOLDILOCKS, GP_MERKLE_WINTERFELL, GP_PERM_RP64_256, (gp_permutation)0, true},
     };
     return v;
 }
@@ -336,6 +341,37 @@ TEST_P(CommitHost, BadInput) {
 // Pinned and pageable traces and LDE destinations over many batches (the
 // CUDA backend queues a batch's download while its columns are hashed, by
 // a direct copy into pinned memory or staged into pageable memory).
+// winterfell's trees over rows of several sponge blocks and BLAKE3 chunks
+// (302 elements: 3 chunks), absorbed over many column batches at the least
+// budget; BLAKE3's streamed state refuses rows past its bound.
+TEST_P(CommitHost, WinterfellWideRowsInBatches) {
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    const std::vector<HostMat> mats = make_mats(GP_FIELD_GOLDILOCKS, {{16, 296, 1}, {16, 2, 3}}, 0x3f);
+    const gp_lde_options lo = make_opts(0, 2, 0, 0, GP_ORDER_NATURAL);
+    for (const Case &c : cases()) {
+        if (c.kind != GP_MERKLE_WINTERFELL) continue;
+        SCOPED_TRACE(c.name);
+        const gp_merkle_options mo = merkle_opts(c, 2);
+        const Commitment want = two_calls(ctx(), F, mats, lo, mo);
+        for (gp_keep keep : {GP_KEEP_DEVICE, GP_KEEP_HOST, GP_KEEP_NONE}) {
+            SCOPED_TRACE(keep);
+            const uint64_t least = least_budget(ctx(), F, mats, lo, mo, keep);
+            Commitment got;
+            ASSERT_EQ(one_call(ctx(), F, mats, lo, mo, keep, least, &got), GP_OK) << gp_last_error();
+            expect_same(got, want, keep != GP_KEEP_NONE);
+        }
+    }
+    const std::vector<HostMat> wide = make_mats(GP_FIELD_GOLDILOCKS, {{2, 131073, 1}}, 9);
+    for (gp_permutation perm : {GP_PERM_BLAKE3, GP_PERM_BLAKE3_192}) {
+        Case c = cases()[0];
+        c.kind = GP_MERKLE_WINTERFELL;
+        c.perm = perm;
+        Commitment got;
+        EXPECT_EQ(one_call(ctx(), F, wide, lo, merkle_opts(c, 0), GP_KEEP_NONE, 0, &got), GP_ERR_UNSUPPORTED);
+        EXPECT_NE(std::string(gp_last_error()).find("at most 131072"), std::string::npos) << gp_last_error();
+    }
+}
+
 TEST_P(CommitHost, PinnedAndPageableHostMemory) {
     const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
     const Case c = cases()[1];

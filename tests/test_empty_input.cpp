@@ -83,6 +83,16 @@ TEST_P(EmptyInput, EveryKindHashesAnEmptyRowAsItsReference) {
     // 32-byte zero state (value from Debian's b3sum, the reference CLI).
     EXPECT_EQ(leaf(b.get(), GP_MERKLE_MIDEN_LMCS, GP_PERM_BLAKE3),
               hex_to_bytes("2ada83c1819a5372dae1238fc1ded123c8104fdaa15862aaee69428a1820fcda"));
+    // winter-crypto's hash_elements of no elements: SHA3-256 and BLAKE3 of
+    // no bytes (the FIPS 202 and BLAKE3 empty-message digests), Rp64_256's
+    // untouched rate (no permutation runs).
+    const Bytes blake3_empty = hex_to_bytes("af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262");
+    EXPECT_EQ(leaf(b.get(), GP_MERKLE_WINTERFELL, GP_PERM_SHA3_256),
+              hex_to_bytes("a7ffc6f8bf1ed76651c14756a061d662f580ff4de43b49fa82d80a4b80f8434a"));
+    EXPECT_EQ(leaf(b.get(), GP_MERKLE_WINTERFELL, GP_PERM_BLAKE3), blake3_empty);
+    EXPECT_EQ(leaf(b.get(), GP_MERKLE_WINTERFELL, GP_PERM_BLAKE3_192),
+              Bytes(blake3_empty.begin(), blake3_empty.begin() + 24));
+    EXPECT_EQ(leaf(b.get(), GP_MERKLE_WINTERFELL, GP_PERM_RP64_256), zero32);
     const std::string t = read_text_file(vectors_path("tip5.json"));
     ASSERT_FALSE(t.empty());
     const Elems ve = json_hex_array(t, json_find_key(t, "hash_varlen_empty"));

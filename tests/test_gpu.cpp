@@ -631,7 +631,8 @@ TEST_F(Gpu, PermuteBatchMatchesCpu) {
         GP_PERM_POSEIDON2_KOALABEAR_16,  GP_PERM_POSEIDON2_KOALABEAR_24, GP_PERM_RPO256,
         GP_PERM_RPX256,                  GP_PERM_POSEIDON_GOLDILOCKS_12,  GP_PERM_TIP5,
         GP_PERM_KECCAK_F1600,            GP_PERM_POSEIDON2_BABYBEAR_32,   GP_PERM_POSEIDON2_KOALABEAR_32,
-        GP_PERM_POSEIDON2_BABYBEAR_HL_16, GP_PERM_POSEIDON2_BABYBEAR_HL_24, GP_PERM_POSEIDON2_GOLDILOCKS_HL_12};
+        GP_PERM_POSEIDON2_BABYBEAR_HL_16, GP_PERM_POSEIDON2_BABYBEAR_HL_24, GP_PERM_POSEIDON2_GOLDILOCKS_HL_12,
+        GP_PERM_RP64_256};
     const uint64_t count = 20011;
     for (gp_permutation perm : all) {
         uint32_t width = 0;
@@ -694,6 +695,10 @@ const GpuProfile kGpuProfiles[] = {
     {"keccak_plonky3_bb", GP_MERKLE_KECCAK_PLONKY3, GP_PERM_KECCAK_F1600, GP_FIELD_BABYBEAR},
     {"keccak_plonky3_kb", GP_MERKLE_KECCAK_PLONKY3, GP_PERM_KECCAK_F1600, GP_FIELD_KOALABEAR},
     {"keccak_be_gl", GP_MERKLE_KECCAK_BE, GP_PERM_KECCAK_F1600, GP_FIELD_GOLDILOCKS},
+    {"winterfell_sha3", GP_MERKLE_WINTERFELL, GP_PERM_SHA3_256, GP_FIELD_GOLDILOCKS},
+    {"winterfell_blake3_256", GP_MERKLE_WINTERFELL, GP_PERM_BLAKE3, GP_FIELD_GOLDILOCKS},
+    {"winterfell_blake3_192", GP_MERKLE_WINTERFELL, GP_PERM_BLAKE3_192, GP_FIELD_GOLDILOCKS},
+    {"winterfell_rp64", GP_MERKLE_WINTERFELL, GP_PERM_RP64_256, GP_FIELD_GOLDILOCKS},
 };
 
 bool mixed_heights_allowed(gp_merkle_kind k) {
@@ -731,7 +736,7 @@ TEST_F(Gpu, MerkleEveryProfileMatchesCpu) {
     for (const GpuProfile &p : kGpuProfiles) {
         SCOPED_TRACE(p.name);
         const FieldRef &F = field_ref(p.field);
-        const bool slow = p.perm == GP_PERM_RPO256 || p.perm == GP_PERM_RPX256;
+        const bool slow = p.perm == GP_PERM_RPO256 || p.perm == GP_PERM_RPX256 || p.perm == GP_PERM_RP64_256;
         const uint64_t H = slow ? (1u << 16) : (1u << 20);
         const uint32_t ext = F.elem_size == 8 ? 2 : 4;
         std::vector<uint64_t> rows = {H, H}, cols = {9, 3};
@@ -1013,5 +1018,81 @@ TEST_F(Gpu, ConstraintCommitMatchesCpu) {
         }
         EXPECT_TRUE(segs[0] == segs[1]);
         EXPECT_EQ(roots[0], roots[1]);
+    }
+}
+
+/* winterfell's trees over rows of 306 elements (three BLAKE3 chunks, many
+ * sponge blocks): the GPU's caps, openings and leaf hashes equal the CPU's,
+ * and so does gp_commit_host's streamed tree at its least budget (column
+ * batches carrying BLAKE3's chunk tree between them). */
+TEST_F(Gpu, WinterfellWideRowsMatchCpu) {
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    Rng rng(4711);
+    const uint64_t n = 1u << 12, blowup = 4, H = n * blowup;
+    const uint64_t cols[2] = {300, 2};
+    const uint32_t exts[2] = {1, 3};
+    ApiData trace[2] = {random_api(F, n * cols[0], rng), random_api(F, n * cols[1] * exts[1], rng)};
+    gp_lde_options lo;
+    gp_lde_options_init(&lo);
+    lo.blowup = (uint32_t)blowup;
+    lo.output_order = GP_ORDER_NATURAL;
+    for (gp_permutation perm : {GP_PERM_SHA3_256, GP_PERM_BLAKE3, GP_PERM_BLAKE3_192, GP_PERM_RP64_256}) {
+        SCOPED_TRACE((int)perm);
+        gp_merkle_options o;
+        gp_merkle_options_init(&o);
+        o.kind = GP_MERKLE_WINTERFELL;
+        o.perm = perm;
+        o.cap_height = 2;
+        std::vector<unsigned char> caps[2], opened[2], leaves[2], streamed[2];
+        gp_context *ctxs[2] = {gpu(), cpu()};
+        const uint64_t idx[] = {0, 5, H / 2 + 1, H - 1};
+        for (int k = 0; k < 2; ++k) {
+            BufPtr lde[2];
+            const gp_buffer *m[2];
+            for (int i = 0; i < 2; ++i) {
+                ASSERT_GP_OK(create_buffer(ctxs[k], F, exts[i], H, cols[i], &lde[i]));
+                ASSERT_GP_OK(
+                    gp_lde_batch_host(ctxs[k], F.field, exts[i], trace[i].data(), n, cols[i], &lo, lde[i].get()));
+                m[i] = lde[i].get();
+            }
+            gp_merkle_tree *t = nullptr;
+            ASSERT_GP_OK(gp_merkle_commit(ctxs[k], m, 2, &o, &t));
+            TreePtr tree(t);
+            caps[k] = merkle_cap_bytes(t);
+            uint64_t rb = 0, pb = 0;
+            ASSERT_GP_OK(gp_merkle_opening_size(t, &rb, &pb));
+            opened[k].resize(4 * (rb + pb));
+            ASSERT_GP_OK(gp_merkle_open(t, idx, 4, opened[k].data(), 4 * rb, opened[k].data() + 4 * rb, 4 * pb));
+            leaves[k].resize(H * gp_merkle_digest_size(t));
+            ASSERT_GP_OK(gp_merkle_hash_rows(ctxs[k], m, 2, &o, leaves[k].data(), leaves[k].size()));
+            // The streamed commitment at its least budget.
+            gp_commit_matrix cm[2] = {};
+            for (int i = 0; i < 2; ++i) {
+                cm[i].data = trace[i].data();
+                cm[i].rows = n;
+                cm[i].cols = cols[i];
+                cm[i].ext_degree = exts[i];
+            }
+            gp_commit_options co;
+            gp_commit_options_init(&co);
+            co.lde = &lo;
+            co.merkle = &o;
+            co.keep = GP_KEEP_NONE;
+            co.device_budget = 1;
+            gp_merkle_tree *s = nullptr;
+            ASSERT_EQ(gp_commit_host(ctxs[k], F.field, cm, 2, &co, nullptr, &s), GP_ERR_INVALID_ARGUMENT);
+            const std::string msg = gp_last_error();
+            const size_t at = msg.find("below the minimum ");
+            ASSERT_NE(at, std::string::npos) << msg;
+            co.device_budget = std::stoull(msg.substr(at + 18));
+            ASSERT_GP_OK(gp_commit_host(ctxs[k], F.field, cm, 2, &co, nullptr, &s));
+            TreePtr st(s);
+            streamed[k] = merkle_cap_bytes(s);
+            EXPECT_EQ(streamed[k], caps[k]);
+        }
+        EXPECT_TRUE(caps[0] == caps[1]);
+        EXPECT_TRUE(opened[0] == opened[1]);
+        EXPECT_TRUE(leaves[0] == leaves[1]);
+        EXPECT_TRUE(streamed[0] == streamed[1]);
     }
 }

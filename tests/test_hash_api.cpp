@@ -19,7 +19,8 @@ const gp_permutation kAll[] = {
     GP_PERM_POSEIDON2_KOALABEAR_16,  GP_PERM_POSEIDON2_KOALABEAR_24, GP_PERM_RPO256,
     GP_PERM_RPX256,                  GP_PERM_POSEIDON_GOLDILOCKS_12,  GP_PERM_TIP5,
     GP_PERM_KECCAK_F1600,            GP_PERM_POSEIDON2_BABYBEAR_32,   GP_PERM_POSEIDON2_KOALABEAR_32,
-    GP_PERM_POSEIDON2_BABYBEAR_HL_16, GP_PERM_POSEIDON2_BABYBEAR_HL_24, GP_PERM_POSEIDON2_GOLDILOCKS_HL_12};
+    GP_PERM_POSEIDON2_BABYBEAR_HL_16, GP_PERM_POSEIDON2_BABYBEAR_HL_24, GP_PERM_POSEIDON2_GOLDILOCKS_HL_12,
+    GP_PERM_RP64_256};
 
 struct Expect {
     gp_permutation id;
@@ -45,6 +46,7 @@ const Expect kInfo[] = {
     {GP_PERM_POSEIDON2_BABYBEAR_HL_16, 16, GP_FIELD_BABYBEAR},
     {GP_PERM_POSEIDON2_BABYBEAR_HL_24, 24, GP_FIELD_BABYBEAR},
     {GP_PERM_POSEIDON2_GOLDILOCKS_HL_12, 12, GP_FIELD_GOLDILOCKS},
+    {GP_PERM_RP64_256, 12, GP_FIELD_GOLDILOCKS},
 };
 
 // count random states of `perm` as raw bytes (canonical for field states).
@@ -93,17 +95,21 @@ TEST(PermuteBatch, InfoMatchesInstances) {
         EXPECT_EQ((int)field, (int)e.field) << (int)e.id;
     }
     EXPECT_EQ(gp_permutation_info((gp_permutation)0, nullptr, nullptr), GP_ERR_INVALID_ARGUMENT);
-    EXPECT_EQ(gp_permutation_info((gp_permutation)20, nullptr, nullptr), GP_ERR_INVALID_ARGUMENT);
-    // BLAKE3 names a hash, not a permutation: described, never applied.
-    uint32_t width = 0;
-    gp_field field = GP_FIELD_GOLDILOCKS;
-    ASSERT_GP_OK(gp_permutation_info(GP_PERM_BLAKE3, &width, &field));
-    EXPECT_EQ(width, 16u);
-    EXPECT_EQ((int)field, 0);
+    EXPECT_EQ(gp_permutation_info((gp_permutation)23, nullptr, nullptr), GP_ERR_INVALID_ARGUMENT);
+    // BLAKE3, SHA3-256 and BLAKE3-192 name hashes, not permutations:
+    // described, never applied.
     CtxPtr ctx;
     ASSERT_GP_OK(make_context(GP_BACKEND_CPU, &ctx));
-    uint32_t state[16] = {0};
-    EXPECT_EQ(gp_permute_batch(ctx.get(), GP_PERM_BLAKE3, state, 1), GP_ERR_UNSUPPORTED);
+    for (const Expect &e : {Expect{GP_PERM_BLAKE3, 16, (gp_field)0}, Expect{GP_PERM_SHA3_256, 25, (gp_field)0},
+                            Expect{GP_PERM_BLAKE3_192, 16, (gp_field)0}}) {
+        uint32_t width = 0;
+        gp_field field = GP_FIELD_GOLDILOCKS;
+        ASSERT_GP_OK(gp_permutation_info(e.id, &width, &field));
+        EXPECT_EQ(width, e.width) << (int)e.id;
+        EXPECT_EQ((int)field, 0) << (int)e.id;
+        uint64_t state[25] = {0};
+        EXPECT_EQ(gp_permute_batch(ctx.get(), e.id, state, 1), GP_ERR_UNSUPPORTED) << (int)e.id;
+    }
 }
 
 TEST(PermuteBatch, CpuMatchesHeaderForEveryPermutation) {

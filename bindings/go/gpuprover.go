@@ -334,8 +334,9 @@ const (
 	Inverse Direction = C.GP_NTT_INVERSE
 )
 
-// Permutation is a hash permutation for PermuteBatch, or Blake3, a hash
-// function that names the hash of the Merkle kinds that take it (MidenLMCS).
+// Permutation is a hash permutation for PermuteBatch, or one of the hash
+// functions Blake3, Sha3_256 and Blake3_192, which name the hash of the
+// Merkle kinds that take them (MidenLMCS, Winterfell).
 type Permutation int
 
 const (
@@ -361,7 +362,21 @@ const (
 	// permutation: PermuteBatch refuses it (ErrUnsupported) and Info reports
 	// width 16 (its compression state of 32-bit words) and field 0.
 	Blake3 Permutation = C.GP_PERM_BLAKE3
+	// Sha3_256: SHA3-256 (winterfell's Sha3_256), a hash as Blake3 is;
+	// Info reports width 25 (Keccak-f's lanes) and field 0.
+	Sha3_256 Permutation = C.GP_PERM_SHA3_256
+	// Blake3_192: BLAKE3's first 24 bytes (winterfell's Blake3_192), a hash
+	// as Blake3 is; Info reports width 16 and field 0.
+	Blake3_192 Permutation = C.GP_PERM_BLAKE3_192
+	// Rp64_256: winterfell's Rescue-Prime permutation (Rescue-XLIX over
+	// Goldilocks, width 12; not RPO256), the permutation of its Rp64_256
+	// hasher.
+	Rp64_256 Permutation = C.GP_PERM_RP64_256
 )
+
+// isHash reports whether perm names a hash function, which PermuteBatch
+// refuses as the library does.
+func (p Permutation) isHash() bool { return p == Blake3 || p == Sha3_256 || p == Blake3_192 }
 
 // Info returns the permutation's state width (elements, or 64-bit lanes for
 // Keccak) and its field (0 for Keccak's raw lanes; Blake3 gives 16 and 0).
@@ -1209,11 +1224,11 @@ func (c *Context) NTTContext(ctx context.Context, buf *Buffer, opts *NTTOptions)
 // PermuteBatch applies perm in place to the states stored back to back in
 // states: a []uint64 for Goldilocks permutations and Keccak-f[1600] lanes, a
 // []uint32 for BabyBear and KoalaBear, whose length is a multiple of the
-// permutation's width. The generic PermuteBatch takes a typed slice. Blake3,
-// a hash, is refused (ErrUnsupported) whatever states holds, as the library
-// does.
+// permutation's width. The generic PermuteBatch takes a typed slice. The
+// hashes (Blake3, Sha3_256, Blake3_192) are refused (ErrUnsupported)
+// whatever states holds, as the library does.
 func (c *Context) PermuteBatch(perm Permutation, states interface{}) error {
-	if perm == Blake3 {
+	if perm.isHash() {
 		return c.refuseHash(perm)
 	}
 	esz, err := permElementSize(perm)

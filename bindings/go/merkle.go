@@ -124,6 +124,14 @@ const (
 	// node = BLAKE3(left || right)); 32-byte digests (4 Goldilocks elements,
 	// 4 Keccak lanes, or a BLAKE3 hash).
 	MidenLMCS MerkleKind = C.GP_MERKLE_MIDEN_LMCS
+	// Winterfell: winter-crypto's MerkleTree<H> (winterfell 0.13) over
+	// Goldilocks: leaf = H::hash_elements(row) (the row of all matrices
+	// concatenated, extension elements flattened), node = H::merge; one
+	// power-of-two height of at least 2. Perm selects H: Blake3
+	// (Blake3_256, the default), Blake3_192 (24-byte digests), Sha3_256 or
+	// Rp64_256 (4 Goldilocks elements); digests are winterfell's serialized
+	// bytes.
+	Winterfell MerkleKind = C.GP_MERKLE_WINTERFELL
 )
 
 func (k MerkleKind) String() string {
@@ -148,6 +156,8 @@ func (k MerkleKind) String() string {
 		return "TritonDigest"
 	case MidenLMCS:
 		return "MidenLMCS"
+	case Winterfell:
+		return "Winterfell"
 	}
 	return fmt.Sprintf("MerkleKind(%d)", int(k))
 }
@@ -209,8 +219,8 @@ func (o *MerkleOptions) kind() MerkleKind {
 // PermutationFor returns the permutation used for matrices over field: Perm
 // if set, else Poseidon2 (Goldilocks width 8, BabyBear and KoalaBear width
 // 16) for FieldSponge, RPO256 for the Miden kinds, Poseidon2Goldilocks12
-// for MidenLMCS, Keccak-f[1600] for the Keccak kinds and Tip5 for the
-// Triton kinds.
+// for MidenLMCS, Keccak-f[1600] for the Keccak kinds, Tip5 for the Triton
+// kinds and Blake3 for Winterfell.
 func (o *MerkleOptions) PermutationFor(field Field) Permutation {
 	if o != nil && o.Perm != 0 {
 		return o.Perm
@@ -224,6 +234,8 @@ func (o *MerkleOptions) PermutationFor(field Field) Permutation {
 		return Tip5
 	case MidenLMCS:
 		return Poseidon2Goldilocks12
+	case Winterfell:
+		return Blake3
 	}
 	switch field {
 	case BabyBear:
@@ -265,6 +277,11 @@ func (o *MerkleOptions) digestBytes(field Field) (int, error) {
 	case FieldSponge:
 	case Triton, TritonDigest:
 		return 5 * 8, nil // Tip5 digests: 5 Goldilocks elements
+	case Winterfell:
+		if o.PermutationFor(field) == Blake3_192 {
+			return 24, nil
+		}
+		return 32, nil
 	default:
 		return 32, nil
 	}

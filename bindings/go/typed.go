@@ -126,7 +126,7 @@ func LDEHost[T Element](ctx context.Context, c *Context, field Field, extDegree 
 
 // PermuteBatch is Context.PermuteBatch over a typed slice.
 func PermuteBatch[T Element](c *Context, perm Permutation, states []T) error {
-	if perm == Blake3 {
+	if perm.isHash() {
 		return c.refuseHash(perm)
 	}
 	esz, err := permElementSize(perm)

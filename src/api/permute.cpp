@@ -19,8 +19,8 @@ GP_EXPORT gp_status gp_permute_batch(gp_context *ctx, gp_permutation perm, void 
         ContextCall call(ctx, HandleKind::Context, "ctx");
         int id = raw(perm);
         PermShape p = perm_shape(id, "perm");
-        if (id == GP_PERM_BLAKE3)
-            fail(GP_ERR_UNSUPPORTED, "perm = GP_PERM_BLAKE3 is a hash function; it has no permutation to apply");
+        if (const char *hash = perm::hash_name(id))
+            fail(GP_ERR_UNSUPPORTED, "perm = ", hash, " is a hash function; it has no permutation to apply");
         if (count == 0) return;  // nothing to permute
         GP_REQUIRE_PTR(states);
         checked_mul(checked_mul(count, p.width, "count * width"), p.elem_size, "state bytes");

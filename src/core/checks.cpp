@@ -104,7 +104,10 @@ uint32_t check_log_size(const FieldDesc &f, uint64_t n, const char *arg) {
 
 PermShape perm_shape(int id, const char *arg) {
     PermShape p{0, 0};
-    if (id == GP_PERM_BLAKE3) return PermShape{16, 4};  // a hash: its compression state
+    // The byte hashes: the state of their compression (BLAKE3's 16 32-bit
+    // words) or permutation (SHA3-256's 25 Keccak-f lanes).
+    if (id == GP_PERM_BLAKE3 || id == GP_PERM_BLAKE3_192) return PermShape{16, 4};
+    if (id == GP_PERM_SHA3_256) return PermShape{25, 8};
     bool known = perm::dispatch(id, [&](auto P) {
         p.width = (uint32_t)decltype(P)::WIDTH;
         p.elem_size = (uint32_t)sizeof(typename decltype(P)::T);

@@ -76,9 +76,21 @@ Buffer view_of(const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols, v
     return b;
 }
 
-// The sponge of a profile: state bytes per row and elements per block.
+// The row length a hasher's streamed state holds: H::kStreamRowLimit
+// where it declares one (a bounded chunk tree), else any.
+template <class H, class = void>
+struct StreamRowLimit {
+    static constexpr uint64_t value = ~0ull;
+};
+template <class H>
+struct StreamRowLimit<H, decltype((void)H::kStreamRowLimit)> {
+    static constexpr uint64_t value = H::kStreamRowLimit;
+};
+
+// The sponge of a profile: state bytes per row, elements per block, and
+// the longest row its state holds.
 struct SpongeShape {
-    uint64_t state_bytes = 0, block = 1;
+    uint64_t state_bytes = 0, block = 1, max_row = ~0ull;
 };
 SpongeShape sponge_shape(const TreeSpec &s) {
     SpongeShape out;
@@ -86,6 +98,7 @@ SpongeShape sponge_shape(const TreeSpec &s) {
         using H = decltype(h);
         out.state_bytes = (uint64_t)H::kState * sizeof(typename H::S);
         out.block = h.block();
+        out.max_row = StreamRowLimit<H>::value;
     });
     return out;
 }
@@ -235,6 +248,11 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
     }
 
     const SpongeShape sp = sponge_shape(spec);
+    if (row_elems > sp.max_row)
+        fail(GP_ERR_UNSUPPORTED, "a row of the matrices holds ", row_elems, " base elements; ",
+             merkle_kind_name(spec.kind), " with options->perm = ", spec.perm,
+             " keeps a streamed leaf state that holds rows of at most ", sp.max_row,
+             " (use gp_lde_batch and gp_merkle_commit, which take any)");
     const uint64_t H = 1ull << plan.log_h;
     const uint64_t dbytes = (uint64_t)spec.digest * spec.word_size;
     const uint64_t tree_bytes = checked_mul(2 * H - 1, dbytes, "tree bytes");

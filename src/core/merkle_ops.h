@@ -34,9 +34,10 @@ void tree_dispatch(const TreeSpec &s, Fn &&fn) {
                 else fn(FieldSpongeHasher<GL16, GL8>{s.rate, s.digest});
                 return;
             }
-            perm::dispatch(s.perm, [&](auto P) {
+            perm::dispatch(s.perm, [&](auto P) {  // tree_spec refuses Keccak-f and Rp64_256 here
                 using Perm = decltype(P);
-                if constexpr (!std::is_same<Perm, perm::KeccakF1600>::value)
+                if constexpr (!std::is_same<Perm, perm::KeccakF1600>::value &&
+                              !std::is_same<Perm, perm::Rp64_256>::value)
                     fn(FieldSpongeHasher<Perm>{s.rate, s.digest});
             });
             return;
@@ -80,6 +81,12 @@ void tree_dispatch(const TreeSpec &s, Fn &&fn) {
             else if (s.perm == GP_PERM_KECCAK_F1600) fn(MidenLmcsKeccakHasher{});
             else if (s.perm == GP_PERM_BLAKE3) fn(MidenLmcsBlake3Hasher{});
             else fn(MidenLmcsHasher<RpoApply>{});
+            return;
+        case GP_MERKLE_WINTERFELL:  // winter-crypto's MerkleTree<H>
+            if (s.perm == GP_PERM_SHA3_256) fn(WinterfellSha3Hasher{});
+            else if (s.perm == GP_PERM_BLAKE3) fn(WinterfellBlake3Hasher<4>{});
+            else if (s.perm == GP_PERM_BLAKE3_192) fn(WinterfellBlake3Hasher<3>{});
+            else fn(WinterfellRpHasher{});
             return;
         case GP_MERKLE_KECCAK_U64:
             if (s.field == GP_FIELD_BABYBEAR) fn(KeccakLaneHasher<BabyBear>{});

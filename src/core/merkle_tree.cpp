@@ -24,6 +24,7 @@ const char *merkle_kind_name(int kind) {
         case GP_MERKLE_TRITON: return "GP_MERKLE_TRITON";
         case GP_MERKLE_TRITON_DIGEST: return "GP_MERKLE_TRITON_DIGEST";
         case GP_MERKLE_MIDEN_LMCS: return "GP_MERKLE_MIDEN_LMCS";
+        case GP_MERKLE_WINTERFELL: return "GP_MERKLE_WINTERFELL";
         default: return nullptr;
     }
 }
@@ -48,9 +49,14 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
     };
     switch (s.kind) {
         case GP_MERKLE_FIELD_SPONGE: {
-            if (s.perm == GP_PERM_BLAKE3)
-                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = GP_PERM_BLAKE3 is a hash, not a sponge permutation "
-                                              "(GP_MERKLE_MIDEN_LMCS takes it)");
+            if (const char *hash = perm::hash_name(s.perm))
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", hash, " is a hash, not a sponge permutation (",
+                     s.perm == GP_PERM_BLAKE3 ? "GP_MERKLE_MIDEN_LMCS and GP_MERKLE_WINTERFELL take it"
+                                              : "GP_MERKLE_WINTERFELL takes it",
+                     ")");
+            if (s.perm == GP_PERM_RP64_256)
+                fail(GP_ERR_UNSUPPORTED, "options->perm = GP_PERM_RP64_256 is winterfell's hash: GP_MERKLE_WINTERFELL "
+                                         "takes it (its sponge adds the row into the rate after a length tag)");
             if (pfield == 0)
                 fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm,
                      " (Keccak-f) has no field sponge: use GP_MERKLE_KECCAK_U64 (its sponge over 64-bit lanes), "
@@ -115,6 +121,15 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
                      "or GP_PERM_KECCAK_F1600 (Miden's configurations)");
             s.field = GP_FIELD_GOLDILOCKS;
             fixed_digest(4);
+            break;
+        case GP_MERKLE_WINTERFELL:
+            if (s.perm != GP_PERM_SHA3_256 && s.perm != GP_PERM_BLAKE3 && s.perm != GP_PERM_BLAKE3_192 &&
+                s.perm != GP_PERM_RP64_256)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
+                     " hashes with GP_PERM_SHA3_256, GP_PERM_BLAKE3, GP_PERM_BLAKE3_192 or GP_PERM_RP64_256 "
+                     "(winter-crypto's Sha3_256, Blake3_256, Blake3_192, Rp64_256)");
+            s.field = GP_FIELD_GOLDILOCKS;
+            fixed_digest(s.perm == GP_PERM_BLAKE3_192 ? 3 : 4);  // 24 bytes, or 32
             break;
         case GP_MERKLE_TRITON:
         case GP_MERKLE_TRITON_DIGEST:
@@ -185,6 +200,9 @@ TreePlan plan_tree(const TreeSpec &s, const std::vector<uint64_t> &heights, uint
     if (!mmcs && hi != lo)
         fail(GP_ERR_SHAPE_MISMATCH, merkle_kind_name(s.kind), " commits matrices of one height; ", what,
              " have heights from ", lo, " to ", hi);
+    if (s.kind == GP_MERKLE_WINTERFELL && hi < 2)
+        fail(GP_ERR_SHAPE_MISMATCH, what, " have ", hi, " row: winterfell's MerkleTree (", merkle_kind_name(s.kind),
+             ") has two leaves or more");
     p.log_h = log2_ceil(hi);
     p.leaves = is_pow2(hi) ? 0 : hi;
     // The ladder: a matrix is injected at the layer k whose length
@@ -247,7 +265,9 @@ void check_leaf_width(const gp_merkle_options &o, uint64_t row_elems, const char
         fail(GP_ERR_SHAPE_MISMATCH, what, " holds ", row_elems,
              " base elements; GP_MERKLE_TRITON_DIGEST takes a leaf's elements as its digest (at most 5)");
     // BLAKE3's chunk tree is held to 2^24 chunks of 1 KiB (blake3::kMaxDepth).
-    if (raw(o.kind) == GP_MERKLE_MIDEN_LMCS && raw(o.perm) == GP_PERM_BLAKE3 && row_elems > (1ull << 30))
+    const bool blake3 = raw(o.perm) == GP_PERM_BLAKE3 || raw(o.perm) == GP_PERM_BLAKE3_192;
+    if ((raw(o.kind) == GP_MERKLE_MIDEN_LMCS || raw(o.kind) == GP_MERKLE_WINTERFELL) && blake3 &&
+        row_elems > (1ull << 30))
         fail(GP_ERR_SHAPE_MISMATCH, what, " holds ", row_elems,
              " base elements; BLAKE3 leaves take at most 2^30 (8 GiB) per row");
 }

@@ -8,6 +8,9 @@
 //
 // Blake3Stream takes its input as bytes or as whole 8-byte little-endian
 // words (the library's Goldilocks elements, which keep the block aligned).
+// words_absorb hashes a message of whole words in pieces of whole chunks,
+// with the chunk tree's stack kept in caller-owned words between pieces
+// (the streamed leaf hash of winterfell's trees).
 #pragma once
 
 #include <cstdint>
@@ -82,13 +85,26 @@ GP_HD void compress(const uint32_t cv[8], const uint32_t block[16], uint64_t cou
     for (int i = 0; i < 8; ++i) out[i] = s[i] ^ s[i + 8];
 }
 
-// The hash of exactly 64 bytes (one block of one chunk): a Merkle node of
-// two 32-byte digests.
-GP_HD void hash_block(const uint32_t block[16], uint32_t out[8]) {
+// The hash of at most 64 bytes (one block of one chunk, zero past `len`):
+// a Merkle node of two 32-byte (or 24-byte) digests.
+GP_HD void hash_block(const uint32_t block[16], uint32_t out[8], uint32_t len = kBlockLen) {
     uint32_t key[8];
     GP_UNROLL
     for (int i = 0; i < 8; ++i) key[i] = iv(i);
-    compress(key, block, 0, kBlockLen, kChunkStart | kChunkEnd | kRoot, out);
+    compress(key, block, 0, len, kChunkStart | kChunkEnd | kRoot, out);
+}
+
+// The chaining value of a parent node (with kRoot in `flags`, the hash).
+// `out` may alias `l` or `r`.
+GP_HD void parent(const uint32_t l[8], const uint32_t r[8], uint32_t flags, uint32_t out[8]) {
+    uint32_t pb[16], key[8];
+    GP_UNROLL
+    for (int i = 0; i < 8; ++i) {
+        pb[i] = l[i];
+        pb[8 + i] = r[i];
+        key[i] = iv(i);
+    }
+    compress(key, pb, 0, kBlockLen, kParent | flags, out);
 }
 
 // Incremental hash of one message.
@@ -120,14 +136,7 @@ struct Stream {
             compress(cv, block, chunk, kBlockLen, start | kChunkEnd, out);
             uint64_t total = ++chunk;
             while ((total & 1) == 0 && depth > 0) {  // merge completed subtrees
-                uint32_t pb[16];
-                for (int i = 0; i < 8; ++i) {
-                    pb[i] = stack[depth - 1][i];
-                    pb[8 + i] = out[i];
-                }
-                uint32_t key[8];
-                for (int i = 0; i < 8; ++i) key[i] = iv(i);
-                compress(key, pb, 0, kBlockLen, kParent, out);
+                parent(stack[depth - 1], out, 0, out);
                 --depth;
                 total >>= 1;
             }
@@ -160,19 +169,92 @@ struct Stream {
         }
         uint32_t o[8];
         compress(cv, block, chunk, block_len, flags, o);
-        uint32_t key[8];
-        for (int i = 0; i < 8; ++i) key[i] = iv(i);
-        for (int d = (int)depth - 1; d >= 0; --d) {
-            uint32_t pb[16];
-            for (int i = 0; i < 8; ++i) {
-                pb[i] = stack[d][i];
-                pb[8 + i] = o[i];
-            }
-            compress(key, pb, 0, kBlockLen, kParent | (d == 0 ? (uint32_t)kRoot : 0u), o);
-        }
+        for (int d = (int)depth - 1; d >= 0; --d) parent(stack[d], o, d == 0 ? (uint32_t)kRoot : 0u, o);
         for (int i = 0; i < 8; ++i) out[i] = o[i];
     }
 };
+
+// ---- A message of whole 8-byte words, hashed in pieces of whole chunks ----
+//
+// The streamed leaf hash keeps this state per row between column batches,
+// as 64-bit words s[]: s[0] counts the chunks finished so far; the
+// chaining values of the complete subtrees (the specification's stack,
+// popcount(s[0]) of them, merged as soon as a chunk completes one) are at
+// s[1 + 4d .. 5 + 4d), eight 32-bit words as four little-endian pairs. The
+// stack holds at most `depth` values, so a message of up to 2^depth chunks
+// (kChunkWords << depth words) fits in 1 + 4 * depth words.
+
+constexpr uint64_t kChunkWords = kChunkLen / 8;  // 8-byte words per chunk
+
+GP_HD uint32_t popcount64(uint64_t x) {
+#if defined(__CUDA_ARCH__)
+    return (uint32_t)__popcll((unsigned long long)x);
+#else
+    return (uint32_t)__builtin_popcountll(x);
+#endif
+}
+
+GP_HD void load_cv(const uint64_t *w, uint32_t cv[8]) {
+    for (int k = 0; k < 4; ++k) {
+        cv[2 * k] = (uint32_t)w[k];
+        cv[2 * k + 1] = (uint32_t)(w[k] >> 32);
+    }
+}
+
+GP_HD void store_cv(const uint32_t cv[8], uint64_t *w) {
+    for (int k = 0; k < 4; ++k) w[k] = (uint64_t)cv[2 * k] | ((uint64_t)cv[2 * k + 1] << 32);
+}
+
+// The output of chunk `chunk` holding the next `words` words of cursor c
+// (at most kChunkWords; 0 only for the empty message), `flags` (kRoot)
+// added to its last block.
+template <class Cursor>
+GP_HD void words_chunk(Cursor &c, uint64_t words, uint64_t chunk, uint32_t flags, uint32_t out[8]) {
+    GP_UNROLL
+    for (int i = 0; i < 8; ++i) out[i] = iv(i);
+    const uint64_t blocks = words == 0 ? 1 : (words + 7) / 8;
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const uint64_t m = b + 1 < blocks ? 8 : words - 8 * b;  // words of this block
+        uint32_t blk[16];
+        GP_UNROLL
+        for (int j = 0; j < 8; ++j) {
+            const uint64_t w = (uint64_t)j < m ? c.next() : 0;
+            blk[2 * j] = (uint32_t)w;
+            blk[2 * j + 1] = (uint32_t)(w >> 32);
+        }
+        const uint32_t f = (b == 0 ? (uint32_t)kChunkStart : 0u) | (b + 1 == blocks ? kChunkEnd | flags : 0u);
+        compress(out, blk, chunk, (uint32_t)(8 * m), f, out);
+    }
+}
+
+// Absorbs the next `count` words of cursor c into state s, `left` words of
+// the message being still to come (this piece's included). A piece with
+// count < left is a whole number of chunks; count == left finishes the
+// message (an empty one too) and leaves its 32-byte hash in s[1..5).
+template <class Cursor>
+GP_HD void words_absorb(uint64_t *s, Cursor &c, uint64_t left, uint64_t count) {
+    const bool last = count == left;
+    uint64_t rest = count;
+    for (; rest > kChunkWords || (!last && rest == kChunkWords); rest -= kChunkWords) {
+        uint32_t cv[8], l[8];
+        words_chunk(c, kChunkWords, s[0], 0, cv);
+        uint64_t total = ++s[0];
+        uint32_t depth = popcount64(total - 1);
+        for (; (total & 1) == 0; total >>= 1) {  // merge the subtrees this chunk completes
+            load_cv(s + 1 + 4 * --depth, l);
+            parent(l, cv, 0, cv);
+        }
+        store_cv(cv, s + 1 + 4 * depth);
+    }
+    if (!last) return;
+    uint32_t depth = popcount64(s[0]), o[8], l[8];
+    words_chunk(c, rest, s[0], depth == 0 ? (uint32_t)kRoot : 0u, o);
+    while (depth > 0) {
+        load_cv(s + 1 + 4 * --depth, l);
+        parent(l, o, depth == 0 ? (uint32_t)kRoot : 0u, o);
+    }
+    store_cv(o, s + 1);
+}
 
 }  // namespace blake3
 }  // namespace gp

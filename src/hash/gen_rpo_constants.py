@@ -70,6 +70,17 @@ def load(path):
     return d, ark1, ark2, row
 
 
+def mat(m):
+    """A 7 x 12 table as a C initialiser list continued over lines."""
+    lines = []
+    for r, vals in enumerate(m):
+        a = ", ".join("0x%016xull" % v for v in vals[:6])
+        b = ", ".join("0x%016xull" % v for v in vals[6:])
+        sep = "," if r + 1 < len(m) else ""
+        lines.append("    {%s, \\\n     %s}%s \\" % (a, b, sep))
+    return "{ \\\n" + "\n".join(lines) + "\n}"
+
+
 def render(rpo_path, rpx_path):
     d_rpo, ark1, ark2, row = load(rpo_path)
     _, ark1_x, ark2_x, row_x = load(rpx_path)
@@ -80,15 +91,6 @@ def render(rpo_path, rpx_path):
         fail("inv_alpha is not the inverse of 7 modulo p - 1")
     if int(d_rpo["params"]["alpha"]) != ALPHA or int(d_rpo["params"]["rounds"]) != ROUNDS:
         fail("unexpected alpha/rounds in rpo256.json")
-
-    def mat(m):
-        lines = []
-        for r, vals in enumerate(m):
-            a = ", ".join("0x%016xull" % v for v in vals[:6])
-            b = ", ".join("0x%016xull" % v for v in vals[6:])
-            sep = "," if r + 1 < len(m) else ""
-            lines.append("    {%s, \\\n     %s}%s \\" % (a, b, sep))
-        return "{ \\\n" + "\n".join(lines) + "\n}"
 
     rel_rpo = os.path.relpath(rpo_path, ROOT)
     rel_rpx = os.path.relpath(rpx_path, ROOT)

@@ -156,8 +156,10 @@ GP_HD void sha3_256(const uint8_t *msg, size_t len, uint8_t out[32]) {
 
 // keccak256(left || right) of two 32-byte digests held as 4 little-endian
 // lanes each (Merkle nodes, as Plonky3's CompressionFunctionFromHasher over
-// Keccak256Hash). One block. `out` may alias `left` or `right`.
-GP_HD void keccak256_pair_lanes(const uint64_t left[4], const uint64_t right[4], uint64_t out[4]) {
+// Keccak256Hash); with domain 0x06, SHA3-256(left || right) (winter-crypto's
+// Sha3_256::merge). One block. `out` may alias `left` or `right`.
+GP_HD void keccak256_pair_lanes(const uint64_t left[4], const uint64_t right[4], uint64_t out[4],
+                                uint8_t domain = 0x01) {
     uint64_t s[25];
     GP_UNROLL
     for (int k = 0; k < 4; ++k) {
@@ -166,7 +168,7 @@ GP_HD void keccak256_pair_lanes(const uint64_t left[4], const uint64_t right[4],
     }
     GP_UNROLL
     for (int k = 8; k < 25; ++k) s[k] = 0;
-    s[8] = 0x01;            // domain byte at byte offset 64
+    s[8] = domain;          // domain byte at byte offset 64
     s[16] = 0x80ull << 56;  // final bit at byte offset 135
     keccak_f1600(s);
     GP_UNROLL

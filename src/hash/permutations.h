@@ -9,6 +9,7 @@
 #include "hash/keccak.h"
 #include "hash/poseidon2.h"
 #include "hash/poseidon_gl.h"
+#include "hash/rp64.h"
 #include "hash/rpo.h"
 #include "hash/tip5.h"
 #include "math/field.h"
@@ -39,6 +40,12 @@ struct Rpx256 {
     static constexpr int WIDTH = 12;
     GP_HD static void apply(T *s) { rpx256_permute(s); }
 };
+// winterfell's Rp64_256 (Rescue-XLIX).
+struct Rp64_256 {
+    using T = uint64_t;
+    static constexpr int WIDTH = 12;
+    GP_HD static void apply(T *s) { rp64_256_permute(s); }
+};
 struct PoseidonGoldilocks12 {
     using T = uint64_t;
     static constexpr int WIDTH = 12;
@@ -55,7 +62,20 @@ struct KeccakF1600 {
     GP_HD static void apply(T *s) { keccak_f1600(s); }
 };
 
-// Field of a permutation's state elements (0 for Keccak's raw 64-bit lanes).
+// The ids that name hash functions, not permutations (the hashes of the
+// Merkle kinds that take them; gp_permute_batch refuses them): their enum
+// names, else nullptr.
+inline const char *hash_name(int id) {
+    switch (id) {
+        case GP_PERM_BLAKE3: return "GP_PERM_BLAKE3";
+        case GP_PERM_SHA3_256: return "GP_PERM_SHA3_256";
+        case GP_PERM_BLAKE3_192: return "GP_PERM_BLAKE3_192";
+        default: return nullptr;
+    }
+}
+
+// Field of a permutation's state elements (0 for Keccak's raw 64-bit lanes
+// and the byte hashes).
 inline int field_of(int id) {
     switch (id) {
         case GP_PERM_POSEIDON2_BABYBEAR_16:
@@ -67,7 +87,9 @@ inline int field_of(int id) {
         case GP_PERM_POSEIDON2_KOALABEAR_24:
         case GP_PERM_POSEIDON2_KOALABEAR_32: return GP_FIELD_KOALABEAR;
         case GP_PERM_KECCAK_F1600:
-        case GP_PERM_BLAKE3: return 0;
+        case GP_PERM_BLAKE3:
+        case GP_PERM_SHA3_256:
+        case GP_PERM_BLAKE3_192: return 0;
         default: return GP_FIELD_GOLDILOCKS;
     }
 }
@@ -102,6 +124,7 @@ bool dispatch(int id, Fn &&fn) {
         case GP_PERM_POSEIDON2_GOLDILOCKS_HL_12:
             fn(Poseidon2Instance<poseidon2_constants::GoldilocksHLW12>{});
             return true;
+        case GP_PERM_RP64_256: fn(Rp64_256{}); return true;
         default: return false;
     }
 }

@@ -29,6 +29,7 @@
 
 #include "hash/blake3.h"
 #include "hash/keccak.h"
+#include "hash/rp64.h"
 #include "hash/rpo.h"
 #include "hash/tip5.h"
 #include "math/field.h"
@@ -73,11 +74,12 @@ struct RowCursor {
 };
 
 // A hasher's leaf hash from its sponge pieces: init, absorb the whole row,
-// squeeze.
-template <class H, class T>
+// squeeze (on a state of N words: H::kState, or more where a whole row
+// needs more than a column batch).
+template <class H, class T, int N = H::kState>
 GP_HD void sponge_hash_row(const H &h, const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row,
                            typename H::W *out) {
-    typename H::S s[H::kState];
+    typename H::S s[N];
     const uint64_t n = row_length(mats, m0, m1);
     h.init(s, n);
     RowCursor<T> c(mats, m0, row);
@@ -144,27 +146,35 @@ struct FieldSpongeHasher {
     }
 };
 
-// ---- miden-crypto Rpo256 / Rpx256 sponges (hash_elements + merge) ----
+// ---- miden-crypto Rpo256 / Rpx256 and winterfell Rp64_256 sponges (hash_elements + merge) ----
 
 // The three sponge layouts miden-crypto has used (see rpo.h's header and
-// shared/vectors/README.md):
+// shared/vectors/README.md), and winterfell's:
 //   Head: rate [0, 8), capacity [8, 12), digest [0, 4); capacity[0] = n mod 8;
-//         a short last block is zero-filled (v0.21 and later).
+//         a block overwrites the rate, a short last block zero-filled
+//         (v0.21 and later).
 //   V11:  capacity [0, 4), rate [4, 12), digest [4, 8); otherwise as Head
 //         (v0.11 to v0.20).
 //   V10:  as V11, but capacity[0] = 1 when n mod 8 != 0 and a short last
 //         block is padded with 1 then zeros (v0.10 and before).
+//   Winterfell: as V11, but capacity[0] = n and the elements are added into
+//         the rate (a short last block adds only its own): winter-crypto's
+//         Rp64_256 (merge: capacity[0] = 8).
 struct MidenLayoutHead {
     static constexpr int kRate = 0, kCapacity = 8, kDigest = 0;
-    static constexpr bool kPadOne = false;
+    static constexpr bool kPadOne = false, kAdd = false;
 };
 struct MidenLayoutV11 {
     static constexpr int kRate = 4, kCapacity = 0, kDigest = 4;
-    static constexpr bool kPadOne = false;
+    static constexpr bool kPadOne = false, kAdd = false;
 };
 struct MidenLayoutV10 {
     static constexpr int kRate = 4, kCapacity = 0, kDigest = 4;
-    static constexpr bool kPadOne = true;
+    static constexpr bool kPadOne = true, kAdd = false;
+};
+struct WinterfellRpLayout {
+    static constexpr int kRate = 4, kCapacity = 0, kDigest = 4;
+    static constexpr bool kPadOne = false, kAdd = true;
 };
 
 template <class P, class L>
@@ -182,14 +192,17 @@ struct MidenHasher {
         GP_UNROLL
         for (int k = 0; k < 12; ++k) s[k] = 0;
         const uint64_t tail = n % kRate;
-        s[L::kCapacity] = L::kPadOne ? (tail != 0) : tail;
+        s[L::kCapacity] = L::kAdd ? n : L::kPadOne ? (tail != 0) : tail;
     }
     template <class Cursor>
     GP_HD void absorb(S *s, Cursor &c, uint64_t left, uint64_t count) const {
         for (const uint64_t end = left - count; left > end;) {
             GP_UNROLL
-            for (int k = 0; k < kRate; ++k)
-                s[L::kRate + k] = (uint64_t)k < left ? c.next() : (L::kPadOne && (uint64_t)k == left) ? 1 : 0;
+            for (int k = 0; k < kRate; ++k) {
+                uint64_t &x = s[L::kRate + k];
+                if (L::kAdd) x = (uint64_t)k < left ? Goldilocks::add(x, c.next()) : x;
+                else x = (uint64_t)k < left ? c.next() : (L::kPadOne && (uint64_t)k == left) ? 1 : 0;
+            }
             left -= left < kRate ? left : kRate;
             P::apply(s);
         }
@@ -203,11 +216,11 @@ struct MidenHasher {
         sponge_hash_row(*this, mats, m0, m1, row, out);
     }
 
-    // merge(l, r) = hash of the 8 elements l || r (capacity zero).
+    // merge(l, r) = hash of the 8 elements l || r (one block: capacity zero,
+    // or 8 in winterfell's layout).
     GP_HD void compress(const W *l, const W *r, W *out) const {
         T s[12];
-        GP_UNROLL
-        for (int k = 0; k < 12; ++k) s[k] = 0;
+        init(s, 2 * 4);
         GP_UNROLL
         for (int k = 0; k < 4; ++k) {
             s[L::kRate + k] = l[k];
@@ -225,6 +238,11 @@ struct RpoApply {
 struct RpxApply {
     GP_HD static void apply(uint64_t s[12]) { rpx256_permute(s); }
 };
+struct Rp64Apply {
+    GP_HD static void apply(uint64_t s[12]) { rp64_256_permute(s); }
+};
+// winter-crypto's Rp64_256::hash_elements and merge.
+using WinterfellRpHasher = MidenHasher<Rp64Apply, WinterfellRpLayout>;
 
 // miden-crypto (v0.21+) Rpo256/Rpx256::hash_elements and merge on plain arrays.
 GP_HD void rpo256_hash_elements(const uint64_t *in, size_t n, uint64_t out[4]) {
@@ -271,7 +289,10 @@ GP_HD uint32_t bswap32(uint32_t x) {
 #endif
 }
 
-template <class F, ByteEncoding E>
+// Domain: the first padding byte, 0x01 for Keccak-256 (Plonky3, lambdaworks)
+// or 0x06 for SHA3-256 (winter-crypto's Sha3_256 over canonical little-endian
+// Goldilocks: ByteEncoding::Plonky3's bytes).
+template <class F, ByteEncoding E, uint8_t Domain = 0x01>
 struct KeccakHasher {
     using T = typename F::T;
     using W = uint64_t;  // a digest is 4 lanes: its 32 bytes little-endian
@@ -300,7 +321,7 @@ struct KeccakHasher {
         for (int k = 0; k < 25; ++k) s[k] = 0;
     }
     // keccak256 of the row's bytes: 136-byte blocks, then the padding block
-    // (0x01 after the message, 0x80 in the block's last byte).
+    // (Domain after the message, 0x80 in the block's last byte).
     template <class Cursor>
     GP_HD void absorb(S *s, Cursor &c, uint64_t left, uint64_t count) const {
         const uint64_t end = left - count;
@@ -313,7 +334,7 @@ struct KeccakHasher {
                 GP_UNROLL
                 for (int h = 0; h < kPerLane; ++h) {
                     const uint64_t e = (uint64_t)(k * kPerLane + h);
-                    const uint64_t v = e < left ? (uint64_t)encode(c.next()) : e == left ? 1 : 0;
+                    const uint64_t v = e < left ? (uint64_t)encode(c.next()) : e == left ? Domain : 0;
                     lane |= v << (8 * sizeof(T) * h);
                 }
                 s[k] ^= lane;
@@ -331,8 +352,11 @@ struct KeccakHasher {
         sponge_hash_row(*this, mats, m0, m1, row, out);
     }
 
-    GP_HD void compress(const W *l, const W *r, W *out) const { keccak256_pair_lanes(l, r, out); }
+    GP_HD void compress(const W *l, const W *r, W *out) const { keccak256_pair_lanes(l, r, out, Domain); }
 };
+// winter-crypto's Sha3_256 over Goldilocks: hash_elements = SHA3-256 of the
+// canonical little-endian bytes, merge = SHA3-256(left || right).
+using WinterfellSha3Hasher = KeccakHasher<Goldilocks, ByteEncoding::Plonky3, 0x06>;
 
 // ---- Plonky3's Keccak-f sponge over u64 lanes ----
 
@@ -550,6 +574,57 @@ struct MidenLmcsBlake3Hasher {
         }
         blake3::hash_block(blk, o);
         for (int k = 0; k < 4; ++k) out[k] = (uint64_t)o[2 * k] | ((uint64_t)o[2 * k + 1] << 32);
+    }
+};
+
+// ---- winter-crypto's Blake3_256 and Blake3_192 ----
+
+// hash_elements = BLAKE3 of the row's canonical elements, 8 little-endian
+// bytes each; merge = BLAKE3(left || right); Blake3_192 keeps the first 24
+// bytes of each (Words = 3 digest words, else 4). The sponge pieces are
+// BLAKE3's chunk tree over whole chunks of 128 elements (blake3::
+// words_absorb); their state holds kStreamDepth chaining values, so the
+// streamed commitment takes rows of at most kStreamRowLimit elements, while
+// hash_row keeps blake3::kMaxDepth of them (rows up to 2^30 elements are
+// validated).
+template <uint32_t Words>
+struct WinterfellBlake3Hasher {
+    using T = uint64_t;
+    using W = uint64_t;
+    static constexpr uint32_t kMaxDigest = 4;
+    static constexpr uint32_t digest = Words;  // a constant: the tree steps' loops see 3 words as such
+
+    using S = uint64_t;
+    static constexpr int kStreamDepth = 10;
+    static constexpr int kState = 1 + 4 * kStreamDepth;
+    static constexpr uint64_t kStreamRowLimit = blake3::kChunkWords << kStreamDepth;
+    GP_HD uint64_t block() const { return blake3::kChunkWords; }
+    GP_HD void init(S *s, uint64_t) const { s[0] = 0; }
+    template <class Cursor>
+    GP_HD void absorb(S *s, Cursor &c, uint64_t left, uint64_t count) const {
+        blake3::words_absorb(s, c, left, count);
+    }
+    GP_HD void squeeze(const S *s, W *out) const {
+        GP_UNROLL
+        for (uint32_t k = 0; k < Words; ++k) out[k] = s[1 + k];
+    }
+    GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
+        sponge_hash_row<WinterfellBlake3Hasher, T, 1 + 4 * blake3::kMaxDepth>(*this, mats, m0, m1, row, out);
+    }
+    GP_HD void compress(const W *l, const W *r, W *out) const {
+        uint32_t blk[16], o[8];
+        GP_UNROLL
+        for (int k = 0; k < 16; ++k) blk[k] = 0;
+        GP_UNROLL
+        for (uint32_t k = 0; k < Words; ++k) {
+            blk[2 * k] = (uint32_t)l[k];
+            blk[2 * k + 1] = (uint32_t)(l[k] >> 32);
+            blk[2 * (Words + k)] = (uint32_t)r[k];
+            blk[2 * (Words + k) + 1] = (uint32_t)(r[k] >> 32);
+        }
+        blake3::hash_block(blk, o, 16 * Words);
+        GP_UNROLL
+        for (uint32_t k = 0; k < Words; ++k) out[k] = (uint64_t)o[2 * k] | ((uint64_t)o[2 * k + 1] << 32);
     }
 };
 

@@ -422,6 +422,8 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
         case v1::Request::kPermute: {
             const auto &p = q.permute();
             const PermShape s = perm_shape(p.perm(), "perm");
+            if (const char *hash = perm::hash_name(p.perm()))  // no permutation to run
+                fail(GP_ERR_UNSUPPORTED, "permute: perm = ", hash, " is a hash function");
             if (p.count() > (1ull << kMaxLog)) fail(GP_ERR_INVALID_ARGUMENT, "permute: count");
             const uint64_t bytes = checked_mul(checked_mul(p.count(), s.width, "count"), s.elem_size, "bytes");
             be.permute(p.perm(), mem.host(p.states(), bytes, s.elem_size, "permute"), p.count());

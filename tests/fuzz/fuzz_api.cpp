@@ -644,9 +644,9 @@ void sel_merkle(Input &in, int field, gp_merkle_options &o, bool *valid) {
     gp_merkle_options_init(&o);
     const uint8_t kb = in.u8();
     int kind;
-    if (kb < 0xF0) kind = 1 + kb % 10;
+    if (kb < 0xF0) kind = 1 + kb % 11;
     else {
-        static const int bad[] = {0, 11, -1, 1000};
+        static const int bad[] = {0, 12, -1, 1000};
         kind = bad[kb % 4];
         *valid = false;
     }
@@ -668,10 +668,11 @@ void sel_merkle(Input &in, int field, gp_merkle_options &o, bool *valid) {
             case GP_MERKLE_MIDEN_LMCS: perm = pb % 2 ? 10 : 9; break;
             case GP_MERKLE_TRITON:
             case GP_MERKLE_TRITON_DIGEST: perm = 12; break;
+            case GP_MERKLE_WINTERFELL: perm = 19 + pb % 4; break;  // BLAKE3, SHA3-256, BLAKE3-192, Rp64_256
             default: perm = 13; break;
         }
     } else {
-        perm = pb < 0xF0 ? pb % 22 : -(int)(pb % 3);  // anything, also 0, 19 (BLAKE3), 20, 21 and negatives
+        perm = pb < 0xF0 ? pb % 25 : -(int)(pb % 3);  // anything, also 0, the hashes 19-21, 23, 24 and negatives
         *valid = false;                               // (maybe valid, not known here)
     }
     set_enum(o.kind, kind);
@@ -1438,7 +1439,8 @@ void op_lde_host(Input &in) {
 
 struct PermInfo {
     uint32_t width;
-    int field;  // 0: Keccak lanes
+    int field;          // 0: Keccak lanes and the byte hashes
+    bool hash = false;  // a hash function: described, never permuted
 };
 PermInfo perm_info(int perm) {
     switch (perm) {
@@ -1460,6 +1462,10 @@ PermInfo perm_info(int perm) {
         case 16: return {16, 2};
         case 17: return {24, 2};
         case 18: return {12, 1};
+        case 19: return {16, 0, true};  // BLAKE3
+        case 20: return {25, 0, true};  // SHA3-256
+        case 21: return {16, 0, true};  // BLAKE3-192
+        case 22: return {12, 1};        // Rp64_256
         default: return {0, -1};
     }
 }
@@ -1468,9 +1474,9 @@ void op_permute(Input &in) {
     trace("permute");
     const uint8_t pb = in.u8();
     int perm;
-    if (pb < 0xF0) perm = 1 + pb % 18;
+    if (pb < 0xF0) perm = 1 + pb % 22;
     else {
-        static const int bad[] = {0, 21, -1, 0x7fffffff, 100, (int)0x80000000, 20, 255};
+        static const int bad[] = {0, 23, -1, 0x7fffffff, 100, (int)0x80000000, 24, 255};
         perm = bad[pb % 8];
     }
     const PermInfo pi = perm_info(perm);
@@ -1501,6 +1507,10 @@ void op_permute(Input &in) {
     const int st = CALL("gp_permute_batch", gp_permute_batch(S.ctx, (gp_permutation)perm, sp, count));
     if (!pi.width) {
         EXPECT(st == GP_ERR_INVALID_ARGUMENT, "gp_permute_batch(%d): %s", perm, sname(st));
+        return;
+    }
+    if (pi.hash) {
+        EXPECT(st == GP_ERR_UNSUPPORTED, "gp_permute_batch of the hash %d: %s", perm, sname(st));
         return;
     }
     if (count == 0) EXPECT(st == GP_OK, "gp_permute_batch of 0 states: %s", sname(st));
@@ -1559,7 +1569,7 @@ void op_merkle_commit(Input &in) {
     EXPECT(!any_null && count > 0, "gp_merkle_commit with a NULL matrix or count 0 succeeded");
     const gp_merkle_options eff = effective(os, o, gp_merkle_options_init);
     const int kind = get_enum(eff.kind);
-    EXPECT(kind >= 1 && kind <= 10, "gp_merkle_commit accepted kind %d", kind);
+    EXPECT(kind >= 1 && kind <= 11, "gp_merkle_commit accepted kind %d", kind);
     // Heights: powers of two, or for Plonky3's MMCS kinds any heights on
     // the ladder ceil(M / 2^k) of the greatest M.
     const bool mmcs = kind == GP_MERKLE_FIELD_SPONGE || kind == GP_MERKLE_KECCAK_PLONKY3 || kind == GP_MERKLE_KECCAK_U64;
@@ -1597,7 +1607,9 @@ void op_merkle_hash_rows(Input &in) {
     const gp_merkle_options eff = effective(os, o, gp_merkle_options_init);
     const int kind = get_enum(eff.kind), perm = get_enum(eff.perm);
     const PermInfo pi = perm_info(perm);
-    uint64_t dbytes = kind == GP_MERKLE_TRITON || kind == GP_MERKLE_TRITON_DIGEST ? 40 : 32;
+    uint64_t dbytes = kind == GP_MERKLE_TRITON || kind == GP_MERKLE_TRITON_DIGEST ? 40
+                      : kind == GP_MERKLE_WINTERFELL && perm == GP_PERM_BLAKE3_192  ? 24
+                                                                                     : 32;
     if (kind == GP_MERKLE_FIELD_SPONGE && pi.field > 0)
         dbytes = (uint64_t)(eff.digest ? eff.digest : (esize(pi.field) == 8 ? 4 : 8)) * esize(pi.field);
     const uint64_t rows = mats[0] >= 0 ? S.bufs[mats[0]].rows : 1;

@@ -461,7 +461,8 @@ private:
             static const KP gl[] = {{1, 1, 0}, {1, 2, 0}, {1, 3, 0}, {1, 4, 0}, {1, 11, 0}, {1, 18, 0}, {1, 2, 1},
                                     {1, 3, 1}, {2, 9, 0},  {2, 10, 0}, {2, 2, 0}, {2, 18, 0}, {3, 9, 0}, {4, 10, 0},
                                     {5, 13, 0}, {6, 13, 0}, {7, 13, 0}, {8, 12, 0}, {9, 12, 0}, {10, 9, 0},
-                                    {10, 10, 0}, {10, 2, 0}, {10, 13, 0}, {10, 19, 0}};
+                                    {10, 10, 0}, {10, 2, 0}, {10, 13, 0}, {10, 19, 0}, {11, 20, 0}, {11, 19, 0},
+                                    {11, 21, 0}, {11, 22, 0}};
             static const KP bb[] = {{1, 5, 0}, {1, 6, 0}, {1, 14, 0}, {1, 16, 0}, {1, 17, 0}, {1, 6, 5}, {5, 13, 0}, {7, 13, 0}};
             static const KP kb[] = {{1, 7, 0}, {1, 8, 0}, {1, 15, 0}, {1, 8, 7}, {5, 13, 0}, {7, 13, 0}};
             KP kp = field == 2 ? p_.PickValueInArray(bb) : field == 3 ? p_.PickValueInArray(kb) : p_.PickValueInArray(gl);
@@ -716,13 +717,14 @@ private:
         v1::Request q;
         v1::Reply r;
         auto *pm = q.mutable_permute();
-        static const uint32_t widths[] = {0, 8, 12, 16, 8, 16, 24, 16, 24, 12, 12, 12, 16, 25, 32, 32, 16, 24, 12, 16};
-        static const uint32_t esz[] = {0, 8, 8, 8, 8, 4, 4, 4, 4, 8, 8, 8, 8, 8, 4, 4, 4, 4, 8, 4};
-        const int perm = chance(90) ? p_.ConsumeIntegralInRange<int>(1, 19) : (int)u32();
+        static const uint32_t widths[] = {0, 8, 12, 16, 8, 16, 24, 16, 24, 12, 12, 12, 16, 25, 32, 32, 16, 24, 12, 16,
+                                          25, 16, 12};
+        static const uint32_t esz[] = {0, 8, 8, 8, 8, 4, 4, 4, 4, 8, 8, 8, 8, 8, 4, 4, 4, 4, 8, 4, 8, 4, 8};
+        const int perm = chance(90) ? p_.ConsumeIntegralInRange<int>(1, 22) : (int)u32();
         const uint64_t count = chance(90) ? p_.ConsumeIntegralInRange<uint64_t>(0, 8) : u64();
         pm->set_perm(perm);
         pm->set_count(count);
-        const uint64_t bytes = perm >= 1 && perm <= 19 && count < (1ull << 20) ? count * widths[perm] * esz[perm] : 64;
+        const uint64_t bytes = perm >= 1 && perm <= 22 && count < (1ull << 20) ? count * widths[perm] * esz[perm] : 64;
         host(s, bytes, pm->mutable_states());
         send(s, q, r);
     }

@@ -177,9 +177,10 @@ class Direction(enum.IntEnum):
 
 
 class Permutation(enum.IntEnum):
-    """Hash permutations for :meth:`Context.permute_batch`, and BLAKE3, a
-    hash function (no permutation: permute_batch refuses it with
-    Status.UNSUPPORTED) that names the hash of MerkleKind.MIDEN_LMCS."""
+    """Hash permutations for :meth:`Context.permute_batch`, and the hash
+    functions BLAKE3, SHA3_256 and BLAKE3_192 (no permutation: permute_batch
+    refuses them with Status.UNSUPPORTED) that name the hash of
+    MerkleKind.MIDEN_LMCS and MerkleKind.WINTERFELL."""
 
     POSEIDON2_GOLDILOCKS_8 = 1
     POSEIDON2_GOLDILOCKS_12 = 2
@@ -200,6 +201,12 @@ class Permutation(enum.IntEnum):
     POSEIDON2_BABYBEAR_HL_24 = 17
     POSEIDON2_GOLDILOCKS_HL_12 = 18
     BLAKE3 = 19  # a hash (32-byte output), not a permutation; permutation_info: width 16, no field
+    SHA3_256 = 20  # a hash (winterfell's Sha3_256); permutation_info: width 25 (Keccak-f lanes), no field
+    BLAKE3_192 = 21  # a hash (winterfell's Blake3_192: BLAKE3's first 24 bytes); width 16, no field
+    RP64_256 = 22  # winterfell's Rp64_256 permutation (Rescue-XLIX over Goldilocks, width 12; not RPO256)
+
+
+_HASHES = (Permutation.BLAKE3, Permutation.SHA3_256, Permutation.BLAKE3_192)
 
 
 class MerkleKind(enum.IntEnum):
@@ -221,6 +228,10 @@ class MerkleKind(enum.IntEnum):
     # absorbing row (i mod h) of every matrix of height h; RPO256, RPX256, Poseidon2 Goldilocks 12, Keccak-f[1600]
     # or BLAKE3 (Miden's default: leaf = chained BLAKE3 of the rows' bytes, node = BLAKE3(left || right))
     MIDEN_LMCS = 10
+    # winter-crypto's MerkleTree<H> (winterfell 0.13) over Goldilocks: leaf = H::hash_elements(row), node =
+    # H::merge; one power-of-two height >= 2; perm BLAKE3 (Blake3_256, the default), BLAKE3_192 (24-byte
+    # digests), SHA3_256 or RP64_256 (4 Goldilocks elements); digests as winterfell serializes them
+    WINTERFELL = 11
 
 
 class Keep(enum.IntEnum):
@@ -1026,6 +1037,8 @@ def _default_permutation(kind, field):
         return Permutation.TIP5
     if kind == MerkleKind.MIDEN_LMCS:
         return Permutation.POSEIDON2_GOLDILOCKS_12
+    if kind == MerkleKind.WINTERFELL:
+        return Permutation.BLAKE3
     return {Field.BABYBEAR: Permutation.POSEIDON2_BABYBEAR_16,
             Field.KOALABEAR: Permutation.POSEIDON2_KOALABEAR_16}.get(field, Permutation.POSEIDON2_GOLDILOCKS_8)
 
@@ -1061,7 +1074,7 @@ class MerkleOptions:
         """perm if set, else Poseidon2 (Goldilocks width 8, BabyBear and
         KoalaBear width 16) for FIELD_SPONGE, RPO256 for the Miden kinds,
         POSEIDON2_GOLDILOCKS_12 for MIDEN_LMCS, KECCAK_F1600 for the Keccak
-        kinds and TIP5 for the Triton kinds."""
+        kinds, TIP5 for the Triton kinds and BLAKE3 for WINTERFELL."""
         if self.perm is not None:
             return _opt_enum(Permutation, self.perm)
         return _default_permutation(self.kind, _opt_enum(Field, field))
@@ -1088,6 +1101,8 @@ class MerkleOptions:
     def _digest_bytes(self, field):
         if int(self.kind) in (MerkleKind.TRITON, MerkleKind.TRITON_DIGEST):
             return 5 * 8  # Tip5 digests: 5 Goldilocks elements
+        if int(self.kind) == MerkleKind.WINTERFELL and int(self.permutation_for(field)) == Permutation.BLAKE3_192:
+            return 24
         if int(self.kind) != MerkleKind.FIELD_SPONGE:
             return 32
         _, pf = permutation_info(self.permutation_for(field))
@@ -1266,8 +1281,9 @@ def two_adic_generator(field, log_n):
 @_api("permutation_info")
 def permutation_info(perm):
     """(width, field) of a permutation: state width in elements (64-bit
-    lanes for Keccak) and its Field, or None for Keccak's raw lanes. BLAKE3,
-    a hash, gives (16, None): its compression state of 32-bit words."""
+    lanes for Keccak) and its Field, or None for Keccak's raw lanes. The
+    hashes give (16, None) (BLAKE3, BLAKE3_192: the compression state of
+    32-bit words) or (25, None) (SHA3_256: Keccak-f's lanes)."""
     w, f = _u32(), _c_enum()
     _check("gp_permutation_info",
            _lib.gp_permutation_info(_enum(Permutation, "perm", perm), ctypes.byref(w), ctypes.byref(f)))
@@ -1863,11 +1879,12 @@ class Context:
         `states` (a writable buffer or a list, updated in place): 8-byte
         values for Goldilocks permutations and Keccak-f[1600] lanes, 4-byte
         values for BabyBear and KoalaBear. Its length must be a multiple of
-        the permutation's width. Returns states. BLAKE3, a hash, is refused
-        (Status.UNSUPPORTED) whatever states holds, as the library does."""
+        the permutation's width. Returns states. The hashes (BLAKE3, SHA3_256,
+        BLAKE3_192) are refused (Status.UNSUPPORTED) whatever states holds, as
+        the library does."""
         fn = "gp_permute_batch"
         width, field = permutation_info(perm)
-        if int(perm) == Permutation.BLAKE3:
+        if int(perm) in _HASHES:
             with self._lock:  # the library answers before looking at the states
                 _check(fn, self._lib.gp_permute_batch(self._h(), int(perm), None, 0))
         host = _host(fn, "states", states, _element_size(field) if field else 8, writable=True)

@@ -325,10 +325,28 @@ class TestPermutations(Base):
                 self.ctx.permute_batch(gp.Permutation.BLAKE3, states)
             self.assertStatus(cm, gp.Status.UNSUPPORTED, "gp_permute_batch", "BLAKE3")
 
+    def test_winterfell_ids(self):
+        self.assertEqual((gp.Permutation.SHA3_256, gp.Permutation.BLAKE3_192, gp.Permutation.RP64_256), (20, 21, 22))
+        self.assertEqual(gp.permutation_info(gp.Permutation.SHA3_256), (25, None))
+        self.assertEqual(gp.permutation_info(gp.Permutation.BLAKE3_192), (16, None))
+        self.assertEqual(gp.permutation_info(gp.Permutation.RP64_256), (12, gp.Field.GOLDILOCKS))
+        for perm in (gp.Permutation.SHA3_256, gp.Permutation.BLAKE3_192):
+            with self.assertRaises(gp.GpuproverError) as cm:
+                self.ctx.permute_batch(perm, [0] * 16)
+            self.assertStatus(cm, gp.Status.UNSUPPORTED, "gp_permute_batch", perm.name)
+        # winter-crypto's Rp64_256 test apply_permutation (crypto/src/hash/
+        # rescue/rp64_256/tests.rs, v0.13.1): the permutation of 0..11.
+        state = list(range(12))
+        self.ctx.permute_batch(gp.Permutation.RP64_256, state)
+        self.assertEqual(state, [11084501481526603421, 6291559951628160880, 13626645864671311919,
+                                 18397438323058963117, 7443014167353970324, 17930833023906771425,
+                                 4275355080008025761, 7676681476902901785, 3460534574143792217,
+                                 11912731278641497187, 8104899243369883110, 674509706691634438])
+
     def test_batches(self):
         for perm in gp.Permutation:
-            if perm == gp.Permutation.BLAKE3:
-                continue  # a hash, not a permutation: test_blake3_is_a_hash
+            if perm in (gp.Permutation.BLAKE3, gp.Permutation.SHA3_256, gp.Permutation.BLAKE3_192):
+                continue  # hashes, not permutations: test_blake3_is_a_hash, test_winterfell_ids
             width, field = gp.permutation_info(perm)
             p = gp.field_info(field).modulus if field else 1 << 64
             tc = TYPECODE[field] if field else "Q"

@@ -387,6 +387,53 @@ class TestMerkle(Base):
                 gp.merkle_verify(tree.options, GL, tree.dims, root, o.index, o.rows, o.path)
                 self.assert_verifies_until_tampered(tree, o, 3)
 
+    def test_winterfell(self):
+        # winter-crypto 0.13.1's MerkleTree<H> over a 4 x 3 matrix
+        # (tests/vectors/winterfell_merkle.json, trees[1]): root and the
+        # path of leaf 0, as winterfell serializes them.
+        rows = [0xb1856323f83bfa2a, 0x12cea4d20a33e495, 0x48ab1ee805ea53f6,
+                0x4680ecc64ef6c3fc, 0x2886aa25d853e62a, 0x0000000000000001,
+                0xb907eb1143a409a2, 0x0a693ab06da0c282, 0x303c827812b949b8,
+                0x270d207f0aa4e3ad, 0x6a99aa266056e556, 0x10a7c2ad686b636f]
+        known = {
+            gp.Permutation.SHA3_256: ("9142e6b69d1aa46d019c53831c1108aa99a182fe51785cb8dfd9ff4591644751",
+                                      "ad38d830c812b7a97fcddaa4092ec2cbb8ca8244f12ced25ec7774c58d6c2765"
+                                      "7b4c9812d1f5730023d4c6af728c38395741f9ce28e4ba98fb1e06e9905b5e2e"),
+            gp.Permutation.BLAKE3: ("7a8138a7600ea6f7248963589fd57912b8d166392f87cabd642580777eeb8be2",
+                                    "1e66f2a046908d1f3f273bf3b9959719cb473a51d6a3b8fb049c5087a57f3091"
+                                    "d006c1ef730b18c0016dc5e5b66842cc297077c0a8d859ae987696e10c121cc7"),
+            gp.Permutation.BLAKE3_192: ("2486b886301a2d2b03e8c0d82a16615d5a4fb0352ffb4366",
+                                        "1e66f2a046908d1f3f273bf3b9959719cb473a51d6a3b8fb"
+                                        "e808364a67eb168dc05d686c92462013b426f9c8f1530635"),
+            gp.Permutation.RP64_256: ("a1115cfe3437066635de3e0e071923d422e939e54dcc87188a70ab7764e6e3b3",
+                                      "af2146761b9ff4f2844f53c542bc19d17365fd64cccce614f0ddc9892f1a2991"
+                                      "b407a20c4db429a4eedc177571b2e52906e835b7a0a1a38295c4225118a3beeb"),
+        }
+        self.assertEqual(gp.MerkleKind.WINTERFELL, 11)
+        self.assertEqual(gp.MerkleOptions(kind=gp.MerkleKind.WINTERFELL).permutation_for(GL), gp.Permutation.BLAKE3)
+        buf = self.ctx.buffer_from_host(GL, rows, 4, 3, layout=gp.Layout.ROW_MAJOR)
+        self.addCleanup(buf.close)
+        for perm, (root, path) in known.items():
+            opts = gp.MerkleOptions(kind=gp.MerkleKind.WINTERFELL, perm=perm)
+            size = 24 if perm == gp.Permutation.BLAKE3_192 else 32
+            self.assertEqual(opts._digest_bytes(GL), size)
+            with self.ctx.merkle_commit(buf, opts) as tree:
+                self.assertEqual(tree.digest_size, size)
+                self.assertEqual(tree.root().hex(), root)
+                leaves = self.ctx.merkle_hash_rows(buf, opts)
+                self.assertEqual(len(leaves), 4 * size)
+                for o in tree.open([0]):
+                    self.assertEqual(list(o.rows), rows[:3])
+                    self.assertEqual(o.path.hex(), path)
+                    tree.verify(o)
+                    self.assert_verifies_until_tampered(tree, o, 2)
+        # One row: winterfell's trees have two leaves or more.
+        one = self.ctx.buffer_from_host(GL, [1, 2], 1, 2, layout=gp.Layout.ROW_MAJOR)
+        self.addCleanup(one.close)
+        with self.assertRaises(gp.GpuproverError) as cm:
+            self.ctx.merkle_commit(one, gp.MerkleOptions(kind=gp.MerkleKind.WINTERFELL))
+        self.assertStatus(cm, gp.Status.SHAPE_MISMATCH, "gp_merkle_commit", "two leaves")
+
     def test_zero_columns(self):
         empty = self.ctx.buffer(GL, 8, 0)
         self.addCleanup(empty.close)

@@ -68,6 +68,15 @@ fn options_structs_have_the_c_size() {
         assert_eq!(gp_merkle_kind::GP_MERKLE_KECCAK_U64.0, 7);
         assert_eq!(gp_merkle_kind::GP_MERKLE_TRITON_DIGEST.0, 9);
         assert_eq!(gp_merkle_kind::GP_MERKLE_MIDEN_LMCS.0, 10);
+        assert_eq!(gp_merkle_kind::GP_MERKLE_WINTERFELL.0, 11);
+        assert_eq!(
+            (
+                gp_permutation::GP_PERM_SHA3_256.0,
+                gp_permutation::GP_PERM_BLAKE3_192.0,
+                gp_permutation::GP_PERM_RP64_256.0
+            ),
+            (20, 21, 22)
+        );
         assert_eq!(
             (
                 gp_extension::GP_EXT_PLONKY3.0,
