@@ -90,6 +90,7 @@ pub use gpuprover_sys as sys;
 mod commit;
 mod deep;
 mod fri;
+mod host;
 mod merkle;
 mod monitor;
 mod typed;
@@ -97,6 +98,7 @@ mod typed;
 pub use commit::{CommitMatrix, CommitOptions, Keep};
 pub use deep::{CompositionSplit, ConstraintCommitment, ConstraintOptions, OodOptions};
 pub use fri::{fri_verify, Fri, FriFold, FriLeaf, FriOptions};
+pub use host::HostMemory;
 pub use merkle::{merkle_verify, MatrixDims, MerkleKind, MerkleOpening, MerkleOptions, MerkleTree};
 pub use monitor::{CallStats, CancelHandle, Counters};
 pub use typed::{BabyBear, FieldType, Goldilocks, KoalaBear};
@@ -658,6 +660,18 @@ pub enum Permutation {
     /// ([`Status::Unsupported`]) and [`Permutation::info`] reports width 16
     /// (its compression state of 32-bit words) and no field.
     Blake3,
+    /// winterfell's `Sha3_256` (SHA3-256 over the rows' canonical bytes): a
+    /// hash, named by [`MerkleKind::Winterfell`](crate::MerkleKind::Winterfell);
+    /// [`Context::permute_batch`] refuses it as it refuses `Blake3`.
+    Sha3_256,
+    /// winterfell's `Blake3_192` (BLAKE3 truncated to 24 bytes): a hash,
+    /// named by [`MerkleKind::Winterfell`](crate::MerkleKind::Winterfell);
+    /// [`Context::permute_batch`] refuses it as it refuses `Blake3`.
+    Blake3_192,
+    /// winterfell's `Rp64_256` permutation (Rescue-XLIX over Goldilocks,
+    /// width 12, 7 rounds), the permutation of winterfell's `Rp64_256`
+    /// hasher ([`MerkleKind::Winterfell`](crate::MerkleKind::Winterfell)).
+    Rp64_256,
 }
 
 /// A permutation's state width and field, as the library reports them.
@@ -694,6 +708,11 @@ impl Permutation {
             Permutation::Poseidon2BabyBearHl24 => P::GP_PERM_POSEIDON2_BABYBEAR_HL_24,
             Permutation::Poseidon2GoldilocksHl12 => P::GP_PERM_POSEIDON2_GOLDILOCKS_HL_12,
             Permutation::Blake3 => P::GP_PERM_BLAKE3,
+            // Spelled as numbers: GP_PERM_SHA3_256 = 20, GP_PERM_BLAKE3_192
+            // = 21, GP_PERM_RP64_256 = 22 (gpuprover.h).
+            Permutation::Sha3_256 => P(20),
+            Permutation::Blake3_192 => P(21),
+            Permutation::Rp64_256 => P(22),
         }
     }
 
@@ -1323,6 +1342,70 @@ impl Context {
         self.lde_host_raw(field, ext_degree, data, rows, cols, &raw_options, output)
     }
 
+    /// [`Context::lde`] on the domains of another root of unity
+    /// (`gp_lde_options.root`): `root` is an element of order exactly
+    /// 2^two_adicity of the field (0: the library's), and the domain of n
+    /// rows uses `root^(2^two_adicity / n)` as its generator. Input row i is
+    /// then the value at `s * w_n^i`, output row j the value at
+    /// `g * w_{nB}^j` with those generators: winterfell's trace and LDE rows
+    /// for winterfell's `TWO_ADIC_ROOT_OF_UNITY` (Goldilocks:
+    /// 7277203076849721926). With another root than the library's the
+    /// output order must be natural; contexts of several devices and remote
+    /// contexts give [`Status::Unsupported`].
+    pub fn lde_with_root(
+        &self,
+        input: &Buffer,
+        options: &LdeOptions,
+        root: u64,
+        output: &mut Buffer,
+    ) -> Result<()> {
+        let out = output.raw_mut("output")?;
+        let mut raw_options = options.to_raw();
+        raw_options.root = root;
+        // SAFETY: all handles are valid; the library checks that the buffers
+        // belong to this context and fit the operation.
+        check(unsafe { sys::gp_lde_batch(self.as_raw(), input.as_raw(), &raw_options, out) })
+    }
+
+    /// [`Context::lde_host`] on the domains of another root of unity, as
+    /// [`Context::lde_with_root`] describes.
+    #[allow(clippy::too_many_arguments)]
+    pub fn lde_host_with_root<T: Element>(
+        &self,
+        field: Field,
+        ext_degree: u32,
+        data: &[T],
+        rows: usize,
+        cols: usize,
+        options: &LdeOptions,
+        root: u64,
+        output: &mut Buffer,
+    ) -> Result<()> {
+        check_element::<T>(field)?;
+        check_len("data", data.len(), rows, cols, ext_degree)?;
+        let mut raw_options = options.to_raw();
+        raw_options.root = root;
+        self.lde_host_raw(field, ext_degree, data, rows, cols, &raw_options, output)
+    }
+
+    /// [`Context::ntt`] on the domain of another root of unity
+    /// (`gp_ntt_options.root`, as [`Context::lde_with_root`] describes):
+    /// row i is the evaluation at `s * w^i` with `w = root^(2^two_adicity /
+    /// n)`. With another root than the library's both orders must be
+    /// natural.
+    pub fn ntt_with_root(
+        &self,
+        buffer: &mut Buffer,
+        options: &NttOptions,
+        root: u64,
+    ) -> Result<()> {
+        let buf = buffer.raw_mut("buffer")?;
+        let mut raw_options = options.to_raw();
+        raw_options.root = root;
+        // SAFETY: the handles are valid; the library checks the context.
+        check(unsafe { sys::gp_ntt_batch(self.as_raw(), buf, &raw_options) })
+    }
+
     /// Transforms every column of `buffer` in place (`gp_ntt_batch`).
     /// `buffer.rows()` must be a power of two not above 2^two_adicity, and
     /// the buffer must not be committed by a live [`MerkleTree`].
@@ -1337,7 +1420,8 @@ impl Context {
     /// `states` (`gp_permute_batch`). `states.len()` must be a multiple of
     /// the permutation's width; `T` is `u64` for Goldilocks permutations and
     /// Keccak, `u32` for BabyBear and KoalaBear. Field states must be
-    /// canonical. [`Permutation::Blake3`], a hash, is refused
+    /// canonical. [`Permutation::Blake3`], a hash, is refused (and so are
+    /// the hashes [`Permutation::Sha3_256`] and [`Permutation::Blake3_192`])
     /// ([`Status::Unsupported`]) whatever `states` holds, as the library
     /// does.
     pub fn permute_batch<T: Element>(
@@ -1345,7 +1429,10 @@ impl Context {
         permutation: Permutation,
         states: &mut [T],
     ) -> Result<()> {
-        if permutation == Permutation::Blake3 {
+        if matches!(
+            permutation,
+            Permutation::Blake3 | Permutation::Sha3_256 | Permutation::Blake3_192
+        ) {
             // The library refuses it before looking at the states.
             // SAFETY: no states are passed (count 0).
             return check(unsafe {

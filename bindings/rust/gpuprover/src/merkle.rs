@@ -53,6 +53,16 @@ pub enum MerkleKind {
     /// rows' bytes, node = BLAKE3(left || right)); 32-byte digests (4
     /// Goldilocks elements, 4 Keccak lanes, or a BLAKE3 hash).
     MidenLmcs,
+    /// winter-crypto's `MerkleTree<H>` (winterfell 0.13) over Goldilocks:
+    /// leaf = `H::hash_elements(row)` (the row of all matrices
+    /// concatenated, extension elements flattened to their coefficients),
+    /// node = `H::merge(left, right)`; one power-of-two height of at least
+    /// 2. `H` is the permutation: [`Permutation::Blake3`] (`Blake3_256`,
+    /// the default), [`Permutation::Blake3_192`] (24-byte digests),
+    /// [`Permutation::Sha3_256`] or [`Permutation::Rp64_256`] (digests of 4
+    /// Goldilocks elements). Digest bytes are what winterfell serializes:
+    /// the hash bytes, or the 4 elements canonical little-endian.
+    Winterfell,
 }
 
 impl MerkleKind {
@@ -70,6 +80,8 @@ impl MerkleKind {
             MerkleKind::Triton => K::GP_MERKLE_TRITON,
             MerkleKind::TritonDigest => K::GP_MERKLE_TRITON_DIGEST,
             MerkleKind::MidenLmcs => K::GP_MERKLE_MIDEN_LMCS,
+            // GP_MERKLE_WINTERFELL (gpuprover.h), spelled as its number.
+            MerkleKind::Winterfell => K(11),
         }
     }
 }
@@ -132,8 +144,8 @@ impl MerkleOptions {
     /// The permutation used for matrices over `field`: `perm` if set, else
     /// Poseidon2 (Goldilocks width 8, BabyBear and KoalaBear width 16) for
     /// `FieldSponge`, RPO256 for the Miden kinds, Poseidon2 Goldilocks
-    /// width 12 for `MidenLmcs`, Keccak-f\[1600\] for the Keccak kinds and
-    /// Tip5 for the Triton kinds.
+    /// width 12 for `MidenLmcs`, Keccak-f\[1600\] for the Keccak kinds,
+    /// Tip5 for the Triton kinds and BLAKE3 for `Winterfell`.
     pub fn permutation_for(&self, field: Field) -> Permutation {
         self.perm
             .unwrap_or_else(|| self.kind.default_permutation(field))
@@ -174,6 +186,10 @@ impl MerkleOptions {
             }
             // Tip5 digests: 5 Goldilocks elements.
             MerkleKind::Triton | MerkleKind::TritonDigest => Ok(5 * 8),
+            // winterfell's Blake3_192: 24 bytes.
+            MerkleKind::Winterfell if self.permutation_for(field) == Permutation::Blake3_192 => {
+                Ok(24)
+            }
             // 4 Goldilocks elements, 4 Keccak lanes or BLAKE3 (MidenLmcs),
             // Keccak-256.
             _ => Ok(32),
@@ -206,6 +222,7 @@ impl MerkleKind {
             }
             MerkleKind::Triton | MerkleKind::TritonDigest => Permutation::Tip5,
             MerkleKind::MidenLmcs => Permutation::Poseidon2Goldilocks12,
+            MerkleKind::Winterfell => Permutation::Blake3,
         }
     }
 }
@@ -661,6 +678,38 @@ impl MerkleTree {
                 path: paths[j * path_bytes..(j + 1) * path_bytes].to_vec(),
             })
             .collect())
+    }
+
+    /// The authentication paths of the leaves at `indices`, without their
+    /// rows (`gp_merkle_open` with no row output): for each index, the
+    /// sibling digests from the leaf layer up to the layer below the cap,
+    /// back to back, as [`MerkleOpening::path`]. For a caller that keeps
+    /// the rows itself.
+    pub fn open_paths(&self, indices: &[usize]) -> Result<Vec<Vec<u8>>> {
+        if indices.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (_, path_bytes) = self.opening_size()?;
+        let count = indices.len();
+        let raw_indices: Vec<u64> = indices.iter().map(|&i| to_u64(i)).collect();
+        if path_bytes == 0 {
+            return Ok(vec![Vec::new(); count]);
+        }
+        let mut paths = vec![0u8; count * path_bytes];
+        // SAFETY: `paths` is valid for its length, `raw_indices` for `count`
+        // values; no rows are written (NULL, size 0).
+        check(unsafe {
+            sys::gp_merkle_open(
+                self.raw.as_ptr(),
+                raw_indices.as_ptr(),
+                to_u64(count),
+                ptr::null_mut(),
+                0,
+                paths.as_mut_ptr().cast(),
+                to_u64(paths.len()),
+            )
+        })?;
+        Ok(paths.chunks(path_bytes).map(<[u8]>::to_vec).collect())
     }
 
     /// Checks `opening` against this tree's cap with [`merkle_verify`]: `Ok`
