@@ -41,7 +41,7 @@ gp_apt_install pkg-config libclang-dev librust-bindgen-dev librust-bindgen+runti
   librust-itertools-dev librust-num-bigint-dev librust-paste-dev librust-rand-dev \
   librust-thiserror-dev librust-spin-dev librust-tracing-dev librust-serde-dev \
   librust-serde-derive-dev librust-libm-dev librust-serde-json-dev librust-tiny-keccak-dev \
-  librust-blake3-dev librust-sha3-dev librust-syn-1-dev librust-quote-dev librust-rayon-dev
+  librust-blake3-dev librust-sha3-dev librust-syn-dev librust-quote-dev librust-rayon-dev
 cargo="$(gp_find_cargo 85)" || die "needs cargo 1.85 or later (Plonky3 is edition 2024): set CARGO"
 PATH="$(dirname "$cargo"):$PATH"
 export PATH
