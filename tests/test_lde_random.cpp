@@ -124,23 +124,13 @@ TEST_P(LdeRandomTest, BadInput) {
     EXPECT_EQ(run_lde(ctx(), F, in, o, LdePath::kHost, GP_LAYOUT_COL_MAJOR, &got), GP_ERR_NULL_POINTER);
     // gp_commit_host takes no randomizers.
     r[5] = 1;
-    const ApiData coeffs(r, F.elem_size), data(in.v, F.elem_size);
+    const ApiData coeffs(r, F.elem_size);
     o.randomizers = coeffs.data();
-    gp_commit_matrix m{};
-    m.data = data.data();
-    m.rows = 8;
-    m.cols = 2;
-    m.ext_degree = 1;
-    gp_commit_options co;
-    gp_commit_options_init(&co);
-    co.lde = &o;
     gp_merkle_tree *t = nullptr;
-    gp_buffer *kept[1] = {nullptr};
     gp_merkle_options mo;
     gp_merkle_options_init(&mo);
     mo.perm = GP_PERM_POSEIDON2_BABYBEAR_16;
-    co.merkle = &mo;
-    EXPECT_EQ(gp_commit_host(ctx(), F.field, &m, 1, &co, kept, &t), GP_ERR_UNSUPPORTED);
+    EXPECT_EQ(commit_host_one(ctx(), F, in, &o, &mo, &t), GP_ERR_UNSUPPORTED);
     EXPECT_EQ(t, nullptr);
     EXPECT_EQ(stats_of(ctx()).buffer_bytes, 0u);
 }

@@ -150,18 +150,9 @@ TEST_P(LdeRootTest, BadInput) {
     no.root = 7;
     EXPECT_EQ(gp_ntt_batch(ctx(), buf.get(), &no), GP_ERR_INVALID_ARGUMENT);
     // gp_commit_host extends over the library's root only.
-    const ApiData data(in.v, F.elem_size);
-    gp_commit_matrix m{};
-    m.data = data.data();
-    m.rows = 8;
-    m.cols = 2;
-    m.ext_degree = 1;
-    gp_commit_options co;
-    gp_commit_options_init(&co);
-    co.lde = &o;
     gp_merkle_tree *t = nullptr;
-    gp_buffer *kept[1] = {nullptr};
-    EXPECT_EQ(gp_commit_host(ctx(), F.field, &m, 1, &co, kept, &t), GP_ERR_UNSUPPORTED);
+    EXPECT_EQ(commit_host_one(ctx(), F, in, &o, nullptr, &t), GP_ERR_UNSUPPORTED);
+    EXPECT_NE(std::string(gp_last_error()).find("options->lde->root"), std::string::npos) << gp_last_error();
     EXPECT_EQ(t, nullptr);
     buf.reset();
     EXPECT_EQ(stats_of(ctx()).buffer_bytes, 0u);

@@ -286,18 +286,10 @@ TEST_P(MidenLmcs, RefusedShapesAndCalls) {
     EXPECT_EQ(raw, nullptr);
     // gp_commit_host streams rows by column batches: refused.
     o = lmcs(GP_PERM_RPO256);
-    const Elems trace(8 * 2, 1);
-    const ApiData data(trace, 8);
-    gp_commit_matrix m{};
-    m.data = data.data();
-    m.rows = 8;
-    m.cols = 2;
-    m.ext_degree = 1;
-    gp_commit_options co;
-    gp_commit_options_init(&co);
-    co.merkle = &o;
-    gp_buffer *lde[1] = {nullptr};
-    EXPECT_GP_ERR(gp_commit_host(ctx(), GP_FIELD_GOLDILOCKS, &m, 1, &co, lde, &raw), GP_ERR_UNSUPPORTED);
+    HostMat trace(8, 2, 1);
+    for (uint64_t &x : trace.v) x = 1;
+    EXPECT_GP_ERR(commit_host_one(ctx(), field_ref(GP_FIELD_GOLDILOCKS), trace, nullptr, &o, &raw),
+                  GP_ERR_UNSUPPORTED);
     EXPECT_EQ(raw, nullptr);
 }
 

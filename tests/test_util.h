@@ -689,6 +689,28 @@ inline gp_lde_options make_opts(uint64_t n, uint32_t blowup, uint64_t shift, uin
     return o;
 }
 
+/* gp_commit_host of one host matrix (column-major) with the given LDE and
+ * Merkle options (NULL: defaults), keeping nothing but the tree in *tree
+ * (NULL when the call fails). */
+inline gp_status commit_host_one(gp_context *ctx, const FieldRef &F, const HostMat &in, const gp_lde_options *lde,
+                                 const gp_merkle_options *merkle, gp_merkle_tree **tree) {
+    const ApiData data(in.v, F.elem_size);
+    gp_commit_matrix m{};
+    m.data = data.data();
+    m.rows = in.rows;
+    m.cols = in.cols;
+    m.ext_degree = in.d;
+    gp_commit_options co;
+    gp_commit_options_init(&co);
+    co.lde = lde;
+    co.merkle = merkle;
+    *tree = nullptr;
+    gp_buffer *kept[1] = {nullptr};  // GP_KEEP_DEVICE's LDE, not wanted
+    const gp_status st = gp_commit_host(ctx, F.field, &m, 1, &co, kept, tree);
+    gp_buffer_destroy(kept[0]);
+    return st;
+}
+
 // The context's memory statistics (a failed query fails the test).
 inline gp_memory_stats stats_of(gp_context *ctx) {
     gp_memory_stats s;
