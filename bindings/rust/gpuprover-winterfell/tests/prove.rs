@@ -228,6 +228,17 @@ fn longer_trace_and_blowups_above_the_lde_limit() {
     }
 }
 
+/// (library, winterfell's code) counts of the trace segments and of the
+/// constraint commitments.
+fn assert_where_committed(stats: &CommitStats, trace: (u64, u64), constraint: (u64, u64)) {
+    assert_eq!((stats.device_trace_segments, stats.host_trace_segments), trace, "{stats:?}");
+    assert_eq!(
+        (stats.device_constraint_commitments, stats.host_constraint_commitments),
+        constraint,
+        "{stats:?}"
+    );
+}
+
 #[test]
 fn partitioned_rows_are_committed_by_winterfell() {
     let ctx = context();
@@ -240,16 +251,7 @@ fn partitioned_rows_are_committed_by_winterfell() {
         || fib_trace(64),
         &ctx,
     );
-    assert_eq!(
-        (stats.device_trace_segments, stats.host_trace_segments),
-        (0, 1),
-        "{stats:?}"
-    );
-    assert_eq!(
-        (stats.device_constraint_commitments, stats.host_constraint_commitments),
-        (1, 0),
-        "{stats:?}"
-    );
+    assert_where_committed(&stats, (0, 1), (1, 0));
     assert!(stats.last_fallback.unwrap().contains("in parts"));
     // Every segment partitioned, the 7 composition columns too.
     let stats = check(
@@ -257,16 +259,7 @@ fn partitioned_rows_are_committed_by_winterfell() {
         || rescue_trace(64),
         &ctx,
     );
-    assert_eq!(
-        (stats.device_trace_segments, stats.host_trace_segments),
-        (0, 1),
-        "{stats:?}"
-    );
-    assert_eq!(
-        (stats.device_constraint_commitments, stats.host_constraint_commitments),
-        (0, 1),
-        "{stats:?}"
-    );
+    assert_where_committed(&stats, (0, 1), (0, 1));
 }
 
 #[test]

@@ -167,6 +167,22 @@ pub struct FibAir {
     result: B,
 }
 
+/// The two-column Fibonacci step (FibAir's main trace and AuxAir's).
+fn fib_transition<E: FieldElement<BaseField = B>>(frame: &EvaluationFrame<E>, result: &mut [E]) {
+    let (c, n) = (frame.current(), frame.next());
+    result[0] = n[0] - (c[0] + c[1]);
+    result[1] = n[1] - (c[1] + n[0]);
+}
+
+/// Both columns start at 1; the last row's second column is the result.
+fn fib_assertions(trace_length: usize, result: B) -> Vec<Assertion<B>> {
+    vec![
+        Assertion::single(0, 0, B::ONE),
+        Assertion::single(1, 0, B::ONE),
+        Assertion::single(1, trace_length - 1, result),
+    ]
+}
+
 impl Air for FibAir {
     type BaseField = B;
     type PublicInputs = B;
@@ -189,18 +205,11 @@ impl Air for FibAir {
         _: &[E],
         result: &mut [E],
     ) {
-        let (c, n) = (frame.current(), frame.next());
-        result[0] = n[0] - (c[0] + c[1]);
-        result[1] = n[1] - (c[1] + n[0]);
+        fib_transition(frame, result);
     }
 
     fn get_assertions(&self) -> Vec<Assertion<B>> {
-        let last = self.trace_length() - 1;
-        vec![
-            Assertion::single(0, 0, B::ONE),
-            Assertion::single(1, 0, B::ONE),
-            Assertion::single(1, last, self.result),
-        ]
+        fib_assertions(self.trace_length(), self.result)
     }
 }
 
@@ -425,18 +434,11 @@ impl Air for AuxAir {
         _: &[E],
         result: &mut [E],
     ) {
-        let (c, n) = (frame.current(), frame.next());
-        result[0] = n[0] - (c[0] + c[1]);
-        result[1] = n[1] - (c[1] + n[0]);
+        fib_transition(frame, result);
     }
 
     fn get_assertions(&self) -> Vec<Assertion<B>> {
-        let last = self.trace_length() - 1;
-        vec![
-            Assertion::single(0, 0, B::ONE),
-            Assertion::single(1, 0, B::ONE),
-            Assertion::single(1, last, self.result),
-        ]
+        fib_assertions(self.trace_length(), self.result)
     }
 
     fn evaluate_aux_transition<F, E>(
