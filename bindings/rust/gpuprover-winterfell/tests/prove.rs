@@ -231,7 +231,11 @@ fn longer_trace_and_blowups_above_the_lde_limit() {
 /// (library, winterfell's code) counts of the trace segments and of the
 /// constraint commitments.
 fn assert_where_committed(stats: &CommitStats, trace: (u64, u64), constraint: (u64, u64)) {
-    assert_eq!((stats.device_trace_segments, stats.host_trace_segments), trace, "{stats:?}");
+    assert_eq!(
+        (stats.device_trace_segments, stats.host_trace_segments),
+        trace,
+        "{stats:?}"
+    );
     assert_eq!(
         (stats.device_constraint_commitments, stats.host_constraint_commitments),
         constraint,
