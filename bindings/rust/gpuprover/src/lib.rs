@@ -1215,11 +1215,21 @@ impl Context {
     /// degree, and belong to this context. `output` must not be committed
     /// by a live [`MerkleTree`] (see [`Buffer::is_shared`]).
     pub fn lde(&self, input: &Buffer, options: &LdeOptions, output: &mut Buffer) -> Result<()> {
+        self.lde_raw(input, &options.to_raw(), output)
+    }
+
+    /// `gp_lde_batch` with options already in the library's form; their
+    /// pointers (randomizers) must outlive the call.
+    fn lde_raw(
+        &self,
+        input: &Buffer,
+        raw_options: &sys::gp_lde_options,
+        output: &mut Buffer,
+    ) -> Result<()> {
         let out = output.raw_mut("output")?;
-        let raw_options = options.to_raw();
         // SAFETY: all handles are valid; the library checks that the buffers
         // belong to this context and fit the operation.
-        check(unsafe { sys::gp_lde_batch(self.as_raw(), input.as_raw(), &raw_options, out) })
+        check(unsafe { sys::gp_lde_batch(self.as_raw(), input.as_raw(), raw_options, out) })
     }
 
     /// Like [`Context::lde`], with the input in host memory: `rows` x `cols`
@@ -1306,14 +1316,12 @@ impl Context {
     ) -> Result<()> {
         check_element::<T>(input.field())?;
         let count = randomizer_count(randomizers.len(), input.cols(), input.ext_degree())?;
-        let out = output.raw_mut("output")?;
         let mut raw_options = options.to_raw();
+        // `randomizers` holds count * cols * ext_degree elements of the
+        // field's size (checked above) and outlives the call.
         raw_options.randomizers = nonnull(randomizers);
         raw_options.randomizer_count = count;
-        // SAFETY: `randomizers` holds count * cols * ext_degree elements of
-        // the field's size (checked above) and outlives the call; all
-        // handles are valid.
-        check(unsafe { sys::gp_lde_batch(self.as_raw(), input.as_raw(), &raw_options, out) })
+        self.lde_raw(input, &raw_options, output)
     }
 
     /// Like [`Context::lde_host`], randomized as [`Context::lde_randomized`]
@@ -1359,12 +1367,9 @@ impl Context {
         root: u64,
         output: &mut Buffer,
     ) -> Result<()> {
-        let out = output.raw_mut("output")?;
         let mut raw_options = options.to_raw();
         raw_options.root = root;
-        // SAFETY: all handles are valid; the library checks that the buffers
-        // belong to this context and fit the operation.
-        check(unsafe { sys::gp_lde_batch(self.as_raw(), input.as_raw(), &raw_options, out) })
+        self.lde_raw(input, &raw_options, output)
     }
 
     /// [`Context::lde_host`] on the domains of another root of unity, as
@@ -1399,21 +1404,22 @@ impl Context {
         options: &NttOptions,
         root: u64,
     ) -> Result<()> {
-        let buf = buffer.raw_mut("buffer")?;
         let mut raw_options = options.to_raw();
         raw_options.root = root;
-        // SAFETY: the handles are valid; the library checks the context.
-        check(unsafe { sys::gp_ntt_batch(self.as_raw(), buf, &raw_options) })
+        self.ntt_raw(buffer, &raw_options)
     }
 
     /// Transforms every column of `buffer` in place (`gp_ntt_batch`).
     /// `buffer.rows()` must be a power of two not above 2^two_adicity, and
     /// the buffer must not be committed by a live [`MerkleTree`].
     pub fn ntt(&self, buffer: &mut Buffer, options: &NttOptions) -> Result<()> {
+        self.ntt_raw(buffer, &options.to_raw())
+    }
+
+    fn ntt_raw(&self, buffer: &mut Buffer, raw_options: &sys::gp_ntt_options) -> Result<()> {
         let buf = buffer.raw_mut("buffer")?;
-        let raw_options = options.to_raw();
         // SAFETY: the handles are valid; the library checks the context.
-        check(unsafe { sys::gp_ntt_batch(self.as_raw(), buf, &raw_options) })
+        check(unsafe { sys::gp_ntt_batch(self.as_raw(), buf, raw_options) })
     }
 
     /// Applies `permutation` in place to the states stored back to back in
