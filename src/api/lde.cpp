@@ -33,7 +33,7 @@ GP_EXPORT gp_status gp_ntt_batch(gp_context *ctx, gp_buffer *buf, const gp_ntt_o
         if (power == 1) return b->ctx->backend->ntt(*b, a);
         if (o.input_order != GP_ORDER_NATURAL || o.output_order != GP_ORDER_NATURAL)
             fail(GP_ERR_UNSUPPORTED, "options->root: another root than the library's takes natural orders only");
-        check_root_backend(*b->ctx->backend, power, "options->root");
+        check_root_backend(*b->ctx->backend, "options->root");
         ntt_with_root(b->ctx, *b, a, power);
     });
 }
@@ -105,7 +105,7 @@ static LdeArgs prepare_lde(gp_context *ctx, const FieldDesc &f, uint32_t ext, ui
 static void run_lde(gp_context *ctx, const LdeArgs &a, const gp_lde_options &o) {
     Context *c = ctx_of(ctx);
     if (a.root_power != 1) {
-        check_root_backend(*c->backend, a.root_power, "options->root");
+        check_root_backend(*c->backend, "options->root");
         return lde_with_root(c, a, a.root_power);
     }
     c->backend->lde(a);

@@ -12,14 +12,18 @@ namespace gp {
 
 namespace {
 
-// p^-1 mod 2^log_n for odd p (Newton's iteration doubles the correct bits).
-uint64_t inverse_mod_pow2(uint64_t p, uint32_t log_n) {
+// p^-1 mod 2^64 for odd p (Newton's iteration doubles the correct bits),
+// hence mod every power of two: gather_rows reduces the product mod rows.
+uint64_t inverse_odd(uint64_t p) {
     uint64_t x = p;  // correct to 3 bits for odd p
-    for (int i = 0; i < 6; ++i) x *= 2 - p * x;
-    return log_n >= 64 ? x : x & ((1ull << log_n) - 1);
+    for (int i = 0; i < 5; ++i) x *= 2 - p * x;
+    return x;
 }
 
-uint64_t mask(uint64_t rows) { return rows - 1; }
+// Every column of src into dst (same shape).
+void copy_columns(Backend &be, const Buffer &src, uint64_t rows, Buffer &dst) {
+    for (uint64_t col = 0; col < src.cols; ++col) be.copy_rows(src, col, 0, 1, rows, dst, col);
+}
 
 }  // namespace
 
@@ -48,8 +52,7 @@ uint64_t root_power(const FieldDesc &f, uint64_t root, const char *arg) {
     });
 }
 
-void check_root_backend(const Backend &be, uint64_t power, const char *arg) {
-    if (power == 1) return;
+void check_root_backend(const Backend &be, const char *arg) {
     if (be.device_count() > 1)
         fail(GP_ERR_UNSUPPORTED, arg, ": a context of several devices transforms over the library's root only");
     if (be.kind() == GP_BACKEND_REMOTE)
@@ -68,11 +71,11 @@ void lde_with_root(Context *c, const LdeArgs &a, uint64_t power) {
         in = tmp.adopt(buffer_from_host(c, f, a.ext, a.rows_in, a.cols, a.in_layout, a.in_host, "input"));
     if (in->rows != n) {
         Buffer *padded = tmp.make(c, f, a.ext, n, a.cols);
-        for (uint64_t col = 0; col < a.cols; ++col) be.copy_rows(*in, col, 0, 1, a.rows_in, *padded, col);
+        copy_columns(be, *in, a.rows_in, *padded);
         in = padded;
     }
     Buffer *lib_in = tmp.make(c, f, a.ext, n, a.cols);
-    be.gather_rows(*in, inverse_mod_pow2(power, a.log_n) & mask(n), *lib_in);
+    be.gather_rows(*in, inverse_odd(power), *lib_in);
     LdeArgs b = a;
     b.in_buf = lib_in;
     b.in_host = nullptr;
@@ -80,23 +83,18 @@ void lde_with_root(Context *c, const LdeArgs &a, uint64_t power) {
     b.in_layout = GP_LAYOUT_COL_MAJOR;
     b.out = tmp.make(c, f, a.ext, a.out->rows, a.cols);
     be.lde(b);
-    be.gather_rows(*b.out, power & mask(a.out->rows), *a.out);
+    be.gather_rows(*b.out, power, *a.out);
 }
 
 void ntt_with_root(Context *c, Buffer &buf, const NttArgs &a, uint64_t power) {
     Backend &be = *c->backend;
     TempBuffers tmp;
     Buffer *copy = tmp.make(c, *buf.field, buf.ext, buf.rows, buf.cols);
-    const uint32_t log_n = log2_exact(buf.rows);
-    if (a.direction == GP_NTT_FORWARD) {
-        be.ntt(buf, a);
-        for (uint64_t col = 0; col < buf.cols; ++col) be.copy_rows(buf, col, 0, 1, buf.rows, *copy, col);
-        be.gather_rows(*copy, power & mask(buf.rows), buf);
-    } else {
-        for (uint64_t col = 0; col < buf.cols; ++col) be.copy_rows(buf, col, 0, 1, buf.rows, *copy, col);
-        be.gather_rows(*copy, inverse_mod_pow2(power, log_n) & mask(buf.rows), buf);
-        be.ntt(buf, a);
-    }
+    const bool forward = a.direction == GP_NTT_FORWARD;
+    if (forward) be.ntt(buf, a);  // the evaluations come out: gather them
+    copy_columns(be, buf, buf.rows, *copy);
+    be.gather_rows(*copy, forward ? power : inverse_odd(power), buf);
+    if (!forward) be.ntt(buf, a);  // the evaluations went in, gathered
 }
 
 }  // namespace gp

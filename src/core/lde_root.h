@@ -19,9 +19,9 @@ namespace gp {
 uint64_t root_power(const FieldDesc &f, uint64_t root, const char *arg);
 
 // Refuses (GP_ERR_UNSUPPORTED, naming `arg`) a root other than the
-// library's on a backend that cannot gather rows (several devices, a
-// server session).
-void check_root_backend(const Backend &be, uint64_t power, const char *arg);
+// library's, which the caller has, on a backend that cannot gather rows
+// (several devices, a server session).
+void check_root_backend(const Backend &be, const char *arg);
 
 // The LDE of `a` (natural order, no randomizers) over the root w^power:
 // the input's rows (host or buffer, a.rows_in <= n of them, zero beyond)
