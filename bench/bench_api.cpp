@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The cost of the API's per-call bookkeeping: the live-handle checks and the
 // context's call lock, on calls that do almost nothing else, and the same
 // calls from several threads sharing one context.

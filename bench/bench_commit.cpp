@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Benchmarks of the one-call streamed commitment, gp_commit_host.
 //
 // BM_CommitHost_CUDA: a trace in host memory -> gp_commit_host -> root.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Benchmarks of the batched coset LDE (Google Benchmark).
 //
 // Counters:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Benchmarks of the Merkle and FRI commitments (Google Benchmark).
 //
 // BM_Commit_{CUDA,CPU}: gp_merkle_commit of a random matrix already in the

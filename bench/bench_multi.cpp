@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The issue workloads on contexts that own several devices (Google
 // Benchmark): every workload is registered once per device configuration,
 // checked bit for bit against the first configuration, and summarised with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Merkle profiles the benchmarks run, by number (benchmark arguments
 // are integers), with the counts behind their arithmetic floors.
 #pragma once

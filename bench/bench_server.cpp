@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Throughput through gpuprover-server against in process (Google
 // Benchmark): the issue workloads W2 and W3 run by 1 and 4 concurrent
 // clients, each with a context of its own, and the host LDE of W2's shape

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Shared pieces of the benchmarks: contexts, deterministic traces and the
 // hardware floors measured in the same run.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Hardware ceilings of a machine's GPUs, for the multi-device work: the HBM
 // copy rate of each GPU, peer-to-peer copies between every ordered pair
 // (cudaMemcpyPeerAsync, with peer access enabled where the runtime allows

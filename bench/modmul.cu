@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Field multiplication rate of the GPU, measured with the library's own
 // arithmetic (src/math/field.h): the denominator of the arithmetic floors in
 // docs/PERF.md. Each thread runs 8 independent dependency chains, enough to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /*
  * gp_demo - commit a pseudo-random trace: upload, batched coset LDE, a
  * Merkle tree over the LDE's rows, download.

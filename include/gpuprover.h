@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /*
  * gpuprover.h - GPU commitment primitives for STARK provers (C99 ABI).
  *

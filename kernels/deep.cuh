@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // CUDA kernels of the out-of-domain evaluation and the DEEP composition, on
 // the shared steps of src/core/deep_ops.h.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // CUDA kernels of the FRI layers: one thread per folded group, and one per
 // position when a codeword becomes the matrix of its layer commitment, on the
 // shared steps of src/core/fri_ops.h.

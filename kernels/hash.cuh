@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // CUDA kernels for batched hash permutations.
 #pragma once
 

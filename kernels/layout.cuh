@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // CUDA kernels that move or check elements without arithmetic: batched
 // transposes between host and column layouts, the canonical-form check of
 // uploaded data, and strided row copies.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // CUDA kernels of the Merkle commitment: one thread per leaf, node or
 // opening, on the shared steps of src/core/merkle_ops.h and any tree hasher
 // of src/hash/tree_hash.h. Leaves read the column-major matrices directly:

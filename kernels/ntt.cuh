@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // CUDA kernels for batched NTTs and coset LDEs.
 //
 // A size-2^n transform is split into segments of index bits; one kernel pass

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /* Calls that pass an arbitrary int where the C API takes a gp_field (or a
  * gp_layout, a gp_status, a DLPack device type), as a C caller may
  * (converting an int to an enum is defined in C; loading such a value from

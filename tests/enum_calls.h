@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /* See enum_calls.c. */
 #ifndef GP_TEST_ENUM_CALLS_H
 #define GP_TEST_ENUM_CALLS_H

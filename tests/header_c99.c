@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /* Compiles the public header as strict C99. */
 #include "gpuprover.h"
 

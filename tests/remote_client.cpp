@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A client process for the server tests (tests/test_remote.cpp):
 //   gp_remote_client load ENDPOINT SEED JOBS [PRIORITY]
 //     runs JOBS mixed jobs (LDE from host, Merkle commit of several

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Runs a test binary's CPU tests with every CPU context a session on a
 # gpuprover-server (GP_TEST_REMOTE): the same known answers and naive
 # references, through the remote backend. Usage:

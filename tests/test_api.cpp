@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /*
  * test_api.cpp - API surface of gpuprover on the CPU backend: versions,
  * status names, field constants, contexts, buffers and layouts, option

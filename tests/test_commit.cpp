@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // gp_commit_host: the one-call streamed commitment of host traces against
 // the two-call path (gp_lde_batch_host into buffers, then gp_merkle_commit),
 // which the LDE and Merkle suites pin to naive references and upstream

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // gp_evaluate_ood and gp_deep_composition against direct evaluation.
 //
 // The columns are LDEs (gp_lde_batch, default coset) of polynomials whose

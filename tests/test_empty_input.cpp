@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Empty sponge inputs: matrices of width 0 (buffers with no columns) hash
 // their rows as the references hash an empty input, on every backend.
 // Expected digests, by reference:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // FRI commitment: gp_fri_begin / gp_fri_begin_host / gp_fri_fold /
 // gp_fri_remainder / gp_fri_commit / gp_fri_open / gp_fri_verify.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /*
  * test_gpu.cpp - CUDA backend against the CPU backend, bit for bit, on large
  * random inputs; skipped (GTEST_SKIP) when no usable CUDA device exists.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Regression tests of the hardening of the C API: size products that wrap,
 // allocation failures (injected through the test-only hook), the table
 // cache, thread-pool start failures, enums from C, argument names in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // gp_permute_batch on the CPU backend: every gp_permutation maps to the
 // intended instance (checked against the header implementations, which the
 // known-answer tests pin to the reference vectors), and bad input is refused.

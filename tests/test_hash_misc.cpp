@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Known-answer and consistency tests of the host+device hash headers
 // src/hash/keccak.h, src/hash/tip5.h and src/hash/poseidon_gl.h (run on the
 // host). Every upstream vector in tests/vectors/{keccak256,tip5,

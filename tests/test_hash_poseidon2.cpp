@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /*
  * test_hash_poseidon2.cpp - Poseidon2 (src/hash/poseidon2.h) against the
  * known-answer files tests/vectors/poseidon2_{goldilocks,babybear,koalabear}.json.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Tests of src/hash/rpo.h (RPO256 / RPX256, miden-crypto) against
 // tests/vectors/rpo256.json and rpx256.json, parsed at run time.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // GP_MERKLE_WINTERFELL and its hashes against winter-crypto v0.13.1
 // (tests/vectors/winterfell_merkle.json and rp64_256.json, computed by
 // running the crate; rp64_256.json also holds the crate's own permutation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Fitting into a prover: buffers over the caller's memory, DLPack, streams
 // (refused on the CPU backend), cancellation, progress, the log callback and
 // the counters. CPU backend; tests/test_interop_cuda.cu covers the device.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Interop on the CUDA backend: buffers over device memory the test owns,
 // work ordered after the caller's stream, DLPack on the device, transfer
 // counters and device time, cancellation of device work. Skips without a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The randomized LDE (gp_lde_options.randomizers): f_c(X) + (X^n - s^n)
 // r_c(X) on the output coset, against a naive reference written from the
 // definition (the interpolant's coefficients plus the product's, evaluated

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Transforms over another root of unity (gp_ntt_options.root,
 // gp_lde_options.root), against naive references written from the
 // definition with that root: winterfell's Goldilocks root (its domains list

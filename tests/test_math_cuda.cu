@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Device arithmetic of the internal headers against host references: the
 // Goldilocks product for any 64-bit representatives (canonical and lazy
 // forms), the S-box power maps, the RPO inverse S-box and the rolled

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // gp_merkle_commit (GP_MERKLE_FIELD_SPONGE) against an independent naive
 // reference of Plonky3's MerkleTreeMmcs<PaddingFreeSponge, TruncatedPermutation>.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Merkle conventions of the provers served beyond the default profiles:
 // Plonky3's Keccak-f sponge over 64-bit lanes (GP_MERKLE_KECCAK_U64).
 // Each is checked against a naive reference written here from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The Merkle profiles other than Plonky3's field sponge (GP_MERKLE_MIDEN,
 // GP_MERKLE_MIDEN_V0_11, GP_MERKLE_MIDEN_V0_10, GP_MERKLE_KECCAK_PLONKY3,
 // GP_MERKLE_KECCAK_BE), gp_merkle_hash_rows, gp_merkle_root, openings and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // GP_MERKLE_MIDEN_LMCS: Miden's lifted MMCS (0xMiden/miden-vm db4fd2f6,
 // crates/lifted-stark/src/lmcs/lifted_tree.rs, crates/stateful-hasher
 // field_sponge.rs and serializing_sponge.rs, air/src/config.rs) against a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Contexts of several devices: every entry point gives the bytes one device
 // gives. On the CPU backend the devices are emulated (shares of the thread
 // pool running the same split and exchange as GPUs), so CI runs the

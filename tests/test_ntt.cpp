@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /*
  * test_ntt.cpp - batched NTT and coset LDE against a naive O(n^2) reference,
  * parameterized over the backend (CPU always; CUDA skipped without a device).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // gpuprover-server and the remote backend (GP_BACKEND_REMOTE), on the CPU
 // backend in CI: each test starts its own server process on a unix socket
 // and/or 127.0.0.1. The whole CPU suite also runs through a server

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The shared-memory swizzle of the NTT kernels (math/swizzle.h): a bijection
 // on every tile, 16-byte words kept whole and in order for 4-byte elements,
 // and the minimum number of shared-memory wavefronts for the access

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Triton VM's conventions (TritonVM/triton-vm v7.0.0 and its master of
 // 2026-06, Neptune-Crypto/twenty-first v2.0.2) on every backend, against
 // references written here from Triton's own definitions (test_triton_ref.h):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Naive references for Triton VM's conventions (Neptune-Crypto/twenty-first
 // v2.0.2, TritonVM/triton-vm v7.0.0), written from their definitions and
 // independent of the library's own code paths:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The turned LDE's plan (src/cuda/turn_plan.h), on the CPU: the splits the
 // CUDA backend measured and ships (docs/PERF.md versions 34-36), the
 // constraints of its tiles on every shape, the tuning knob, and which form a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /*
  * test_util.h - shared helpers for the gpuprover test suite.
  *

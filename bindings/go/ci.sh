@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # CI for the Go binding: tests bindings/go and runs examples/go against an
 # installed gpuprover.
 #

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+
 // Package gpuprover is the Go binding of gpuprover, a C library that computes
 // the data-parallel parts of a STARK commitment (batched coset low-degree
 // extensions, NTTs, hash permutations, Merkle trees and the FRI commit phase)

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+
 package gpuprover
 
 // The C side of FRICommit calls back into Go here. cgo allows only

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+
 package gpuprover
 
 // The C side of the progress and log callbacks calls back into Go here. cgo

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # CI for the Python binding: runs the unittest suite of bindings/python and
 # examples/python/lde_checksum.py against an installed gpuprover.
 #

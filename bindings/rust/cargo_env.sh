@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Shared by bindings/rust/ci.sh and bindings/rust/gpuprover-plonky3/ci.sh
 # (sourced): finding cargo, pointing it at Debian's crate registry offline,
 # and finding an installed gpuprover.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Builds and tests the Rust bindings against an installed gpuprover:
 #
 #   bash bindings/rust/ci.sh PREFIX

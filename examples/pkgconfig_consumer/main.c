@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 /*
  * Smallest gpuprover consumer: prints the library version and the first
  * value of the coset LDE of an 8-row Goldilocks column on the CPU backend.

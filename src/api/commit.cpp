@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // C entry point: the one-call commitment of host traces.
 #include <algorithm>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What every C shim shares (see common.h).
 #include "api/common.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What every C shim shares: the thread-local error message, `guard` (runs
 // the body, turns exceptions into a status and message), reading option
 // structs by their struct_size, and the checks of handles from C.

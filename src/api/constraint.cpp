@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // C entry point: the constraint commitment.
 #include "api/common.h"
 #include "core/constraint.h"

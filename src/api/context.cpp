@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // C entry points: version, status names and the last error, fields,
 // contexts.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // C entry points: out-of-domain evaluation and DEEP composition.
 #include "api/common.h"
 #include "core/deep.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // C entry points: the FRI commitment, its openings and verification.
 #include "api/common.h"
 #include "core/fri.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // C entry points: buffers over the caller's memory, their addresses, the
 // caller's CUDA stream, and DLPack export and import.
 #include <dlpack/dlpack.h>

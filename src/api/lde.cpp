@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // C entry points: batched NTTs and coset LDEs.
 #include "api/common.h"
 #include "core/lde_random.h"

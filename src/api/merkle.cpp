@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // C entry points: Merkle commitments, digests, openings and verification.
 #include "api/common.h"
 #include "core/commit_stream.h"

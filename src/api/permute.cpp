@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // C entry points: batched hash permutations.
 #include "api/common.h"
 #include "hash/permutations.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Argument checks shared by the C shims and the protocol code.
 #include "core/checks.h"
 

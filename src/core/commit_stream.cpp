@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // gp_commit_host against the Backend interface (see commit_stream.h).
 //
 // The tree's rows are grouped by height (plan_tree). For each group, tallest

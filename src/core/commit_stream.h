@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The one-call commitment of host traces (gp_commit_host), streamed in
 // column batches through per-row sponge states, against the Backend
 // interface; and the openings of a tree whose LDE is not on the device.

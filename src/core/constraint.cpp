@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The constraint commitment against the Backend interface (see
 // constraint.h): a composition of row copies, coset LDEs or NTTs, and one
 // Merkle commitment.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The constraint commitment against the Backend interface: the composition
 // polynomial split into segments (Plonky3 or winterfell convention), each
 // extended to the LDE coset, all committed in one tree.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Lifetimes of the objects a context owns: buffers and trees.
 #include <atomic>
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Core objects behind the C handles: errors, buffers, the backend interface
 // and the context.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Out-of-domain evaluation and DEEP composition against the Backend
 // interface: request validation, the barycentric factor and the
 // recombination of extension columns, the DEEP correction terms. The row

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Out-of-domain evaluation and DEEP composition, written once for host and
 // device.
 //

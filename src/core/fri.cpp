@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The FRI commitment against the Backend interface (see fri.h).
 #include "core/fri.h"
 

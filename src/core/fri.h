@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The FRI commitment against the Backend interface: shape validation, the
 // layer sequence (matrix form, fold, commit), openings and the host verifier.
 // The fold itself is core/fri_ops.h, shared by the backends.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // FRI folding, written once for host and device.
 //
 // A layer of size n (extension elements of degree D, in natural or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Host memory and the allocation fault hook (see host_alloc.h).
 #include "core/host_alloc.h"
 

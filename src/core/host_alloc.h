@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Host memory for the library's own tables, temporaries and CPU buffers:
 // mimalloc, with every failure turned into GP_ERR_HOST_OUT_OF_MEMORY.
 // (mimalloc's C entry points return NULL; its C++ STL allocator is built as

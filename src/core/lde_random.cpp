@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The randomized LDE (see lde_random.h). With n the trace length, s the
 // input shift and r_c the randomizer of column c (m coefficients), the
 // product P_c(X) = (X^n - s^n) r_c(X) has the coefficients -s^n r_c[j] at j

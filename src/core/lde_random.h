@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The randomized low-degree extension (gp_lde_options.randomizers): the
 // trace domain's zerofier times a caller's randomizer polynomial, added to
 // an LDE, against the Backend interface.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Transforms over another root of unity (see lde_root.h). With r = w^p, the
 // domain of n rows under r has row i at s * w_n^(p i mod n): the library's
 // row p i mod n. Gathering row (p i mod n) into row i turns a library

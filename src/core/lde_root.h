@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Transforms over another root of unity (gp_ntt_options.root,
 // gp_lde_options.root), against the Backend interface. A root r of order
 // 2^two_adicity is the library's root w to an odd power p (r = w^p), so a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Merkle tree steps shared by the CPU and CUDA backends (host+device code)
 // on any tree hasher of hash/tree_hash.h, and the host-side dispatch from a
 // validated profile to its hasher type.

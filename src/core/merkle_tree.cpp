@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Merkle commitments against the Backend interface (see merkle_tree.h).
 #include "core/merkle_tree.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Merkle commitments against the Backend interface: profile validation, tree
 // planning (heights, cap, injection groups), commitment, reading digests,
 // and the host verifier of an opening.

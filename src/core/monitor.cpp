@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Cancellation, progress and counters of a context's calls (see monitor.h).
 #include "core/monitor.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // What a context knows of the calls made on it: the call in flight (its
 // cancellation and progress) and counters over all of them.
 #pragma once

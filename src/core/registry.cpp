@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The live handles of the process (see registry.h).
 #include "core/registry.h"
 

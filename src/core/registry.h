@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The live handles of the process and the lock that serializes each
 // context's calls. A handle is registered when it is created and
 // unregistered before its memory is released, so a destroyed or foreign

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Host-side cache of the per-field tables the transforms need (twiddles,
 // coset power tables), generated once per context, field and size.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // A small fixed-size worker pool with a blocking parallel_for.
 #pragma once
 

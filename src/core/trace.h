@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // NVTX ranges, so that Nsight Systems timelines name the library's calls and
 // passes. Header-only NVTX3 from the CUDA toolkit; without it (CPU-only
 // builds) the ranges compile to nothing.

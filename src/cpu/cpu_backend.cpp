@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The CPU backend: the reference for tests and the fallback without a GPU.
 // Multi-threaded over columns (and cosets), on the same math headers as the
 // CUDA kernels, so both produce identical field elements.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The CUDA backend's host side, shared by its translation units: the
 // CudaBackend class, error and launch helpers, and the cached device scratch.
 // Its members are defined one capability a file: cuda_context.cu (device,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The CUDA backend's device context: construction on a device, buffers and
 // cached device memory, pinned host->device staging, the canonical-form
 // checks of uploaded data, layout transposes (upload, download) and row

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The CUDA backend's out-of-domain sums and DEEP composition
 // (kernels/deep.cuh).
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The CUDA backend's FRI steps: folding and the matrix form of a codeword
 // for its layer commitment (kernels/fri.cuh).
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The CUDA backend's hashing: batched permutations (kernels/hash.cuh), and
 // Merkle commitments and openings (kernels/merkle.cuh).
 #include <cuda_runtime.h>

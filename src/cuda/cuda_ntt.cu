@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The CUDA backend's transforms: the launch sequences of the LDE and NTT
 // passes (kernels/ntt.cuh), their pass plans and shared-memory limits, and
 // the cached device twiddle and power tables.

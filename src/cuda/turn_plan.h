@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The turned LDE's plan (kernels/ntt.cuh, k_turn_pass; cuda_ntt.cu,
 // lde_impl): where its passes split the transform, and where a device takes
 // it by default. Host arithmetic only, written once for the CUDA backend and

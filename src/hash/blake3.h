@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // BLAKE3 (hash mode, 32-byte output), written once for host and device,
 // from the BLAKE3 specification (BLAKE3-team/BLAKE3, blake3.pdf): the
 // compression function (7 rounds of G over a 4x4 state of 32-bit words,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Generates src/hash/poseidon2_constants.h from the Poseidon2 known-answer files.
 
     python3 src/hash/gen_constants.py [--vectors DIR] [--out FILE] [--check]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Generates poseidon_gl_constants.h from tests/vectors/poseidon_goldilocks_plonky2.json
 (stdlib only).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Generates src/hash/rp64_constants.h from tests/vectors/rp64_256.json.
 
 Usage (from anywhere; Python 3 standard library only):

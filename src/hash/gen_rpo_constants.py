@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Generates src/hash/rpo_constants.h from the RPO256/RPX256 vector files.
 
 Usage (from anywhere; Python 3 standard library only):

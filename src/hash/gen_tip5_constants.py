@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Generates tip5_constants.h from tests/vectors/tip5.json (stdlib only).
 
 Usage: gen_tip5_constants.py [tip5.json] [output.h]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Shared helper of the constant-header generators in this folder."""
 import sys
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Keccak-f[1600] and the Keccak-256 sponge (rate 136 bytes, capacity 512
 // bits, 32-byte output), written once for host and device.
 //

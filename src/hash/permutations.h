@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The permutations behind gp_permute_batch, one entry per gp_permutation:
 // each is a type with the state's element type, width and a host+device
 // apply(), so the CPU and CUDA backends share one dispatch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Poseidon2 permutation over Goldilocks, BabyBear and KoalaBear, written once
 // for host and device (every function is GP_HD; no containers, exceptions or
 // allocation).

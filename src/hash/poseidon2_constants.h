@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // GENERATED FILE -- DO NOT EDIT.
 // Produced by src/hash/gen_constants.py from tests/vectors/poseidon2_{goldilocks,
 // babybear,koalabear}.json; rerun the script to regenerate it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Plonky2's Poseidon over Goldilocks (width 12) and its sponge conventions
 // (0xPolygonZero/plonky2: plonky2/src/hash/poseidon.rs, poseidon_goldilocks.rs,
 // hashing.rs, plonk/config.rs), written once for host and device.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // winterfell's Rp64_256 permutation (winter-crypto v0.13.1,
 // crypto/src/hash/rescue/rp64_256/): Rescue-XLIX over Goldilocks, state
 // width 12, written once for host and device.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // RPO256 and RPX256 (miden-crypto's Rescue Prime Optimized and Rescue Prime
 // eXtension, https://eprint.iacr.org/2023/1045) over Goldilocks, written once
 // for host and device.

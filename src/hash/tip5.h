@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Tip5 permutation and sponge over Goldilocks, as in Neptune-Crypto's
 // twenty-first (v2.0.2, twenty-first/src/tip5/mod.rs and
 // util_types/sponge.rs), written once for host and device.

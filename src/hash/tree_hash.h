@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The leaf and node hashes of the Merkle profiles, written once for host and
 // device. A tree hasher H has
 //   T                  the matrices' element type

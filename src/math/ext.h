@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Extension fields of degree D over the base fields, written once for host
 // and device, as Plonky3 defines them:
 //   Goldilocks D = 2: X^2 = 7           (BinomialExtensionField, W = 7)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Prime fields used by STARK provers, written once for host and device.
 //
 // Every field type F exposes the same static interface:

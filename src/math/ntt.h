@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // NTT building blocks shared by the CPU and CUDA backends: twiddle tables,
 // in-place radix-2 transforms and the per-coset scaling used by the LDE.
 //

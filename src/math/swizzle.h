@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Shared-memory slots of the NTT kernels' tiles (kernels/ntt.cuh), written
 // once for the kernels and for the host test of their bank behaviour
 // (tests/test_swizzle.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Several devices behind one Backend: buffers spread by column blocks, each
 // call run on every device at once, rows exchanged for Merkle commitments.
 // Written against the Backend interface only, so the same split and

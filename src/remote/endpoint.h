@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Server addresses as GPUPROVER_SERVER (and TRITON_VM_PROVER_SOCKET) take
 // them: a unix socket path ("/tmp/gpu-prover.sock", "unix:/path"),
 // "HOST:PORT", or several of those separated by commas.

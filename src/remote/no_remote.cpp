@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Built when the library is configured without gRPC (GP_ENABLE_REMOTE=OFF,
 // or gRPC/protobuf not found).
 #include "core/core.h"

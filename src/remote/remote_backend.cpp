@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The remote backend: a session on a gpuprover-server. Every Backend method
 // becomes one request on the session's stream (proto/gpuprover.proto);
 // memory is named by the server's session addresses, which this side

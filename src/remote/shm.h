@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Shared memory between a client and gpuprover-server on one host: a memfd
 // mapped by both, its descriptor passed over a unix socket (SCM_RIGHTS).
 #pragma once

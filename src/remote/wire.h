@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Shared by the remote backend (client) and gpuprover-server: the protocol
 // version, and the core objects to and from their messages
 // (proto/gpuprover.proto).

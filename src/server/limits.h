@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Every bound gpuprover-server puts on what a client may ask for or make it
 // hold, in one place. docs/SERVER.md ("Limits") prints this table; a change
 // here changes that page.

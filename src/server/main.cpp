@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // gpuprover-server: shares this machine's GPUs among prover processes.
 // `gpuprover-server --help` documents the options; docs/SERVER.md the rest.
 #include <signal.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // gpuprover-server's job queue for one device: at most `max_running` jobs
 // at once; the next is the waiting job of highest effective priority, its
 // level (LOW 0, NORMAL 1, HIGH 2) plus one per `aging_ms` it has waited,

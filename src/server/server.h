@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // gpuprover-server: the transport around the session core
 // (session_core.h): gRPC on sockets the server accepts itself (unix and
 // TCP), the shared-memory side socket, the metrics listener, a lock per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The transport-free core of gpuprover-server: devices and their job
 // queues, sessions, the checked handling of every request, descriptors
 // passed for shared memory, limits and statistics. server.cpp puts gRPC

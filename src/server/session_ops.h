@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The operations of one gpuprover-server session: a request of the
 // protocol (proto/gpuprover.proto) checked against the session's memory
 // and run on its backend.

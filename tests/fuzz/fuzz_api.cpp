@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target over the C API (CPU backend).
 //
 // The input is a small program: a sequence of operations, each an opcode

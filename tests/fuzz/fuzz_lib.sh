@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Shared by run.sh and run_server.sh (sourced): builds one fuzz target and
 # fuzzes it from a seed corpus for a bounded time.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // libFuzzer target over gpuprover-server's request handling: gp_fuzz_server.
 //
 // The input is a small program run against the transport-free server core

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Writes the seed corpus of gp_fuzz_api (tests/fuzz/corpus/).
 
 Each seed is a small program in the byte encoding fuzz_api.cpp reads: an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // The mimalloc functions the library calls, on top of malloc, for the fuzz
 // build only (see CMakeLists.txt): gp_fuzz_api links the library's objects
 // without mimalloc, so every library allocation comes from ASan's allocator

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Builds the fuzz tree (if needed) and fuzzes gp_fuzz_api for a bounded time.
 #
 #   tests/fuzz/run.sh [SECONDS]        # default 120

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Builds the server fuzz tree (if needed) and fuzzes gp_fuzz_server, the
 # request handling of gpuprover-server, for a bounded time.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Python binding of gpuprover (ctypes, standard library only).
 
 gpuprover computes the data-parallel parts of a STARK commitment (batched

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The one-call commitment of host traces (Context.commit_host,
 gp_commit_host) against the two-call path: lde_host() of every matrix, then
 merkle_commit() of the LDEs. Every keep mode, two matrices of different

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Constraint commitment, out-of-domain evaluation and DEEP composition tests
 of the gpuprover Python binding (stdlib unittest).
 

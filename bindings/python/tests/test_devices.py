@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Several devices: emulated CPU devices (the length of ``devices`` on the
 CPU backend), Context.device_count / device_info / devices, and results that
 do not depend on the number of devices."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """DLPack export (Buffer.__dlpack__) and import (Context.from_dlpack), with
 a producer written here over an array.array (numpy, CuPy and torch are not
 needed) and round trips of the binding's own capsules (stdlib unittest)."""

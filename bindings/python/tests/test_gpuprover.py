@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Tests of the gpuprover Python binding (stdlib unittest).
 
 Run from bindings/python with the library findable (GPUPROVER_DIR=PREFIX,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The randomized LDE (Context.lde_host(..., randomizers=...),
 gp_lde_options.randomizers): f(X) + (X^n - s^n) r(X), checked against a
 naive evaluation written from that definition on Goldilocks."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Transforms over another root of unity (root= of Context.lde_host, lde and
 ntt; gp_lde_options.root): winterfell's Goldilocks root, checked against an
 evaluation written from the definition with that root."""

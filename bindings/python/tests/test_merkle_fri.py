@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Merkle and FRI tests of the gpuprover Python binding (stdlib unittest).
 
 Roots and caps are checked against a naive recursive MerkleTreeMmcs

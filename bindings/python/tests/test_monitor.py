@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Cancellation, progress and log callbacks, counters, ownership, closed
 objects, threads and the binding's messages (stdlib unittest)."""
 

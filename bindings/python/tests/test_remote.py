@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The remote backend's options (Backend.REMOTE, ``endpoint``, ``priority``,
 ``force_cpu``, ``token_file``) and Context.remote_fallback, without a server:
 an unreachable endpoint. With GPUPROVER_TEST_SERVER set to a running

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Triton VM conventions through the gpuprover Python binding (stdlib
 unittest): Goldilocks' cubic extension X^3 = X - 1 (Extension.TRITON) in FRI
 folds and OOD evaluation, FRI layers of one value per leaf

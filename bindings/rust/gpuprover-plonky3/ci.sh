@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Tests gpuprover-plonky3 against the real Plonky3 provers and verifiers:
 #
 #   bash bindings/rust/gpuprover-plonky3/ci.sh PREFIX [TREE...]

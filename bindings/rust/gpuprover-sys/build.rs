@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Finds an installed gpuprover, generates the FFI declarations from its
 //! `gpuprover.h` with bindgen and links `libgpuprover`.
 //!

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Tests gpuprover-winterfell against winterfell 0.13.1's real prover and
 # verifier:
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Gives this crate's integration tests and examples an rpath to the directory
 //! of libgpuprover, so they run without LD_LIBRARY_PATH. gpuprover-sys
 //! exports the directory as DEP_GPUPROVER_LIBDIR (its `links = "gpuprover"`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! A drop-in replacement for a CPU commitment routine, computed by gpuprover.
 //!
 //! The routine replaced is Plonky3's `MerkleTreeMmcs` commitment of one

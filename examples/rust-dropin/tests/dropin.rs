@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The drop-in against gpuprover's CPU backend and against a tiny recursive
 //! MerkleTreeMmcs written here on top of the Poseidon2 permutation alone
 //! (`permute_batch`, one state at a time).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The cross-language example (examples/c/lde_checksum.c): a deterministic
 //! Goldilocks trace, its LDE on the best backend present, and a checksum that
 //! every binding's example must print identically.

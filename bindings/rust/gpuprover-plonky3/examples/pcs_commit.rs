@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! What `TwoAdicFriPcs::commit` costs through Plonky3's own traits: the
 //! coset LDE in bit-reversed row order (`TwoAdicSubgroupDft`) and its
 //! Merkle tree (`Mmcs`), with the stock `Radix2DitParallel` and

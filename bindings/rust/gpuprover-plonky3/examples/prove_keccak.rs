@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! End-to-end proving time of Plonky3's keccak-air (`p3-uni-stark`) with the
 //! stock configuration and with gpuprover in it, and where the time goes.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! [`GpuDft`]: Plonky3's `TwoAdicSubgroupDft` computed by gpuprover.
 
 use core::marker::PhantomData;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The Plonky3 fields the library computes over, and the words of Merkle
 //! digests, converted to and from the library's canonical elements.
 

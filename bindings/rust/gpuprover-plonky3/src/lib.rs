@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! gpuprover inside Plonky3.
 //!
 //! - [`GpuMmcs`]: an [`Mmcs`](p3_commit::Mmcs) that wraps the configuration's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! [`GpuMmcs`]: Plonky3's `Mmcs` with the tree built by gpuprover.
 
 use core::marker::PhantomData;

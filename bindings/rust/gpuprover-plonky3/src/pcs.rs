@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! [`GpuPcs`]: `TwoAdicFriPcs` whose commitments are one library call each.
 
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! `GpuDft` against `Radix2DitParallel`: the same results for every
 //! transform `TwoAdicFriPcs` and `uni-stark` call, on random matrices.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! `GpuMmcs` against the stock `MerkleTreeMmcs` it wraps: equal caps,
 //! openings and proofs for every configuration the library reproduces, on
 //! single, mixed and non-power-of-two heights and caps (on Plonky3 main

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Real Plonky3 proofs through gpuprover: `p3-uni-stark` proves a Fibonacci
 //! AIR (BabyBear, KoalaBear, Goldilocks; Poseidon2 and Keccak trees),
 //! `p3-keccak-air` (Keccak-f traces) and `p3-poseidon2-air` (Poseidon2

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Smoke tests of the raw bindings: the generated declarations match the
 //! library (struct sizes as the library's *_options_init functions see
 //! them), and a few calls work through the FFI.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! winterfell's Fibonacci at 2^k steps, proved by the stock prover and
 //! through `GpuProver`, with the time of each phase:
 //!

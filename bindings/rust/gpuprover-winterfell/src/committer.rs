@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! [`Committer`]: what [`GpuTraceLde`](crate::GpuTraceLde) and
 //! [`GpuConstraintCommitment`](crate::GpuConstraintCommitment) run on (a
 //! context, or none), their counters and the phase clock; and the library

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! [`GpuConstraintCommitment`]: winterfell's `ConstraintCommitment` with the
 //! composition columns extended and committed by the library.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Values across the ABI: winterfell's `f64` elements are kept in
 //! Montgomery form, the library takes and gives canonical integers. Large
 //! conversions run on all cores (std threads).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! winterfell's hashers as the library's `GP_MERKLE_WINTERFELL` profiles,
 //! and their digests.
 

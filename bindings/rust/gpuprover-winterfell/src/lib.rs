@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! gpuprover inside winterfell 0.13.
 //!
 //! - [`GpuTraceLde`]: winterfell's `TraceLde` for `f64` (main segment over

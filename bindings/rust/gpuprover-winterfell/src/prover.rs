@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! [`GpuProver`]: any winterfell `Prover` with the trace LDE and the
 //! constraint commitment swapped for gpuprover's.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! A committed LDE (a trace segment or the composition columns): its rows,
 //! kept on the host for winterfell's constraint evaluator and openings, and
 //! its tree (the library's, or winter-crypto's on the fallback path).

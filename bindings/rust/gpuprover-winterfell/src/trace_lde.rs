@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! [`GpuTraceLde`]: winterfell's `TraceLde` with the LDE and row
 //! commitment of each segment computed by the library.
 

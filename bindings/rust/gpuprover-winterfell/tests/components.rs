@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! `GpuTraceLde` against `DefaultTraceLde` and `GpuConstraintCommitment`
 //! against `DefaultConstraintCommitment`, outside a prover: commitments,
 //! every LDE row (through the frames), the trace polynomials, openings;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Proofs through `GpuProver` against the stock prover: byte-identical
 //! (`Proof::to_bytes`; with winterfell's `concurrent` feature, equal up to
 //! the proof-of-work nonce its parallel search picks, see

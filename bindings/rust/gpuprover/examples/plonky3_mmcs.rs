@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! A Plonky3-shaped MMCS (mixed-matrix commitment scheme) on gpuprover.
 //!
 //! `GpuMmcs<F>` has the shape of Plonky3's `Mmcs` trait as

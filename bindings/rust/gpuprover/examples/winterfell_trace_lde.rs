@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! A winterfell-shaped trace LDE on gpuprover.
 //!
 //! `GpuTraceLde` has the shape of winterfell's `DefaultTraceLde` (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The one-call commitment of host traces (`gp_commit_host`): the coset LDE
 //! of every matrix and one Merkle tree over all of them, streamed through
 //! the device in column batches.

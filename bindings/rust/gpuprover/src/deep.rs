@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The constraint commitment (`gp_constraint_commit`), out-of-domain
 //! evaluation (`gp_evaluate_ood`) and the DEEP composition
 //! (`gp_deep_composition`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The FRI commit phase (`gp_fri_*`): begin, fold layer by layer (or commit
 //! in one call with a challenge closure), the remainder, query openings and
 //! the host verifier.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Host memory the context transfers fastest (`gp_host_alloc`).
 
 use std::fmt;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Safe Rust API of gpuprover: batched coset low-degree extensions, NTTs,
 //! hash permutations, Merkle trees ([`Context::merkle_commit`],
 //! [`merkle_verify`]; [`Context::commit_host`] extends and commits host

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Merkle commitments (`gp_merkle_*`): trees over one or more matrices of a
 //! context, their roots, caps and openings, and the host verifier.
 

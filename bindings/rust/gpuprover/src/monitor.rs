@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Cancellation, progress and log callbacks, per-context counters and the
 //! caller's CUDA stream (`gp_context_cancel`, `gp_context_set_progress`,
 //! `gp_context_set_log`, `gp_context_counters`, `gp_context_call_stats`,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Fields as types: where the field is known at compile time, the element
 //! type follows from it (`u64` for Goldilocks, `u32` for BabyBear and
 //! KoalaBear) and the `*_typed` functions need neither a [`Field`] value nor

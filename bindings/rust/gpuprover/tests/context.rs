@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Contexts: backend selection, device name, moving between threads.
 mod common;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Out-of-domain evaluation and the DEEP composition against Horner
 //! evaluation and the DEEP formula computed here, the constraint commitment
 //! against segment LDEs committed through `merkle_commit`, and the error

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Several devices: emulated CPU devices (`ContextOptions::devices` on the
 //! CPU backend), `device_count`, `device_info`, and results that do not
 //! depend on the number of devices.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Failed calls give the library's status and message, and leave every
 //! object usable.
 mod common;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! FRI: step-wise folds against a naive arity-2 fold written here, layer
 //! caps against Merkle commitments of the naive layers, the closure form of
 //! the commit phase, openings and their verification, and the error paths.

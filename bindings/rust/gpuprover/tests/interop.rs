@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The prover's own memory and streams: buffers wrapping host memory
 //! (`Buffer::wrap`, `Buffer::from_vec`), the address of a buffer's memory
 //! (`Buffer::data_ptr`) and `Context::set_stream`, on the CPU backend.

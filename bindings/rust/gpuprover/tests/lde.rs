@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Coset LDE against a naive O(n^2) interpolation + evaluation.
 mod common;
 

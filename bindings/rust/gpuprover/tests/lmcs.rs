@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Miden's lifted MMCS ([`MerkleKind::MidenLmcs`]) and matrices of 0
 //! columns: known roots, openings and their verification, and what the
 //! library refuses.

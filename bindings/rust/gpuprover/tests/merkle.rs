@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Merkle commitments: roots and caps against a naive recursive
 //! MerkleTreeMmcs (Plonky3's PaddingFreeSponge + TruncatedPermutation,
 //! written here on top of `permute_batch`), openings and their verification,

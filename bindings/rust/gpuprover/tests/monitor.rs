@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Cancellation, progress and log callbacks, counters and per-call
 //! statistics.
 mod common;

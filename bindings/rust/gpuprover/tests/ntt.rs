@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Batched NTT: forward against naive evaluation, inverse∘forward = id.
 mod common;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Shared ownership and threads: handles keep what they need alive, a struct
 //! can own a context with its LDE and tree, committed buffers are read-only,
 //! and contexts, buffers, trees and FRI commitments are used from several

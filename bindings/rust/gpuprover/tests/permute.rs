@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! gp_permute_batch: Keccak-f[1600] against a reference written here, and
 //! the Rust-side argument checks.
 mod common;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! coset_lde_bitrev_rows (Plonky3's commitment LDE) against a naive
 //! implementation of Plonky3's convention.
 mod common;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Triton VM conventions: Goldilocks' cubic extension `X^3 = X - 1`
 //! ([`Extension::Triton`]) in FRI folds and OOD evaluation, FRI layers of one
 //! value per leaf ([`FriLeaf::Element`]) under [`MerkleKind::TritonDigest`],

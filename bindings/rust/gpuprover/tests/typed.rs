@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Fields as types: `FieldType` and the `*_typed` helpers.
 mod common;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Configurations of the tests: the stock Plonky3 types and their
 //! gpuprover counterparts, for each field and hash.
 #![allow(dead_code)]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! The tests' AIRs and provers (winterfell's examples crate does not build
 //! offline): Fibonacci, a chain of Rp64_256 permutations (a Rescue AIR with
 //! periodic round constants, degree 7: D = 7 composition columns, constraint

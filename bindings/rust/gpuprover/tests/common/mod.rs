@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 //! Naive reference arithmetic for the tests: u128 modular arithmetic,
 //! O(n^2) interpolation and evaluation, bit reversal, a small PRNG.
 #![allow(dead_code)]
