@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # CI for the Go binding: tests bindings/go and runs examples/go against an
-# installed gpuprover.
+# installed gpuprover, then builds and runs a module outside this repository
+# that uses the binding from the checkout through a replace directive.
 #
 #   bash bindings/go/ci.sh PREFIX
 #
@@ -36,7 +37,8 @@ if [ -z "$pc_file" ]; then
   echo "no gpuprover.pc under $prefix" >&2
   exit 1
 fi
-export PKG_CONFIG_PATH="$(dirname "$pc_file")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+pc_dir="$(dirname "$pc_file")"
+export PKG_CONFIG_PATH="$pc_dir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 libdir="$(pkg-config --variable=libdir gpuprover)"
 echo "gpuprover $(pkg-config --modversion gpuprover) in $libdir"
 
@@ -69,4 +71,48 @@ if [ "$out" != "$expected" ]; then
   echo "examples/go printed '$out', expected '$expected'" >&2
   exit 1
 fi
+
+# A module outside this repository using the binding from the checkout, as
+# bindings/go/README.md ("Using it from another module") shows: a replace
+# directive to bindings/go, go get, go build.
+modpath="$(cd "$root/bindings/go" && go list -m)"
+consumer="$gotmp/consumer"
+mkdir "$consumer"
+cd "$consumer"
+go mod init example.com/gpuprover-consumer
+go mod edit -replace "$modpath=$root/bindings/go"
+cat >main.go <<EOF
+// SPDX-License-Identifier: MIT OR Apache-2.0
+package main
+
+import (
+	"fmt"
+	"os"
+
+	gp "$modpath"
+)
+
+func main() {
+	ctx, err := gp.NewContext(nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer ctx.Close()
+	fmt.Printf("gpuprover %s, backend %s\n", gp.Version(), ctx.Backend())
+}
+EOF
+go get "$modpath"
+go vet ./...
+go build -o consumer .
+out="$(./consumer)"
+echo "external module: $out"
+want="gpuprover $(pkg-config --modversion gpuprover), backend "
+case "$out" in
+"$want"*) ;;
+*)
+  echo "the external module printed '$out', expected '$want...'" >&2
+  exit 1
+  ;;
+esac
 echo "Go binding CI passed"
