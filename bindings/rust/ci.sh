@@ -8,9 +8,11 @@
 #
 # What it does:
 #   1. Installs, with apt-get, only the Debian packages that are missing:
-#      pkg-config, libclang-dev, librust-bindgen-dev and
+#      pkg-config, libclang-dev, librust-bindgen-dev,
 #      librust-bindgen+runtime-dev (bindgen 0.60 and its dependencies as crate
-#      sources in /usr/share/cargo/registry), and cargo if no cargo is found.
+#      sources in /usr/share/cargo/registry) and librust-cmake-dev (the cmake
+#      crate of the optional `bundled` feature: cargo resolves optional
+#      dependencies of workspace members too), and cargo if no cargo is found.
 #      As root (CI) directly, otherwise through sudo.
 #   2. Points cargo at the Debian crate registry through a temporary
 #      CARGO_HOME (your ~/.cargo is neither read for sources nor written) and
@@ -23,10 +25,16 @@
 #      must be the two lines the C example prints:
 #        lde checksum: 0x40445ea8c51c1e87
 #        merkle root: 0x1b2845fdf79a57eb43cfdb86c67607b10c03817fe2d482098171bfd73b594adc
+#   4. The `bundled` feature, with no install visible (GPUPROVER_DIR unset,
+#      pkg-config finding nothing): gpuprover-sys builds the library from
+#      this checkout with CMake (CPU only) into a target directory of its own,
+#      then its tests and the `lde` and `merkle` tests of gpuprover run
+#      against it.
 #
 # Environment (optional):
 #   CARGO              cargo to use (default: cargo in PATH, else ~/.cargo/bin/cargo)
 #   CARGO_TARGET_DIR   build directory (default: bindings/rust/target, git-ignored)
+#   GP_BUNDLED_TARGET_DIR  build directory of step 4 (default: $CARGO_TARGET_DIR/bundled)
 #   GP_CARGO_REGISTRY  crate directory source (default: /usr/share/cargo/registry)
 #
 # Exits non-zero on any failure.
@@ -46,7 +54,7 @@ merkle root: 0x1b2845fdf79a57eb43cfdb86c67607b10c03817fe2d482098171bfd73b594adc'
 
 # --- 1. Tools ----------------------------------------------------------------
 
-pkgs=(pkg-config libclang-dev librust-bindgen-dev librust-bindgen+runtime-dev)
+pkgs=(pkg-config libclang-dev librust-bindgen-dev librust-bindgen+runtime-dev librust-cmake-dev)
 gp_find_cargo >/dev/null || pkgs+=(cargo) # Debian's cargo and rustc (1.63 on Debian 12)
 gp_apt_install "${pkgs[@]}"
 
@@ -57,6 +65,8 @@ export PATH
 command -v pkg-config >/dev/null 2>&1 || die "pkg-config not found"
 compgen -G "$registry/bindgen-0.60.*" >/dev/null ||
   die "no bindgen 0.60 crate in $registry (apt-get install librust-bindgen-dev librust-bindgen+runtime-dev)"
+compgen -G "$registry/cmake-0.1.*" >/dev/null ||
+  die "no cmake 0.1 crate in $registry (apt-get install librust-cmake-dev)"
 
 # --- 2. Cargo configuration --------------------------------------------------
 
@@ -106,5 +116,29 @@ if command -v cc >/dev/null 2>&1 && [ -f "$repo/examples/c/lde_checksum.c" ]; th
   out_c="$("$tmp/lde_checksum_c")"
   [ "$out_c" = "$out" ] || die "C example printed '$out_c', Rust example '$out'"
 fi
+
+# --- 6. The bundled feature --------------------------------------------------
+
+# gpuprover-sys builds libgpuprover from this checkout (CMake, Release, no
+# tests, benchmarks or remote backend) and links it with an rpath; nothing
+# installed may be found: GPUPROVER_DIR is unset and pkg-config searches
+# nothing. CPU only (GPUPROVER_CUDA=OFF): the CI machine has nvcc but no GPU,
+# so the CUDA kernels would take most of the build time for code no test
+# there can run. A target directory of its own keeps the builds above as
+# they are. With a fresh one this step took about 3 minutes on 2 cores with
+# one job (bindgen's crates again, then the library); seconds when kept.
+bundled_target="${GP_BUNDLED_TARGET_DIR:-$CARGO_TARGET_DIR/bundled}"
+bundled=(env -u GPUPROVER_DIR PKG_CONFIG_PATH=/nonexistent PKG_CONFIG_LIBDIR=/nonexistent
+  GPUPROVER_CUDA=OFF CARGO_TARGET_DIR="$bundled_target")
+bundled_start=$SECONDS
+run "${bundled[@]}" "$cargo" test --offline --manifest-path "$rust_dir/Cargo.toml" \
+  -p gpuprover-sys --features bundled
+# Two test files of the safe crate over the same library (LDE against a
+# naive evaluation, Merkle roots against Plonky3's). Not examples/rust: a
+# package outside this workspace gets a gpuprover-sys build of its own, so it
+# would build the library a second time.
+run "${bundled[@]}" "$cargo" test --offline --manifest-path "$rust_dir/Cargo.toml" \
+  -p gpuprover --features bundled --test lde --test merkle
+echo "bundled feature: $((SECONDS - bundled_start)) s (library built into $bundled_target)" >&2
 
 echo "Rust bindings: all checks passed"
