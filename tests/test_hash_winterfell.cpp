@@ -567,6 +567,11 @@ TEST_P(WinterfellTrees, Refusals) {
              {GP_MERKLE_FIELD_SPONGE, GP_MERKLE_MIDEN, GP_MERKLE_MIDEN_LMCS, GP_MERKLE_KECCAK_PLONKY3}) {
             o.kind = k;
             EXPECT_GP_ERR(commit_st({g8.get()}, o), GP_ERR_INVALID_ARGUMENT);
+            // The permutation by its name, not its number.
+            const std::string msg = gp_last_error();
+            EXPECT_NE(msg.find(p == GP_PERM_SHA3_256 ? "GP_PERM_SHA3_256" : "GP_PERM_BLAKE3_192"), std::string::npos)
+                << msg;
+            EXPECT_EQ(msg.find("perm = 2"), std::string::npos) << msg;
         }
     }
     gp_merkle_options sponge = wf_opts(GP_PERM_RP64_256);
@@ -574,6 +579,32 @@ TEST_P(WinterfellTrees, Refusals) {
     EXPECT_GP_ERR(commit_st({g8.get()}, sponge), GP_ERR_UNSUPPORTED);
     sponge.kind = GP_MERKLE_MIDEN;
     EXPECT_GP_ERR(commit_st({g8.get()}, sponge), GP_ERR_INVALID_ARGUMENT);
+    // FRI over winterfell trees: a last committed layer of one group (one
+    // leaf) is refused when the commitment begins, not at the fold that
+    // would commit it; a final size of 2 folds to the end.
+    for (uint64_t final_size : {1, 2}) {
+        gp_fri_options fo;
+        gp_fri_options_init(&fo);
+        fo.merkle = wf_opts(GP_PERM_SHA3_256);
+        fo.order = GP_ORDER_NATURAL;
+        fo.final_size = final_size;
+        std::vector<uint64_t> codeword(8 * 2, 7);
+        Bytes fcap(32);
+        gp_fri *fri = nullptr;
+        const gp_status st =
+            gp_fri_begin_host(ctx(), GP_FIELD_GOLDILOCKS, 2, codeword.data(), 8, &fo, fcap.data(), fcap.size(), &fri);
+        if (final_size == 1) {
+            EXPECT_GP_ERR(st, GP_ERR_INVALID_ARGUMENT);
+            EXPECT_NE(std::string(gp_last_error()).find("two leaves"), std::string::npos) << gp_last_error();
+            EXPECT_EQ(fri, nullptr);
+            continue;
+        }
+        ASSERT_GP_OK(st);
+        const std::vector<uint64_t> beta = {3, 4};
+        for (uint32_t k = 0; k < gp_fri_layer_count(fri); ++k)
+            EXPECT_GP_OK(gp_fri_fold(fri, beta.data(), 16, fcap.data(), fcap.size()));
+        gp_fri_destroy(fri);
+    }
     // gp_merkle_verify checks the same shapes.
     const gp_merkle_options o = wf_opts(GP_PERM_BLAKE3_192);
     Bytes cap(24), rows(3 * 8), path(3 * 24);

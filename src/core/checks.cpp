@@ -103,6 +103,37 @@ uint32_t check_log_size(const FieldDesc &f, uint64_t n, const char *arg) {
     return l;
 }
 
+std::string perm_label(int id) {
+    switch (id) {
+#define GP_PERM_LABEL(x) \
+    case x: return #x;
+        GP_PERM_LABEL(GP_PERM_POSEIDON2_GOLDILOCKS_8)
+        GP_PERM_LABEL(GP_PERM_POSEIDON2_GOLDILOCKS_12)
+        GP_PERM_LABEL(GP_PERM_POSEIDON2_GOLDILOCKS_16)
+        GP_PERM_LABEL(GP_PERM_POSEIDON2_GOLDILOCKS_HL_8)
+        GP_PERM_LABEL(GP_PERM_POSEIDON2_BABYBEAR_16)
+        GP_PERM_LABEL(GP_PERM_POSEIDON2_BABYBEAR_24)
+        GP_PERM_LABEL(GP_PERM_POSEIDON2_KOALABEAR_16)
+        GP_PERM_LABEL(GP_PERM_POSEIDON2_KOALABEAR_24)
+        GP_PERM_LABEL(GP_PERM_RPO256)
+        GP_PERM_LABEL(GP_PERM_RPX256)
+        GP_PERM_LABEL(GP_PERM_POSEIDON_GOLDILOCKS_12)
+        GP_PERM_LABEL(GP_PERM_TIP5)
+        GP_PERM_LABEL(GP_PERM_KECCAK_F1600)
+        GP_PERM_LABEL(GP_PERM_POSEIDON2_BABYBEAR_32)
+        GP_PERM_LABEL(GP_PERM_POSEIDON2_KOALABEAR_32)
+        GP_PERM_LABEL(GP_PERM_POSEIDON2_BABYBEAR_HL_16)
+        GP_PERM_LABEL(GP_PERM_POSEIDON2_BABYBEAR_HL_24)
+        GP_PERM_LABEL(GP_PERM_POSEIDON2_GOLDILOCKS_HL_12)
+        GP_PERM_LABEL(GP_PERM_BLAKE3)
+        GP_PERM_LABEL(GP_PERM_SHA3_256)
+        GP_PERM_LABEL(GP_PERM_BLAKE3_192)
+        GP_PERM_LABEL(GP_PERM_RP64_256)
+#undef GP_PERM_LABEL
+        default: return std::to_string(id);
+    }
+}
+
 PermShape perm_shape(int id, const char *arg) {
     PermShape p{0, 0};
     // The byte hashes: the state of their compression (BLAKE3's 16 32-bit

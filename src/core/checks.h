@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "core/core.h"
 #include "gpuprover.h"
@@ -57,5 +58,9 @@ struct PermShape {
     uint32_t width, elem_size;
 };
 PermShape perm_shape(int id, const char *arg);
+
+// A gp_permutation value as messages print it: its name ("GP_PERM_TIP5"),
+// or the number when it names none.
+std::string perm_label(int id);
 
 }  // namespace gp

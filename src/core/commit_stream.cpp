@@ -22,6 +22,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/checks.h"
 #include "core/host_alloc.h"
 #include "core/merkle_ops.h"
 #include "core/merkle_tree.h"
@@ -251,7 +252,7 @@ MerkleTree *commit_host(Context *c, const CommitRequest &r, std::vector<Buffer *
     const SpongeShape sp = sponge_shape(spec);
     if (row_elems > sp.max_row)
         fail(GP_ERR_UNSUPPORTED, "a row of the matrices holds ", row_elems, " base elements; ",
-             merkle_kind_name(spec.kind), " with options->perm = ", spec.perm,
+             merkle_kind_name(spec.kind), " with options->perm = ", perm_label(spec.perm),
              " keeps a streamed leaf state that holds rows of at most ", sp.max_row,
              " (use gp_lde_batch and gp_merkle_commit, which take any)");
     const uint64_t H = 1ull << plan.log_h;

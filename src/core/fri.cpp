@@ -53,6 +53,13 @@ FriShape fri_shape(const gp_fri_options &o, const FieldDesc &f, uint32_t ext, ui
     tree_spec(s.o.merkle, f, "the FRI layers");
     one_row_per_leaf(s.o.merkle, "the FRI commitment");
     check_leaf_width(s.o.merkle, (uint64_t)ext << s.log_leaf, "a FRI layer's leaf");
+    // The last committed layer has final_size * arity elements; refused here,
+    // before any layer is committed, rather than at the fold that needs it.
+    const uint32_t log_last_leaves = s.log_final + s.log_a - s.log_leaf;
+    if (raw(s.o.merkle.kind) == GP_MERKLE_WINTERFELL && log_last_leaves == 0)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->final_size = ", s.o.final_size,
+             " with one group per leaf leaves the last committed layer's tree a single leaf; winterfell's "
+             "MerkleTree (options->merkle.kind = GP_MERKLE_WINTERFELL) has two leaves or more");
     if (s.o.merkle.cap_height > s.log_final)
         fail(GP_ERR_INVALID_ARGUMENT, "options->merkle.cap_height = ", s.o.merkle.cap_height,
              " exceeds log2(final_size) = ", s.log_final, ", the height of the last committed layer's tree");

@@ -59,7 +59,7 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
                 fail(GP_ERR_UNSUPPORTED, "options->perm = GP_PERM_RP64_256 is winterfell's hash: GP_MERKLE_WINTERFELL "
                                          "takes it (its sponge adds the row into the rate after a length tag)");
             if (pfield == 0)
-                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm,
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", perm_label(s.perm),
                      " (Keccak-f) has no field sponge: use GP_MERKLE_KECCAK_U64 (its sponge over 64-bit lanes), "
                      "GP_MERKLE_KECCAK_PLONKY3 or GP_MERKLE_KECCAK_BE");
             s.field = pfield;
@@ -80,8 +80,8 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
                                        s.perm == GP_PERM_POSEIDON2_GOLDILOCKS_16) &&
                                       s.compress_perm == GP_PERM_POSEIDON2_GOLDILOCKS_8);
                 if (!offered)
-                    fail(GP_ERR_UNSUPPORTED, "options->compress_perm = ", s.compress_perm, " with options->perm = ",
-                         s.perm,
+                    fail(GP_ERR_UNSUPPORTED, "options->compress_perm = ", perm_label(s.compress_perm), " with options->perm = ",
+                         perm_label(s.perm),
                          ": the offered sponge -> compression pairs are Poseidon2 BabyBear 24 -> 16, KoalaBear "
                          "24 -> 16 and Goldilocks 12 or 16 -> 8");
                 cwidth = c.width;
@@ -105,7 +105,7 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
                 (s.perm == GP_PERM_POSEIDON2_GOLDILOCKS_12 || s.perm == GP_PERM_POSEIDON2_GOLDILOCKS_HL_12)) {
                 // miden-crypto v0.22 and later merge with Poseidon2
             } else if (s.perm != GP_PERM_RPO256 && s.perm != GP_PERM_RPX256) {
-                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", perm_label(s.perm), ": ", kname,
                      " hashes with GP_PERM_RPO256 or GP_PERM_RPX256",
                      s.kind == GP_MERKLE_MIDEN ? " (or, as miden-crypto v0.22 and later, "
                                                  "GP_PERM_POSEIDON2_GOLDILOCKS_12 or _HL_12)"
@@ -117,7 +117,7 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
         case GP_MERKLE_MIDEN_LMCS:
             if (s.perm != GP_PERM_RPO256 && s.perm != GP_PERM_RPX256 && s.perm != GP_PERM_POSEIDON2_GOLDILOCKS_12 &&
                 s.perm != GP_PERM_KECCAK_F1600 && s.perm != GP_PERM_BLAKE3)
-                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", perm_label(s.perm), ": ", kname,
                      " hashes with GP_PERM_BLAKE3, GP_PERM_RPO256, GP_PERM_RPX256, GP_PERM_POSEIDON2_GOLDILOCKS_12 "
                      "or GP_PERM_KECCAK_F1600 (Miden's configurations)");
             s.field = GP_FIELD_GOLDILOCKS;
@@ -126,7 +126,7 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
         case GP_MERKLE_WINTERFELL:
             if (s.perm != GP_PERM_SHA3_256 && s.perm != GP_PERM_BLAKE3 && s.perm != GP_PERM_BLAKE3_192 &&
                 s.perm != GP_PERM_RP64_256)
-                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", perm_label(s.perm), ": ", kname,
                      " hashes with GP_PERM_SHA3_256, GP_PERM_BLAKE3, GP_PERM_BLAKE3_192 or GP_PERM_RP64_256 "
                      "(winter-crypto's Sha3_256, Blake3_256, Blake3_192, Rp64_256)");
             s.field = GP_FIELD_GOLDILOCKS;
@@ -135,7 +135,7 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
         case GP_MERKLE_TRITON:
         case GP_MERKLE_TRITON_DIGEST:
             if (s.perm != GP_PERM_TIP5)
-                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", perm_label(s.perm), ": ", kname,
                      " hashes with Tip5; set GP_PERM_TIP5");
             s.field = GP_FIELD_GOLDILOCKS;
             fixed_digest(5);
@@ -144,7 +144,7 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
         case GP_MERKLE_KECCAK_BE:
         case GP_MERKLE_KECCAK_U64:
             if (s.perm != GP_PERM_KECCAK_F1600)
-                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", s.perm, ": ", kname,
+                fail(GP_ERR_INVALID_ARGUMENT, "options->perm = ", perm_label(s.perm), ": ", kname,
                      " hashes with Keccak-256; set GP_PERM_KECCAK_F1600");
             s.field = (int)f.id;
             if (s.kind == GP_MERKLE_KECCAK_BE && f.id != FieldId::Goldilocks)
@@ -155,10 +155,10 @@ TreeSpec tree_spec(const gp_merkle_options &o, const FieldDesc &f, const char *w
             break;
     }
     if (s.kind != GP_MERKLE_FIELD_SPONGE && raw(o.compress_perm) != 0)
-        fail(GP_ERR_INVALID_ARGUMENT, "options->compress_perm = ", raw(o.compress_perm), ": ", kname,
+        fail(GP_ERR_INVALID_ARGUMENT, "options->compress_perm = ", perm_label(raw(o.compress_perm)), ": ", kname,
              " has one fixed hash; leave it 0");
     if (s.field != (int)f.id)
-        fail(GP_ERR_FIELD_MISMATCH, what, " are over ", f.name, " but ", kname, " with options->perm = ", s.perm,
+        fail(GP_ERR_FIELD_MISMATCH, what, " are over ", f.name, " but ", kname, " with options->perm = ", perm_label(s.perm),
              " hashes ", field_desc((gp_field)s.field).name, " elements");
     return s;
 }
