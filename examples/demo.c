@@ -652,6 +652,13 @@ int main(int argc, char **argv)
 
     printf("gpuprover:  %s\n", gp_version());
     printf("backend:    %s\n", backend_name(backend));
+    if (gp_context_cpu_fallback(ctx) != NULL) {
+        printf("            (CUDA not used: %s)\n", gp_context_cpu_fallback(ctx));
+    }
+    if (gp_context_remote_fallback(ctx) != NULL) {
+        printf("            (GPUPROVER_SERVER not used: %s)\n",
+               gp_context_remote_fallback(ctx));
+    }
     printf("device:     %s\n", device);
     printf("field:      %s (p = %" PRIu64 ", %" PRIu32 "-byte elements)\n",
            field_name(args.field), modulus, elem_size);

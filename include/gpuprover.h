@@ -282,6 +282,15 @@ GP_API gp_backend gp_context_backend(const gp_context *ctx);
  *  context. */
 GP_API const char *gp_context_remote_fallback(const gp_context *ctx);
 
+/** Why a GP_BACKEND_AUTO context runs on the CPU backend instead of CUDA:
+ *  the library was built without CUDA, no NVIDIA driver is loaded, the
+ *  driver is older than the CUDA runtime the library was built with, no
+ *  device is visible, or the device could not be initialized (as a
+ *  NUL-terminated string owned by the context). NULL when the context runs
+ *  on a GPU or a server, when GP_BACKEND_CPU was asked for, or for a NULL or
+ *  dead context. (Added in 0.1.0.) */
+GP_API const char *gp_context_cpu_fallback(const gp_context *ctx);
+
 /** Writes a NUL-terminated description of the device the context runs on
  *  ("NVIDIA H100 80GB HBM3", "CPU, 16 threads"; for several devices, "2
  *  devices: " and each one's) into `name`, truncated to `size` bytes. */
@@ -1244,7 +1253,9 @@ typedef struct gp_fri_options {
     /** Default GP_FRI_FOLD_HALVED. */
     gp_fri_fold_kind fold;
     /** Profile of every layer's Merkle commitment (gp_merkle_options_init
-     *  defaults); its cap_height may not exceed log2(final_size). */
+     *  defaults); its cap_height may not exceed log2(final_size). With
+     *  GP_MERKLE_WINTERFELL (trees of two leaves or more) and group leaves,
+     *  final_size must be 2 or more. */
     gp_merkle_options merkle;
     /** The codeword's extension (its products with the challenges). Default
      *  GP_EXT_PLONKY3. (Appended in 0.1.0, with `leaf`; a caller whose

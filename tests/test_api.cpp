@@ -282,6 +282,7 @@ TEST(Context, Auto) {
     EXPECT_TRUE(b == GP_BACKEND_CPU || b == GP_BACKEND_CUDA) << (int)b;
     /* AUTO means CUDA if a usable GPU exists, else the CPU. */
     EXPECT_EQ(b, cuda_available() ? GP_BACKEND_CUDA : GP_BACKEND_CPU);
+    if (b == GP_BACKEND_CUDA) EXPECT_EQ(gp_context_cpu_fallback(ctx.get()), nullptr);
     char name[128] = {0};
     ASSERT_GP_OK(gp_context_device_name(ctx.get(), name, sizeof name));
     EXPECT_GT(std::strlen(name), 0u);
@@ -297,6 +298,24 @@ TEST(Context, CudaWithoutDevice) {
     EXPECT_GP_ERR(gp_context_create(&o, &raw), GP_ERR_NO_DEVICE);
     EXPECT_EQ(raw, nullptr);
     if (raw) gp_context_destroy(raw);
+    const std::string why = gp_last_error();
+    EXPECT_NE(why.find("CUDA"), std::string::npos) << why;
+    /* AUTO takes the CPU and keeps the same reason; the CPU asked for has
+       none to give. */
+    o.backend = GP_BACKEND_AUTO;
+    ASSERT_GP_OK(gp_context_create(&o, &raw));
+    CtxPtr autoc(raw);
+    if (gp_context_backend(raw) == GP_BACKEND_CPU) {
+        ASSERT_NE(gp_context_cpu_fallback(raw), nullptr);
+        EXPECT_GT(std::strlen(gp_context_cpu_fallback(raw)), 0u);
+        EXPECT_NE(why.find(gp_context_cpu_fallback(raw)), std::string::npos)
+            << why << " / " << gp_context_cpu_fallback(raw);
+    }
+    o.backend = GP_BACKEND_CPU;
+    ASSERT_GP_OK(gp_context_create(&o, &raw));
+    CtxPtr cpuc(raw);
+    EXPECT_EQ(gp_context_cpu_fallback(raw), nullptr);
+    EXPECT_EQ(gp_context_cpu_fallback(nullptr), nullptr);
 }
 
 TEST(Context, CudaBadDeviceOrdinal) {

@@ -666,6 +666,24 @@ func (c *Context) RemoteFallback() string {
 	return C.GoString(p)
 }
 
+// CPUFallback says why a BackendAuto context runs on the CPU backend
+// instead of CUDA: no CUDA in this build, no NVIDIA driver, a driver older
+// than the library's CUDA runtime, or no visible device
+// (gp_context_cpu_fallback). It returns "" when the context runs on a GPU
+// or a server, when BackendCPU was asked for, or when the context is
+// closed.
+func (c *Context) CPUFallback() string {
+	if c.lock("Context.CPUFallback") != nil {
+		return ""
+	}
+	defer c.unlock()
+	p := C.gp_context_cpu_fallback(c.h)
+	if p == nil {
+		return ""
+	}
+	return C.GoString(p)
+}
+
 // DeviceName describes the device the context runs on, e.g.
 // "NVIDIA H100 80GB HBM3" or "CPU, 16 threads" (for several devices,
 // "2 devices: " and each one's); "" if the context is closed.

@@ -81,6 +81,18 @@ func TestAutoFallsBackInProcess(t *testing.T) {
 	}
 
 	// No server configured: nothing to explain.
+	if cpuContext(t).CPUFallback() != "" {
+		t.Fatal("CPUFallback() of a context that asked for the CPU is not empty")
+	}
+	// AUTO on the CPU says why; on a GPU it has nothing to say.
+	auto, err := gp.NewContext(&gp.ContextOptions{Endpoint: unreachable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer auto.Close()
+	if (auto.Backend() == gp.BackendCPU) != (auto.CPUFallback() != "") {
+		t.Fatalf("AUTO context on %v with CPUFallback() = %q", auto.Backend(), auto.CPUFallback())
+	}
 	if cpuContext(t).RemoteFallback() != "" {
 		t.Fatal("RemoteFallback() of a CPU context is not empty")
 	}

@@ -70,7 +70,9 @@ constexpr uint32_t kMaxDevices = 64;
 
 // The context's backend: one device's, or several behind a multi-device
 // backend; CPU shares when asked for, or when AUTO finds no GPU.
-std::unique_ptr<Backend> make_backend(int backend, const std::vector<int32_t> &devs, bool all, uint32_t threads) {
+// `fallback` receives why AUTO took the CPU (gp_context_cpu_fallback).
+std::unique_ptr<Backend> make_backend(int backend, const std::vector<int32_t> &devs, bool all, uint32_t threads,
+                                      std::string &fallback) {
     std::vector<std::unique_ptr<Backend>> parts;
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     auto share = [&](size_t count) -> unsigned {
@@ -93,6 +95,9 @@ std::unique_ptr<Backend> make_backend(int backend, const std::vector<int32_t> &d
                          why);
                 }
                 parts.clear();  // AUTO: the CPU instead
+                fallback = ords.size() == 1 ? why
+                                            : "devices[" + std::to_string(i) + "] = " + std::to_string(ords[i]) +
+                                                  ": " + why;
                 break;
             }
             parts.push_back(std::move(b));
@@ -157,7 +162,7 @@ GP_EXPORT gp_status gp_context_create(const gp_context_options *options, gp_cont
                 }
             }
         }
-        if (!ctx->backend) ctx->backend = make_backend(backend, devs, all, o.cpu_threads);
+        if (!ctx->backend) ctx->backend = make_backend(backend, devs, all, o.cpu_threads, ctx->cpu_fallback);
         ctx->backend->monitor = ctx->monitor.get();
         register_handle(ctx.get(), HandleKind::Context, ctx.get());
         *out = reinterpret_cast<gp_context *>(ctx.release());
@@ -192,6 +197,13 @@ GP_EXPORT gp_backend gp_context_backend(const gp_context *ctx) {
 GP_EXPORT const char *gp_context_remote_fallback(const gp_context *ctx) {
     return with_live(ctx, HandleKind::Context, (const char *)nullptr, [&]() -> const char * {
         const std::string &s = ctx_of(ctx)->remote_fallback;
+        return s.empty() ? nullptr : s.c_str();
+    });
+}
+
+GP_EXPORT const char *gp_context_cpu_fallback(const gp_context *ctx) {
+    return with_live(ctx, HandleKind::Context, (const char *)nullptr, [&]() -> const char * {
+        const std::string &s = ctx_of(ctx)->cpu_fallback;
         return s.empty() ? nullptr : s.c_str();
     });
 }

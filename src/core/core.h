@@ -450,6 +450,8 @@ public:
     std::shared_ptr<CallMonitor> monitor = std::make_shared<CallMonitor>();
     // Why AUTO did not use the configured server (gp_context_remote_fallback).
     std::string remote_fallback;
+    // Why AUTO runs on the CPU backend (gp_context_cpu_fallback).
+    std::string cpu_fallback;
     // Live gp_host_alloc memory: address -> bytes.
     std::map<void *, uint64_t> host_allocs;
 };

@@ -577,16 +577,46 @@ int cuda_device_count() {
     return count;
 }
 
+namespace {
+
+std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+std::string no_visible_device() {
+    const char *env = std::getenv("CUDA_VISIBLE_DEVICES");
+    return env ? std::string("no CUDA device is visible (CUDA_VISIBLE_DEVICES=\"") + env + "\")"
+               : std::string("no CUDA device is visible");
+}
+
+// Why cudaGetDeviceCount failed, in the words an operator acts on: the
+// runtime is linked statically, so "insufficient driver" also means "no
+// driver at all".
+std::string cuda_unavailable_reason(cudaError_t e) {
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    cudaGetLastError();
+    const std::string detail = std::string(" (") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e) + ")";
+    if (e == cudaErrorNoDevice) return no_visible_device() + detail;
+    if (driver == 0)
+        return "no NVIDIA driver is loaded (no GPU on this machine, or its driver is not installed)" + detail;
+    if (e == cudaErrorInsufficientDriver || driver < runtime)
+        return "the NVIDIA driver supports CUDA " + cuda_version(driver) + ", older than the CUDA " +
+               cuda_version(runtime) + " runtime this library was built with: update the driver" + detail;
+    return "no usable CUDA device" + detail;
+}
+
+}  // namespace
+
 std::unique_ptr<Backend> make_cuda_backend(int device, unsigned threads, std::string &why) {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
         cudaGetLastError();
-        why = std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")";
+        why = cuda_unavailable_reason(e);
         return nullptr;
     }
     if (count == 0) {
-        why = "no CUDA device is visible";
+        why = no_visible_device();
         return nullptr;
     }
     if (device < 0 || device >= count) {

@@ -622,6 +622,7 @@ _proto("gp_context_create", _c_status, ctypes.POINTER(_ContextOptions), _pvp)
 _proto("gp_context_destroy", None, _vp)
 _proto("gp_context_backend", _c_enum, _vp)
 _proto("gp_context_remote_fallback", ctypes.c_char_p, _vp)
+_proto("gp_context_cpu_fallback", ctypes.c_char_p, _vp)
 _proto("gp_context_device_name", _c_status, _vp, ctypes.c_char_p, ctypes.c_size_t)
 _proto("gp_context_memory_stats", _c_status, _vp, ctypes.POINTER(_MemoryStats))
 _proto("gp_context_device_count", _u32, _vp)
@@ -1618,6 +1619,17 @@ class Context:
         server or no server was configured."""
         with self._lock:
             why = self._lib.gp_context_remote_fallback(self._h())
+            return None if why is None else why.decode("utf-8", "replace")
+
+    @property
+    @_api("Context.cpu_fallback")
+    def cpu_fallback(self):
+        """Why an AUTO context runs on the CPU backend instead of CUDA (no
+        CUDA in this build, no NVIDIA driver, a driver older than the
+        library's CUDA runtime, no visible device; gp_context_cpu_fallback).
+        None when it runs on a GPU or a server, or the CPU was asked for."""
+        with self._lock:
+            why = self._lib.gp_context_cpu_fallback(self._h())
             return None if why is None else why.decode("utf-8", "replace")
 
     @property

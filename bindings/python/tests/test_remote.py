@@ -76,6 +76,12 @@ class TestRemote(unittest.TestCase):
             self.assertEqual(lde_and_commit(ctx, trace, 32, 2), lde_and_commit(ref, trace, 32, 2))
             # No server configured: nothing to explain.
             self.assertIsNone(ref.remote_fallback)
+            # The CPU asked for: no CPU fallback; AUTO on the CPU says why.
+            self.assertIsNone(ref.cpu_fallback)
+            if ctx.backend == gp.Backend.CPU:
+                self.assertTrue(ctx.cpu_fallback)
+            else:
+                self.assertIsNone(ctx.cpu_fallback)
         with self.assertRaises(gp.ClosedError):
             ctx.remote_fallback
         # A token file that cannot be read: in process as well, saying why.

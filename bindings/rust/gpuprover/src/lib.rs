@@ -1120,6 +1120,20 @@ impl Context {
         }
     }
 
+    /// Why a [`Backend::Auto`] context runs on the CPU backend instead of
+    /// CUDA (no CUDA in this build, no driver, a driver older than the
+    /// library's CUDA runtime, no visible device; `gp_context_cpu_fallback`).
+    /// `None` when it runs on a GPU or a server, or the CPU was asked for.
+    pub fn cpu_fallback(&self) -> Option<String> {
+        // SAFETY: as in remote_fallback.
+        let p = unsafe { sys::gp_context_cpu_fallback(self.as_raw()) };
+        if p.is_null() {
+            None
+        } else {
+            Some(unsafe { cstr_to_string(p) })
+        }
+    }
+
     /// A description of the device ("NVIDIA H100 80GB HBM3",
     /// "CPU, 16 threads"; for several devices, "2 devices: " and each
     /// one's).

@@ -70,6 +70,17 @@ fn auto_falls_back_in_process_and_says_why() {
 
     // No server configured: no fallback to explain.
     assert_eq!(cpu().remote_fallback(), None);
+    // The CPU asked for: no CPU fallback either; AUTO on the CPU says why.
+    assert_eq!(cpu().cpu_fallback(), None);
+    let auto = Context::with_options(&ContextOptions {
+        endpoint: Some(UNREACHABLE.to_string()),
+        ..ContextOptions::default()
+    })
+    .unwrap();
+    match auto.backend() {
+        Backend::Cpu => assert!(!auto.cpu_fallback().unwrap_or_default().is_empty()),
+        _ => assert_eq!(auto.cpu_fallback(), None),
+    }
     if std::env::var_os("GPUPROVER_SERVER").is_none() {
         let ctx = Context::new().unwrap();
         assert!(matches!(ctx.backend(), Backend::Cpu | Backend::Cuda));
