@@ -817,6 +817,11 @@ int main(int argc, char **argv)
     print_step_row("download", download_s, shape.out_bytes, moved[3],
                    floors.download);
     printf("%s\n", floor_note);
+    printf("\nTime another operation, shape, field or hash with gp-bench "
+           "(gp-bench --help), e.g.\n  gp-bench --op commit --log-n %u --cols %" PRIu64
+           " --blowup %u --field %s --hash %s\n",
+           args.log_n, args.cols, args.blowup, field_name(args.field),
+           args.hash);
 
     rc = 0;
 
