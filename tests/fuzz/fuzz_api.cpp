@@ -3098,8 +3098,8 @@ void op_host_mem(Input &in) {
 }
 
 // gp_context_device_count, gp_context_device_info (indices, struct_size
-// values, NULLs; what it writes stays within struct_size) and
-// gp_context_remote_fallback.
+// values, NULLs; what it writes stays within struct_size),
+// gp_context_remote_fallback and gp_context_cpu_fallback.
 void op_devices(Input &in) {
     trace("devices");
     const uint8_t mode = in.u8();
@@ -3108,6 +3108,8 @@ void op_devices(Input &in) {
            "gp_context_device_count of a CPU context: %u", gp_context_device_count(S.ctx));
     EXPECT(gp_context_remote_fallback(S.ctx) == nullptr && gp_context_remote_fallback(nullptr) == nullptr,
            "gp_context_remote_fallback of a CPU context");
+    EXPECT(gp_context_cpu_fallback(S.ctx) == nullptr && gp_context_cpu_fallback(nullptr) == nullptr,
+           "gp_context_cpu_fallback of a context created with GP_BACKEND_CPU");
     static const uint32_t sizes[] = {sizeof(gp_device_info), 4, 12, 0, 5000, sizeof(gp_device_info) + 16, 140};
     const uint32_t size = sizes[arg % 7];
     const uint32_t index = mode % 4 == 3 ? 1 + (arg >> 4) : 0;
