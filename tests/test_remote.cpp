@@ -19,6 +19,9 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <set>
 #include <thread>
 
 #include <grpcpp/grpcpp.h>
@@ -813,6 +816,309 @@ TEST(Remote, LoadSixteenClientsFiftyJobsEach) {
     std::printf("load: 16 clients x 50 jobs in %.1f s; server RSS %lu KiB before, %lu KiB after\n%s", secs,
                 rss_before, rss_kib(), st.c_str());
     EXPECT_NE(st.find("sessions opened 16, closed 16"), std::string::npos) << st;
+}
+
+// ---- placement by load, on emulated devices (--cpu-devices) ----
+
+namespace {
+
+// The server's device of a remote context: "gpuprover-server PATH: cpu:2"
+// gives "cpu:2".
+std::string server_device(gp_context *ctx) {
+    char name[256] = {0};
+    if (gp_context_device_name(ctx, name, sizeof name) != GP_OK) return "";
+    const std::string n = name;
+    const size_t at = n.rfind(": ");
+    return at == std::string::npos ? n : n.substr(at + 2);
+}
+
+// `count` remote contexts opened at once: every thread waits until all are
+// ready (a bound, not a timing), then opens its context.
+std::vector<CtxPtr> open_at_once(const std::string &ep, int count) {
+    std::vector<CtxPtr> cs(count);
+    std::vector<gp_status> st(count, GP_ERR_INTERNAL);
+    std::vector<std::string> why(count);
+    std::atomic<int> ready{0};
+    std::vector<std::thread> ts;
+    for (int i = 0; i < count; ++i)
+        ts.emplace_back([&, i] {
+            ++ready;
+            const auto end = Clock::now() + std::chrono::seconds(60);
+            while (ready.load() < count && Clock::now() < end) std::this_thread::yield();
+            st[i] = remote_ctx(ep, &cs[i]);
+            if (st[i] != GP_OK) why[i] = gp_last_error();  // the thread's own
+        });
+    for (auto &t : ts) t.join();
+    for (int i = 0; i < count; ++i) EXPECT_EQ(st[i], GP_OK) << "session " << i << ": " << why[i];
+    return cs;
+}
+
+// From `gpuprover-server --status`: the sessions and load of device `dev`
+// ("device cpu:1: 2 concurrent jobs, 1 sessions, 0.0 MiB held of 0.0 MiB,
+// load 1"); false when the line is missing.
+bool device_figures(const std::string &status, const std::string &dev, unsigned *sessions, unsigned *load) {
+    const size_t at = status.find("device " + dev + ": ");
+    if (at == std::string::npos) return false;
+    unsigned k = 0, s = 0, l = 0;
+    double held = 0, total = 0;
+    if (std::sscanf(status.c_str() + at + 9 + dev.size(), "%u concurrent jobs, %u sessions, %lf MiB held of %lf MiB, load %u",
+                    &k, &s, &held, &total, &l) != 5)
+        return false;
+    if (sessions) *sessions = s;
+    if (load) *load = l;
+    return true;
+}
+
+unsigned device_sessions(const std::string &status, const std::string &dev) {
+    unsigned s = ~0u;
+    device_figures(status, dev, &s, nullptr);
+    return s;
+}
+
+// Polls the server's status until `pred` holds; false when it never does
+// within a loaded machine's bound.
+bool status_until(const Server &s, const std::function<bool(const std::string &)> &pred, int ms = 5000) {
+    const auto end = Clock::now() + std::chrono::milliseconds(ms);
+    while (Clock::now() < end) {
+        if (pred(s.status())) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+}
+
+// GET /metrics from the server's metrics port.
+std::string metrics_of(const Server &s) {
+    const int c = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons((uint16_t)s.metrics_port);
+    std::string body;
+    if (c >= 0 && connect(c, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0) {
+        const char req[] = "GET /metrics HTTP/1.0\r\n\r\n";
+        if (write(c, req, sizeof req - 1) == (ssize_t)(sizeof req - 1)) {
+            char buf[4096];
+            ssize_t n;
+            while ((n = read(c, buf, sizeof buf)) > 0) body.append(buf, (size_t)n);
+        }
+    }
+    if (c >= 0) close(c);
+    return body;
+}
+
+// A metric's value, -1 when absent.
+long long metric(const std::string &body, const std::string &series) {
+    const size_t at = body.find("\n" + series + " ");
+    return at == std::string::npos ? -1 : std::atoll(body.c_str() + at + series.size() + 2);
+}
+
+std::string cpu_dev(int i) { return "cpu:" + std::to_string(i); }
+
+}  // namespace
+
+// Sessions opened together all saw the same free memory and landed on one
+// device; placed by load, four at once take the four devices, each runs
+// its jobs there, and the bytes are the in-process ones.
+TEST(RemotePlacement, SessionsOpenedAtOnceTakeDistinctDevices) {
+    Server s;
+    ASSERT_TRUE(s.start({"--num-gpus", "0", "--cpu-devices", "4", "--cpu-threads", "1", "--metrics", "127.0.0.1:0"}))
+        << Server::read_text_file_or_empty(s.log);
+    ASSERT_GT(s.metrics_port, 0);
+    std::vector<CtxPtr> cs = open_at_once(s.sock, 4);
+    std::set<std::string> devs;
+    for (auto &c : cs) {
+        ASSERT_TRUE(c);
+        devs.insert(server_device(c.get()));
+    }
+    EXPECT_EQ(devs, (std::set<std::string>{cpu_dev(0), cpu_dev(1), cpu_dev(2), cpu_dev(3)}));
+    const std::string st = s.status();
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(device_sessions(st, cpu_dev(i)), 1u) << st;
+    EXPECT_EQ(device_sessions(st, "cpu"), 0u) << st;  // the pool serves force_cpu sessions only
+    // Each session's jobs, at once, on its own device; the in-process bytes.
+    const Bytes want = local_workload(GP_FIELD_GOLDILOCKS, 32, 3, 21);
+    std::vector<Bytes> got(cs.size());
+    {
+        std::vector<std::thread> ts;
+        for (size_t i = 0; i < cs.size(); ++i)
+            ts.emplace_back([&, i] { got[i] = workload(cs[i].get(), GP_FIELD_GOLDILOCKS, 32, 3, 21); });
+        for (auto &t : ts) t.join();
+    }
+    for (size_t i = 0; i < cs.size(); ++i) EXPECT_TRUE(bytes_equal(got[i], want)) << "session " << i;
+    const std::string m = metrics_of(s);
+    for (int i = 0; i < 4; ++i) {
+        const std::string d = "device=\"" + cpu_dev(i) + "\"";
+        EXPECT_EQ(metric(m, "gpuprover_device_sessions{" + d + "}"), 1) << m;
+        EXPECT_GT(metric(m, "gpuprover_jobs{" + d + ",priority=\"normal\",state=\"done\"}"), 0) << m;
+        EXPECT_EQ(metric(m, "gpuprover_jobs{" + d + ",priority=\"normal\",state=\"failed\"}"), 0) << m;
+    }
+    EXPECT_EQ(metric(m, "gpuprover_jobs{device=\"cpu\",priority=\"normal\",state=\"done\"}"), 0) << m;
+}
+
+// Eight sessions at once on four devices: two each. A force_cpu session
+// goes to the CPU pool and is not counted on them.
+TEST(RemotePlacement, EightSessionsTwoPerDevice) {
+    Server s;
+    ASSERT_TRUE(s.start({"--num-gpus", "0", "--cpu-devices", "4", "--cpu-threads", "1", "--metrics", "127.0.0.1:0"}))
+        << Server::read_text_file_or_empty(s.log);
+    std::vector<CtxPtr> cs = open_at_once(s.sock, 8);
+    std::map<std::string, int> per;
+    for (auto &c : cs) {
+        ASSERT_TRUE(c);
+        ++per[server_device(c.get())];
+    }
+    EXPECT_EQ(per, (std::map<std::string, int>{{cpu_dev(0), 2}, {cpu_dev(1), 2}, {cpu_dev(2), 2}, {cpu_dev(3), 2}}));
+    CtxPtr pool;
+    ASSERT_GP_OK(remote_ctx(s.sock, &pool, GP_PRIORITY_NORMAL, nullptr, true));
+    EXPECT_EQ(server_device(pool.get()), "cpu");
+    const std::string st = s.status();
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(device_sessions(st, cpu_dev(i)), 2u) << st;
+    EXPECT_EQ(device_sessions(st, "cpu"), 1u) << st;
+    const std::string m = metrics_of(s);
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_EQ(metric(m, "gpuprover_device_sessions{device=\"" + cpu_dev(i) + "\"}"), 2) << m;
+        EXPECT_EQ(metric(m, "gpuprover_device_load{device=\"" + cpu_dev(i) + "\"}"), 2) << m;
+    }
+    // A ninth session (not force_cpu) goes to the lowest index of the tie.
+    CtxPtr ninth;
+    ASSERT_GP_OK(remote_ctx(s.sock, &ninth));
+    EXPECT_EQ(server_device(ninth.get()), cpu_dev(0));
+    EXPECT_TRUE(bytes_equal(workload(ninth.get(), GP_FIELD_BABYBEAR, 16, 2, 3), local_workload(GP_FIELD_BABYBEAR, 16, 2, 3)));
+}
+
+// A session's count is released when it closes, however it closes: a
+// client killed mid-job and a context destroyed both leave their device
+// the least loaded, and the next session goes there.
+TEST(RemotePlacement, ClosingReleasesTheDevice) {
+    Server s;
+    ASSERT_TRUE(s.start({"--num-gpus", "0", "--cpu-devices", "4", "--cpu-threads", "1"}))
+        << Server::read_text_file_or_empty(s.log);
+    std::vector<CtxPtr> cs(3);
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_GP_OK(remote_ctx(s.sock, &cs[i]));
+        EXPECT_EQ(server_device(cs[i].get()), cpu_dev(i));  // the lowest index of the least loaded
+    }
+    // A client process on cpu:3, killed while its commitment runs.
+    const std::string out = unique_path("client");
+    const pid_t child = spawn({client_bin(), "hold", s.sock}, out);
+    ASSERT_GT(child, 0);
+    const auto end = Clock::now() + std::chrono::seconds(120);
+    while (Clock::now() < end && Server::read_text_file_or_empty(out).find("running") == std::string::npos)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_TRUE(status_until(s, [](const std::string &st) {
+        unsigned n = 0, l = 0;
+        return device_figures(st, cpu_dev(3), &n, &l) && n == 1 && l >= 2;  // its session and its commitment
+    })) << s.status();
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    unlink(out.c_str());
+    EXPECT_TRUE(status_until(s, [](const std::string &st) { return device_sessions(st, cpu_dev(3)) == 0; }))
+        << s.status();
+    CtxPtr after_kill;
+    ASSERT_GP_OK(remote_ctx(s.sock, &after_kill));
+    EXPECT_EQ(server_device(after_kill.get()), cpu_dev(3)) << s.status();
+    // A context destroyed: its device, cpu:1, takes the next session.
+    cs[1].reset();
+    EXPECT_TRUE(status_until(s, [](const std::string &st) { return device_sessions(st, cpu_dev(1)) == 0; }))
+        << s.status();
+    CtxPtr after_close;
+    ASSERT_GP_OK(remote_ctx(s.sock, &after_close));
+    EXPECT_EQ(server_device(after_close.get()), cpu_dev(1)) << s.status();
+    const std::string st = s.status();
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(device_sessions(st, cpu_dev(i)), 1u) << st;
+    EXPECT_TRUE(bytes_equal(workload(after_close.get(), GP_FIELD_KOALABEAR, 16, 3, 8),
+                            local_workload(GP_FIELD_KOALABEAR, 16, 3, 8)));
+}
+
+// Jobs count as load: with one session on each of two devices, the one
+// running a commitment is passed over, although its sessions hold fewer
+// bytes (which alone would favour it).
+TEST(RemotePlacement, ADeviceRunningAJobIsPassedOver) {
+    Server s;
+    ASSERT_TRUE(s.start({"--num-gpus", "0", "--cpu-devices", "2", "--cpu-threads", "1"}))
+        << Server::read_text_file_or_empty(s.log);
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    CtxPtr a, b;
+    ASSERT_GP_OK(remote_ctx(s.sock, &a));
+    ASSERT_GP_OK(remote_ctx(s.sock, &b));
+    ASSERT_EQ(server_device(a.get()), cpu_dev(0));
+    ASSERT_EQ(server_device(b.get()), cpu_dev(1));
+    BufPtr ab, bb;
+    ASSERT_GP_OK(create_buffer(a.get(), F, 1, 1u << 17, 64, &ab));  // 64 MiB
+    ASSERT_GP_OK(create_buffer(b.get(), F, 1, 1u << 17, 96, &bb));  // 96 MiB: cpu:1 holds more
+    // The commitment may end before the next session opens on a stalled
+    // machine: then the attempt says nothing and is made again.
+    bool conclusive = false;
+    for (int attempt = 0; attempt < 3 && !conclusive; ++attempt) {
+        std::atomic<bool> done{false};
+        std::thread job([&] {
+            EXPECT_GP_OK(commit_job(a.get(), ab.get()));  // seconds on one thread
+            done = true;
+        });
+        EXPECT_TRUE(status_until(s, [&](const std::string &st) {
+            unsigned n = 0, l = 0;
+            return done || (device_figures(st, cpu_dev(0), &n, &l) && l >= 2);
+        })) << s.status();
+        CtxPtr c;
+        EXPECT_GP_OK(remote_ctx(s.sock, &c));
+        const std::string dev = c ? server_device(c.get()) : "";
+        conclusive = !done;
+        job.join();
+        if (conclusive) EXPECT_EQ(dev, cpu_dev(1)) << s.status();
+        c.reset();
+        EXPECT_TRUE(status_until(s, [](const std::string &st) {
+            return device_sessions(st, cpu_dev(0)) == 1 && device_sessions(st, cpu_dev(1)) == 1;
+        })) << s.status();
+    }
+    EXPECT_TRUE(conclusive) << "the commitment ended before the session opened, three times";
+    // Idle again: the tie on load goes to the device holding fewer bytes.
+    CtxPtr idle;
+    ASSERT_GP_OK(remote_ctx(s.sock, &idle));
+    EXPECT_EQ(server_device(idle.get()), cpu_dev(0)) << s.status();
+}
+
+// --cpu-devices N takes 1..64, and never GPUs as well; the variable too.
+TEST(RemotePlacement, CpuDevicesOptionIsChecked) {
+    const std::string sock = unique_path("nosock");
+    struct Case {
+        std::string args, says;
+    };
+    const Case cases[] = {
+        {"--cpu-devices 0", "must be 1 to 64"},
+        {"--cpu-devices 65", "must be 1 to 64"},
+        {"--cpu-devices four", "bad value for --cpu-devices"},
+        {"--cpu-devices 2 --num-gpus 1", "cannot be combined with --num-gpus"},
+        {"--cpu-devices 2 --devices 0", "cannot be combined with --devices"},
+        {"--cpu-devices", "needs a value"},
+    };
+    auto run = [&](const std::string &env, const std::string &args, int *rc) {
+        const std::string cmd = env + " " + server_bin() + " --unix " + sock + " " + args + " 2>&1";
+        std::string out;
+        *rc = -1;
+        if (FILE *p = popen(cmd.c_str(), "r")) {
+            char buf[1024];
+            size_t n;
+            while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+            const int st = pclose(p);
+            *rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        }
+        return out;
+    };
+    for (const Case &c : cases) {
+        int rc = 0;
+        const std::string out = run("", c.args, &rc);
+        EXPECT_EQ(rc, 2) << c.args << ": " << out;
+        EXPECT_NE(out.find(c.says), std::string::npos) << c.args << ": " << out;
+    }
+    int rc = 0;
+    std::string out = run("GPUPROVER_SERVER_CPU_DEVICES=100", "", &rc);
+    EXPECT_EQ(rc, 2) << out;
+    EXPECT_NE(out.find("GPUPROVER_SERVER_CPU_DEVICES 100: the number of emulated devices must be 1 to 64"),
+              std::string::npos)
+        << out;
+    out = run("GPUPROVER_SERVER_CPU_DEVICES=3", "--devices 1", &rc);
+    EXPECT_EQ(rc, 2) << out;
+    EXPECT_NE(out.find("cannot be combined with --devices"), std::string::npos) << out;
+    EXPECT_NE(access(sock.c_str(), F_OK), 0) << "no server was started";
 }
 
 TEST(RemoteCuda, GpuServerGivesTheCpuBytes) {

@@ -38,9 +38,14 @@ Devices and jobs:
   --num-gpus N             serve GPUs 0..N-1 (default: all visible; 0: CPU only)
                                                                    [GPUPROVER_SERVER_NUM_GPUS]
   --devices LIST           serve these GPU ordinals, e.g. 0,2      [GPUPROVER_SERVER_DEVICES]
-  --max-concurrent-jobs K  jobs running at once per GPU (default 2) [GPUPROVER_SERVER_MAX_JOBS]
+  --cpu-devices N          serve N emulated devices cpu:0..cpu:N-1 (1..64) in place
+                           of GPUs, each a queue of its own on the CPU backend
+                           (for testing placement and scheduling without a GPU;
+                           not with --num-gpus N>0 or --devices) [GPUPROVER_SERVER_CPU_DEVICES]
+  --max-concurrent-jobs K  jobs running at once per GPU or emulated device
+                           (default 2)                              [GPUPROVER_SERVER_MAX_JOBS]
   --cpu-jobs K             jobs at once in the CPU pool, which runs force_cpu
-                           sessions and everything when no GPU is served
+                           sessions and everything when no device is served
                            (default 1)                              [GPUPROVER_SERVER_CPU_JOBS]
   --cpu-threads N          threads per CPU job (default: hardware threads / cpu-jobs)
   --aging-ms MS            a waiting job gains one priority level per MS
@@ -73,6 +78,9 @@ Monitoring and control:
   --status ENDPOINT        print a running server's figures and exit
   --version                print the version (the library's) and exit
   --help                   this text
+
+A session is placed on the served device of least load (sessions + jobs
+running + jobs queued), then fewest bytes held, then lowest index.
 
 Logs: one logfmt line on stderr per session opened or closed and per job
 (session, operation, device, priority, queue wait, run time, status).
@@ -117,6 +125,9 @@ int main(int argc, char **argv) {
     Config c;
     std::string status_ep, token_file = env("GPUPROVER_SERVER_TOKEN_FILE");
     std::string num_gpus = env("GPUPROVER_SERVER_NUM_GPUS"), devices = env("GPUPROVER_SERVER_DEVICES");
+    std::string cpu_devices = env("GPUPROVER_SERVER_CPU_DEVICES");
+    const char *cpu_devices_from = "GPUPROVER_SERVER_CPU_DEVICES";
+    bool cpu_devices_set = !cpu_devices.empty();
     c.unix_path = env("GPUPROVER_SERVER_UNIX");
     c.tcp = env("GPUPROVER_SERVER_TCP");
     c.metrics = env("GPUPROVER_SERVER_METRICS");
@@ -144,6 +155,11 @@ int main(int argc, char **argv) {
             else if (a == "--token-file") token_file = next();
             else if (a == "--num-gpus") num_gpus = next();
             else if (a == "--devices") devices = next();
+            else if (a == "--cpu-devices") {
+                cpu_devices = next();
+                cpu_devices_from = "--cpu-devices";
+                cpu_devices_set = true;
+            }
             else if (a == "--max-concurrent-jobs") c.jobs_per_gpu = to_uint(next(), "--max-concurrent-jobs");
             else if (a == "--cpu-jobs") c.cpu_jobs = to_uint(next(), "--cpu-jobs");
             else if (a == "--cpu-threads") c.cpu_threads = to_uint(next(), "--cpu-threads");
@@ -180,12 +196,28 @@ int main(int argc, char **argv) {
             if (!eps[0].loopback && c.token.empty())
                 throw std::runtime_error(*ep + " is not a loopback address: give --token-file to listen there");
         }
-        const int visible = gp::cuda_device_count();
-        if (!devices.empty()) {
+        if (cpu_devices_set) {
+            // Emulated devices stand in for GPUs: placement would treat a
+            // CPU device as a GPU's equal, so the two are never mixed.
+            const unsigned n = to_uint(cpu_devices, cpu_devices_from);
+            if (n < 1 || n > gp::server::kMaxCpuDevices)
+                throw std::runtime_error(std::string(cpu_devices_from) + " " + cpu_devices + ": the number of emulated devices must be 1 to " +
+                                         std::to_string(gp::server::kMaxCpuDevices));
+            if (!devices.empty())
+                throw std::runtime_error(std::string(cpu_devices_from) +
+                                         " serves emulated devices in place of GPUs: it cannot be combined with "
+                                         "--devices (GPUPROVER_SERVER_DEVICES)");
+            if (!num_gpus.empty() && to_uint(num_gpus, "--num-gpus") != 0)
+                throw std::runtime_error(std::string(cpu_devices_from) +
+                                         " serves emulated devices in place of GPUs: it cannot be combined with "
+                                         "--num-gpus " + num_gpus + " (GPUPROVER_SERVER_NUM_GPUS); give --num-gpus 0 or neither");
+            c.cpu_devices = n;
+        } else if (!devices.empty()) {
             std::stringstream ss(devices);
             std::string item;
             while (std::getline(ss, item, ',')) c.gpus.push_back((int)to_uint(item, "--devices"));
         } else {
+            const int visible = gp::cuda_device_count();
             const int n = num_gpus.empty() ? visible : (int)to_uint(num_gpus, "--num-gpus");
             if (n > visible)
                 throw std::runtime_error("--num-gpus " + std::to_string(n) + ": only " + std::to_string(visible) +

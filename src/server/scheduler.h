@@ -132,6 +132,12 @@ public:
         cv_.notify_all();
     }
 
+    // Jobs running and waiting: what placement counts besides sessions.
+    unsigned load() {
+        std::lock_guard<std::mutex> lock(mu_);
+        return running_ + (unsigned)waiters_.size();
+    }
+
     template <class Fn>
     void read(Fn &&fn) {
         std::lock_guard<std::mutex> lock(mu_);

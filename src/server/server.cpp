@@ -560,7 +560,10 @@ void Server::start() {
     if (m.fd_listen >= 0) m.threads.emplace_back([&m] { m.side_loop(); });
     if (m.metrics_listen >= 0) m.threads.emplace_back([&m] { m.metrics_loop(); });
     log_line("start", "unix=" + quote(c.unix_path) + " tcp=" + quote(c.tcp) + " tcp_port=" +
-                          std::to_string(m.tcp_port) + " gpus=" + quote(m.core.device_names()) + " jobs_per_gpu=" +
+                          std::to_string(m.tcp_port) + " gpus=" + quote(m.core.device_names(true)) +
+                          " devices=" + quote(m.core.device_names()) +
+                          " placement=\"least load: sessions+running+queued jobs, then bytes held, then index\"" +
+                          " jobs_per_gpu=" +
                           std::to_string(c.jobs_per_gpu) + " cpu_jobs=" + std::to_string(c.cpu_jobs) +
                           " metrics=" + quote(c.metrics) + " metrics_port=" + std::to_string(metrics_port) +
                           " max_sessions=" + std::to_string(l.max_sessions));
@@ -631,9 +634,9 @@ int print_status(const std::string &endpoint, const std::string &token) {
                 endpoint.c_str(), r.version(), r.uptime_s(), (unsigned long long)r.sessions_opened(),
                 (unsigned long long)r.sessions_closed());
     for (const auto &d : r.devices()) {
-        std::printf("device %s: %u concurrent jobs, %u sessions, %.1f MiB held of %.1f MiB\n", d.name().c_str(),
-                    d.max_concurrent(), d.sessions(), (double)d.memory_in_use() / 1048576.0,
-                    (double)d.memory_total() / 1048576.0);
+        std::printf("device %s: %u concurrent jobs, %u sessions, %.1f MiB held of %.1f MiB, load %llu\n",
+                    d.name().c_str(), d.max_concurrent(), d.sessions(), (double)d.memory_in_use() / 1048576.0,
+                    (double)d.memory_total() / 1048576.0, (unsigned long long)device_load(d));
         for (const auto &p : d.by_priority())
             std::printf("  %-6s queued %llu running %llu done %llu failed %llu  wait p50/p90/p99 %.2f/%.2f/%.2f ms"
                         "  run p50/p90/p99 %.2f/%.2f/%.2f ms\n",

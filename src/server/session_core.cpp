@@ -78,6 +78,12 @@ std::string quote(const std::string &s) {
     return o + "\"";
 }
 
+uint64_t device_load(const v1::DeviceStats &d) {
+    uint64_t l = d.sessions();
+    for (const auto &p : d.by_priority()) l += p.queued() + p.running();
+    return l;
+}
+
 bool same_secret(const std::string &a, const std::string &b) {
     unsigned char d = (unsigned char)(a.size() != b.size());
     for (size_t i = 0; i < a.size() && i < b.size(); ++i) d |= (unsigned char)(a[i] ^ b[i]);
@@ -93,6 +99,11 @@ Core::~Core() {
 }
 
 void Core::open_devices() {
+    if (cfg_.cpu_devices > kMaxCpuDevices)
+        throw std::runtime_error("--cpu-devices " + std::to_string(cfg_.cpu_devices) + ": at most " +
+                                 std::to_string(kMaxCpuDevices) + " emulated devices");
+    if (cfg_.cpu_devices && !cfg_.gpus.empty())
+        throw std::runtime_error("--cpu-devices serves emulated devices in place of GPUs: it cannot be combined with GPUs");
     for (int ord : cfg_.gpus) {
         std::string why;
         auto probe = make_cuda_backend(ord, 1, why);
@@ -102,34 +113,63 @@ void Core::open_devices() {
         uint64_t fr = 0;
         probe->mem_info(fr, d->total);
         d->probe = std::move(probe);
-        gpus_.push_back(std::move(d));
+        devices_.push_back(std::move(d));
+    }
+    // Emulated devices: each a queue of its own with the concurrency of a
+    // GPU, its sessions on CPU backends of their own.
+    for (unsigned i = 0; i < cfg_.cpu_devices; ++i) {
+        auto d = std::make_unique<Device>("cpu:" + std::to_string(i), -1, cfg_.jobs_per_gpu, cfg_.aging_ms);
+        d->emulated = true;
+        d->total = cfg_.device_budget;
+        devices_.push_back(std::move(d));
     }
 }
 
-std::string Core::device_names() const {
+std::string Core::device_names(bool gpus_only) const {
     std::string devs;
-    for (auto &g : gpus_) devs += (devs.empty() ? "" : ",") + g->name;
+    for (auto &g : devices_)
+        if (!gpus_only || g->ordinal >= 0) devs += (devs.empty() ? "" : ",") + g->name;
     return devs;
 }
 
 // ---- sessions ----
 
-Device &Core::place(bool force_cpu) {
-    if (force_cpu || gpus_.empty()) return *cpu_;
-    Device *best = nullptr;
-    uint64_t best_free = 0;
-    for (auto &g : gpus_) {
-        uint64_t fr = 0, tot = 0;
-        try {
-            g->probe->mem_info(fr, tot);
-        } catch (const Error &) {
+// By load, not by free memory: sessions opened together all see the same
+// free memory (a session allocates only after it opens), so placing by it
+// put them all on one device. The least loaded served device (sessions
+// placed + jobs running + jobs queued) takes the session, then the one
+// whose sessions hold the fewest bytes, then the lowest index. The session
+// is counted before mu_ is released, so the next one sees it.
+Device &Core::place_locked(bool force_cpu, unsigned *load) {
+    Device *best = cpu_.get();
+    unsigned best_load = 0;
+    if (!force_cpu && !devices_.empty()) {
+        best = nullptr;
+        uint64_t best_bytes = 0;
+        for (auto &d : devices_) {
+            const unsigned l = d->load();
+            const uint64_t b = d->bytes.load();
+            if (!best || l < best_load || (l == best_load && b < best_bytes)) {
+                best = d.get();
+                best_load = l;
+                best_bytes = b;
+            }
         }
-        if (!best || fr > best_free) {
-            best = g.get();
-            best_free = fr;
-        }
+    } else {
+        best_load = best->load();
     }
+    *load = best_load;
+    best->sessions++;
     return *best;
+}
+
+void Core::unregister(SessionState &s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    sessions_.erase(s.id);
+    auto it = per_client_.find(s.client_key);
+    if (it != per_client_.end() && --it->second == 0) per_client_.erase(it);
+    // MUTANT: never released
+    ++closed_;
 }
 
 std::unique_ptr<SessionState> Core::open(const v1::Request &q, const Peer &peer, v1::Reply &rep,
@@ -155,9 +195,11 @@ std::unique_ptr<SessionState> Core::open(const v1::Request &q, const Peer &peer,
     s->gone = std::move(gone);
     // Everything Stats and the watchdog read is set before the session is
     // registered; the backend, which they do not read, after.
-    s->dev = &place(s->force_cpu);
+    unsigned load = 0;
     {
-        // Counted before anything is built, so that a burst cannot pass.
+        // Counted before anything is built, so that a burst cannot pass;
+        // placed under the same lock, so that sessions opened together see
+        // each other.
         std::lock_guard<std::mutex> lock(mu_);
         const ResourceLimits &l = cfg_.limits;
         if (sessions_.size() >= l.max_sessions)
@@ -168,9 +210,12 @@ std::unique_ptr<SessionState> Core::open(const v1::Request &q, const Peer &peer,
                  " sessions open, the server's limit per client (--max-sessions-per-client)");
         ++mine;
         s->id = next_session_++;
+        s->dev = &place_locked(s->force_cpu, &load);
         sessions_[s->id] = s.get();
         ++opened_;
     }
+    // From here a failure unregisters the session (and its count on the
+    // device) before it is reported.
     try {
         Device &d = *s->dev;
         if (d.ordinal >= 0) {
@@ -178,20 +223,28 @@ std::unique_ptr<SessionState> Core::open(const v1::Request &q, const Peer &peer,
             s->backend = make_cuda_backend(d.ordinal, cfg_.staging_threads, why);
             if (!s->backend) fail(GP_ERR_NO_DEVICE, "the server cannot open ", d.name, ": ", why);
         } else {
+            // The pool divides the cores among its jobs; emulated devices
+            // among all of theirs.
             const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-            s->backend = make_cpu_backend(cfg_.cpu_threads ? cfg_.cpu_threads : std::max(1u, hw / cfg_.cpu_jobs));
+            const unsigned jobs = d.emulated ? cfg_.cpu_devices * cfg_.jobs_per_gpu : cfg_.cpu_jobs;
+            s->backend = make_cpu_backend(cfg_.cpu_threads ? cfg_.cpu_threads : std::max(1u, hw / std::max(1u, jobs)));
         }
-    } catch (...) {
-        std::lock_guard<std::mutex> lock(mu_);
-        sessions_.erase(s->id);
-        --per_client_[s->client_key];
-        ++closed_;
+        s->backend->monitor = &s->monitor;
+        s->mem = std::make_unique<SessionMemory>(*s->backend, cfg_.limits.max_regions_per_session);
+        if (s->local && !cfg_.unix_path.empty()) s->nonce = random_nonce();
+    } catch (const Error &) {
+        unregister(*s);
         throw;
+    } catch (const std::bad_alloc &) {
+        unregister(*s);
+        fail(GP_ERR_HOST_OUT_OF_MEMORY, "the server ran out of host memory opening a session");
+    } catch (const std::exception &e) {
+        unregister(*s);
+        fail(GP_ERR_INTERNAL, "the server cannot open a session: ", e.what());
+    } catch (...) {
+        unregister(*s);
+        fail(GP_ERR_INTERNAL, "the server cannot open a session");
     }
-    s->backend->monitor = &s->monitor;
-    s->mem = std::make_unique<SessionMemory>(*s->backend, cfg_.limits.max_regions_per_session);
-    if (s->local && !cfg_.unix_path.empty()) s->nonce = random_nonce();
-    s->dev->sessions++;
     auto *hr = rep.mutable_hello();
     hr->set_version(wire::kVersion);
     hr->set_session(s->id);
@@ -199,26 +252,27 @@ std::unique_ptr<SessionState> Core::open(const v1::Request &q, const Peer &peer,
     hr->set_backend(s->backend->kind());
     hr->set_shm_nonce(s->nonce);
     hr->set_quota_bytes(cfg_.quota_bytes);
+    // load: the device's sessions + running + queued jobs when it was
+    // chosen, the least of the served devices (placement by load).
     log_line("session_open", "session=" + std::to_string(s->id) + " client=" + quote(s->client) +
                                  " peer=" + quote(s->peer) + " device=" + quote(s->dev->name) +
-                                 " priority=" + priority_name(s->prio));
+                                 " load=" + std::to_string(load) + " priority=" + priority_name(s->prio));
     return s;
 }
 
 void Core::close(std::unique_ptr<SessionState> s) {
     const uint64_t held = s->mem->bytes();
-    s->mem->clear();  // buffers, trees, the window and regions
+    try {
+        s->mem->clear();  // buffers, trees, the window and regions
+    } catch (const std::exception &e) {
+        // The session's bookkeeping is released all the same.
+        log_line("session_release_failed", "session=" + std::to_string(s->id) + " reason=" + quote(e.what()));
+    }
     descriptors_ -= s->descriptors;
     s->descriptors = 0;
     s->dev->bytes -= held;
     s->dev->queue.note_freed();
-    s->dev->sessions--;
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        sessions_.erase(s->id);
-        if (--per_client_[s->client_key] == 0) per_client_.erase(s->client_key);
-        ++closed_;
-    }
+    unregister(*s);
     drop_pending(s->nonce);
     log_line("session_close", "session=" + std::to_string(s->id) + " jobs=" + std::to_string(s->jobs.load()) +
                                   " released_bytes=" + std::to_string(held));
@@ -235,7 +289,7 @@ void Core::cancel_all() {
 }
 
 void Core::close_queues() {
-    for (auto &g : gpus_) g->queue.close();
+    for (auto &g : devices_) g->queue.close();
     cpu_->queue.close();
     fd_cv_.notify_all();
 }
@@ -520,7 +574,7 @@ void Core::fill_device(Device &d, v1::DeviceStats *o) {
         } catch (const Error &) {
         }
     }
-    o->set_memory_total(tot);
+    o->set_memory_total(d.probe ? tot : d.total);
     d.queue.read([&](PriorityCounters *c, unsigned) {
         for (int p : {2, 0, 1}) {
             auto *ps = o->add_by_priority();
@@ -541,7 +595,7 @@ void Core::fill_device(Device &d, v1::DeviceStats *o) {
 
 void Core::fill_stats(v1::StatsReply *r) {
     r->set_version(wire::kVersion);
-    for (auto &g : gpus_) fill_device(*g, r->add_devices());
+    for (auto &g : devices_) fill_device(*g, r->add_devices());
     fill_device(*cpu_, r->add_devices());
     std::lock_guard<std::mutex> lock(mu_);
     for (auto &kv : sessions_) {
@@ -594,6 +648,14 @@ std::string Core::prometheus() {
         o << "gpuprover_device_memory_bytes{device=\"" << label(d.name()) << "\",kind=\"sessions\"} " << d.memory_in_use() << "\n";
         o << "gpuprover_device_memory_bytes{device=\"" << label(d.name()) << "\",kind=\"total\"} " << d.memory_total() << "\n";
     }
+    o << "# HELP gpuprover_device_sessions Sessions placed on each device.\n"
+         "# TYPE gpuprover_device_sessions gauge\n";
+    for (const auto &d : r.devices())
+        o << "gpuprover_device_sessions{device=\"" << label(d.name()) << "\"} " << d.sessions() << "\n";
+    o << "# HELP gpuprover_device_load What placement compares: sessions + jobs running + jobs queued.\n"
+         "# TYPE gpuprover_device_load gauge\n";
+    for (const auto &d : r.devices())
+        o << "gpuprover_device_load{device=\"" << label(d.name()) << "\"} " << device_load(d) << "\n";
     o << "# HELP gpuprover_client_bytes Memory held per session.\n# TYPE gpuprover_client_bytes gauge\n";
     for (const auto &c : r.clients())
         o << "gpuprover_client_bytes{session=\"" << c.session() << "\",device=\"" << label(c.device()) << "\"} " << c.bytes() << "\n";

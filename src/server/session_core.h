@@ -6,6 +6,7 @@
 // directly.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -26,11 +27,16 @@
 namespace gp {
 namespace server {
 
+// The most emulated devices a server serves (--cpu-devices).
+constexpr unsigned kMaxCpuDevices = 64;
+
 struct Config {
     std::string unix_path;           // "" for none
     std::string tcp;                 // HOST:PORT, "" for none
     std::vector<int> gpus;           // CUDA ordinals served (empty: CPU only)
-    unsigned jobs_per_gpu = 2;       // concurrent jobs per GPU
+    unsigned cpu_devices = 0;        // emulated devices cpu:0..N-1 on the CPU backend, served
+                                     // in place of GPUs (1..kMaxCpuDevices; 0: none)
+    unsigned jobs_per_gpu = 2;       // concurrent jobs per served device (GPU or emulated)
     unsigned cpu_jobs = 1;           // concurrent jobs of the CPU pool
     unsigned cpu_threads = 0;        // threads per CPU job (0: hardware / cpu_jobs)
     unsigned staging_threads = 0;    // host threads per GPU session (0: default)
@@ -54,12 +60,17 @@ struct Peer {
 struct Device {
     Device(std::string n, int ord, unsigned k, double aging) : name(std::move(n)), ordinal(ord), queue(name, k, aging) {}
     std::string name;
-    int ordinal;  // -1: the CPU pool
+    int ordinal;            // the CUDA ordinal; -1: backed by the CPU (the pool, or an emulated device)
+    bool emulated = false;  // cpu:i of --cpu-devices
     DeviceQueue queue;
     std::unique_ptr<Backend> probe;  // memory figures of a GPU
     std::atomic<uint64_t> bytes{0};
+    // Sessions placed here: counted by placement under Core's lock, released
+    // by Core::close (or by open when the session fails to start).
     std::atomic<int> sessions{0};
-    uint64_t total = 0;
+    uint64_t total = 0;  // memory of a GPU; the budget of an emulated device (0: none)
+    // What placement compares: sessions placed + jobs running + jobs queued.
+    unsigned load() { return (unsigned)std::max(0, sessions.load()) + queue.load(); }
 };
 
 struct SessionState {
@@ -121,7 +132,9 @@ public:
     uint64_t opened() const { return opened_; }
     uint64_t closed() const { return closed_; }
     const Config &config() const { return cfg_; }
-    std::string device_names() const;
+    // Names of the served devices (GPUs and emulated ones; only GPUs when
+    // `gpus_only`), comma-separated.
+    std::string device_names(bool gpus_only = false) const;
     // Descriptors held for sessions: attached, and passed but not yet taken.
     unsigned descriptors() {
         std::lock_guard<std::mutex> lock(fd_mu_);
@@ -130,8 +143,8 @@ public:
 
 private:
     Config cfg_;
-    std::vector<std::unique_ptr<Device>> gpus_;
-    std::unique_ptr<Device> cpu_;
+    std::vector<std::unique_ptr<Device>> devices_;  // served: GPUs, or emulated CPU devices
+    std::unique_ptr<Device> cpu_;                   // the CPU pool (force_cpu, and all work when none is served)
     mutable std::mutex mu_;
     std::map<uint64_t, SessionState *> sessions_;
     std::map<std::string, unsigned> per_client_;
@@ -146,7 +159,11 @@ private:
     std::map<std::string, int> pending_fds_;
     std::map<std::string, unsigned> pending_per_nonce_;
 
-    Device &place(bool force_cpu);
+    // Picks the device of a new session and counts the session there; under
+    // mu_. `load` is the device's load before this session.
+    Device &place_locked(bool force_cpu, unsigned *load);
+    // Undoes the registration of a session that failed to start.
+    void unregister(SessionState &s);
     void run_job(SessionState &s, const char *op, const std::function<bool()> &give_up,
                  const std::function<void()> &fn, v1::Reply &rep);
     void dispatch(SessionState &s, const v1::Request &q, v1::Reply &rep, const std::function<bool()> &give_up,
@@ -167,6 +184,8 @@ private:
 void log_line(const std::string &event, const std::string &fields);
 std::string quote(const std::string &s);
 bool same_secret(const std::string &a, const std::string &b);
+// A device's load in Stats figures: sessions + jobs running + jobs queued.
+uint64_t device_load(const v1::DeviceStats &d);
 
 }  // namespace server
 }  // namespace gp
