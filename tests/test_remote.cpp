@@ -877,7 +877,7 @@ unsigned device_sessions(const std::string &status, const std::string &dev) {
 
 // Polls the server's status until `pred` holds; false when it never does
 // within a loaded machine's bound.
-bool status_until(const Server &s, const std::function<bool(const std::string &)> &pred, int ms = 5000) {
+bool status_until(const Server &s, const std::function<bool(const std::string &)> &pred, int ms = 120000) {
     const auto end = Clock::now() + std::chrono::milliseconds(ms);
     while (Clock::now() < end) {
         if (pred(s.status())) return true;
@@ -1070,10 +1070,18 @@ TEST(RemotePlacement, ADeviceRunningAJobIsPassedOver) {
         })) << s.status();
     }
     EXPECT_TRUE(conclusive) << "the commitment ended before the session opened, three times";
-    // Idle again: the tie on load goes to the device holding fewer bytes.
+    // Idle again, and cpu:1's buffer freed: the tie on load goes to the
+    // device holding fewer bytes, although cpu:0 has the lower index.
+    bb.reset();
+    EXPECT_TRUE(status_until(s, [](const std::string &st) {
+        unsigned l0 = 0, l1 = 0;
+        return device_figures(st, cpu_dev(0), nullptr, &l0) && device_figures(st, cpu_dev(1), nullptr, &l1) &&
+               l0 == 1 && l1 == 1 && st.find("device " + cpu_dev(1) + ": 2 concurrent jobs, 1 sessions, 0.0 MiB held") !=
+                                         std::string::npos;
+    })) << s.status();
     CtxPtr idle;
     ASSERT_GP_OK(remote_ctx(s.sock, &idle));
-    EXPECT_EQ(server_device(idle.get()), cpu_dev(0)) << s.status();
+    EXPECT_EQ(server_device(idle.get()), cpu_dev(1)) << s.status();
 }
 
 // --cpu-devices N takes 1..64, and never GPUs as well; the variable too.

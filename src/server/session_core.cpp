@@ -168,7 +168,7 @@ void Core::unregister(SessionState &s) {
     sessions_.erase(s.id);
     auto it = per_client_.find(s.client_key);
     if (it != per_client_.end() && --it->second == 0) per_client_.erase(it);
-    // MUTANT: never released
+    if (s.dev) s.dev->sessions--;
     ++closed_;
 }
 
