@@ -861,8 +861,9 @@ bool device_figures(const std::string &status, const std::string &dev, unsigned 
     if (at == std::string::npos) return false;
     unsigned k = 0, s = 0, l = 0;
     double held = 0, total = 0;
-    if (std::sscanf(status.c_str() + at + 9 + dev.size(), "%u concurrent jobs, %u sessions, %lf MiB held of %lf MiB, load %u",
-                    &k, &s, &held, &total, &l) != 5)
+    if (std::sscanf(status.c_str() + at + 9 + dev.size(),
+                    "%u concurrent jobs, %u sessions, %lf MiB held of %lf MiB, load %u", &k, &s, &held, &total,
+                    &l) != 5)
         return false;
     if (sessions) *sessions = s;
     if (load) *load = l;
@@ -982,7 +983,8 @@ TEST(RemotePlacement, EightSessionsTwoPerDevice) {
     CtxPtr ninth;
     ASSERT_GP_OK(remote_ctx(s.sock, &ninth));
     EXPECT_EQ(server_device(ninth.get()), cpu_dev(0));
-    EXPECT_TRUE(bytes_equal(workload(ninth.get(), GP_FIELD_BABYBEAR, 16, 2, 3), local_workload(GP_FIELD_BABYBEAR, 16, 2, 3)));
+    EXPECT_TRUE(
+        bytes_equal(workload(ninth.get(), GP_FIELD_BABYBEAR, 16, 2, 3), local_workload(GP_FIELD_BABYBEAR, 16, 2, 3)));
 }
 
 // A session's count is released when it closes, however it closes: a
@@ -1075,9 +1077,9 @@ TEST(RemotePlacement, ADeviceRunningAJobIsPassedOver) {
     bb.reset();
     EXPECT_TRUE(status_until(s, [](const std::string &st) {
         unsigned l0 = 0, l1 = 0;
+        const std::string freed = "device " + cpu_dev(1) + ": 2 concurrent jobs, 1 sessions, 0.0 MiB held";
         return device_figures(st, cpu_dev(0), nullptr, &l0) && device_figures(st, cpu_dev(1), nullptr, &l1) &&
-               l0 == 1 && l1 == 1 && st.find("device " + cpu_dev(1) + ": 2 concurrent jobs, 1 sessions, 0.0 MiB held") !=
-                                         std::string::npos;
+               l0 == 1 && l1 == 1 && st.find(freed) != std::string::npos;
     })) << s.status();
     CtxPtr idle;
     ASSERT_GP_OK(remote_ctx(s.sock, &idle));

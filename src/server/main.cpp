@@ -201,7 +201,8 @@ int main(int argc, char **argv) {
             // CPU device as a GPU's equal, so the two are never mixed.
             const unsigned n = to_uint(cpu_devices, cpu_devices_from);
             if (n < 1 || n > gp::server::kMaxCpuDevices)
-                throw std::runtime_error(std::string(cpu_devices_from) + " " + cpu_devices + ": the number of emulated devices must be 1 to " +
+                throw std::runtime_error(std::string(cpu_devices_from) + " " + cpu_devices +
+                                         ": the number of emulated devices must be 1 to " +
                                          std::to_string(gp::server::kMaxCpuDevices));
             if (!devices.empty())
                 throw std::runtime_error(std::string(cpu_devices_from) +
@@ -210,7 +211,8 @@ int main(int argc, char **argv) {
             if (!num_gpus.empty() && to_uint(num_gpus, "--num-gpus") != 0)
                 throw std::runtime_error(std::string(cpu_devices_from) +
                                          " serves emulated devices in place of GPUs: it cannot be combined with "
-                                         "--num-gpus " + num_gpus + " (GPUPROVER_SERVER_NUM_GPUS); give --num-gpus 0 or neither");
+                                         "--num-gpus " + num_gpus +
+                                         " (GPUPROVER_SERVER_NUM_GPUS); give --num-gpus 0 or neither");
             c.cpu_devices = n;
         } else if (!devices.empty()) {
             std::stringstream ss(devices);

@@ -103,7 +103,8 @@ void Core::open_devices() {
         throw std::runtime_error("--cpu-devices " + std::to_string(cfg_.cpu_devices) + ": at most " +
                                  std::to_string(kMaxCpuDevices) + " emulated devices");
     if (cfg_.cpu_devices && !cfg_.gpus.empty())
-        throw std::runtime_error("--cpu-devices serves emulated devices in place of GPUs: it cannot be combined with GPUs");
+        throw std::runtime_error(
+            "--cpu-devices serves emulated devices in place of GPUs: it cannot be combined with GPUs");
     for (int ord : cfg_.gpus) {
         std::string why;
         auto probe = make_cuda_backend(ord, 1, why);
