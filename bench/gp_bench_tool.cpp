@@ -96,6 +96,8 @@ const HashProfile kHashes[] = {
      {kNone, kNone, kNone}, "Plonky3 MMCS, Poseidon2 width 24"},
     {"poseidon2-w32", GP_MERKLE_FIELD_SPONGE, {kNone, GP_PERM_POSEIDON2_BABYBEAR_32, GP_PERM_POSEIDON2_KOALABEAR_32},
      {kNone, kNone, kNone}, "Plonky3 MMCS, Poseidon2 width 32"},
+    {"poseidon2-sp1", GP_MERKLE_FIELD_SPONGE, {kNone, GP_PERM_POSEIDON2_BABYBEAR_16_SP1, GP_PERM_POSEIDON2_KOALABEAR_16_SP1},
+     {kNone, kNone, kNone}, "SP1's tensor tree, Poseidon2 width 16 (k: SP1 v6, b: SP1 v4/v5)"},
     {"poseidon2-w12c8", GP_MERKLE_FIELD_SPONGE, {GP_PERM_POSEIDON2_GOLDILOCKS_12, kNone, kNone},
      {GP_PERM_POSEIDON2_GOLDILOCKS_8, kNone, kNone},
      "Plonky3 MMCS, Poseidon2 width 12 sponge, width 8 compression"},

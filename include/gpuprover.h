@@ -644,6 +644,12 @@ GP_API gp_status gp_ntt_batch(gp_context *ctx, gp_buffer *buf,
 /* Batched coset low-degree extension                                       */
 /* ------------------------------------------------------------------------ */
 
+/** What the input of an LDE holds (gp_lde_options.input). */
+typedef enum gp_lde_input {
+    GP_LDE_INPUT_EVALUATIONS = 0,
+    GP_LDE_INPUT_COEFFICIENTS = 1
+} gp_lde_input;
+
 typedef struct gp_lde_options {
     uint32_t struct_size;
     /** Trace length n (power of two). 0 (default) means the input's row
@@ -693,6 +699,20 @@ typedef struct gp_lde_options {
      *  (GP_ERR_UNSUPPORTED). (Appended in 0.1.0; a caller whose struct_size
      *  ends before it gets 0.) */
     uint64_t root;
+    /** What the input rows hold. GP_LDE_INPUT_EVALUATIONS (0, default):
+     *  the values on the input domain. GP_LDE_INPUT_COEFFICIENTS: the
+     *  polynomial's coefficients, lowest degree first (row j = coefficient
+     *  of X^j; rows past the input's own, up to n, are zero): the output is
+     *  their evaluations on the output coset (shift 1 gives the subgroup)
+     *  in output_order, as basefold's encoding (SP1's
+     *  `batch_coset_dft`, coefficients zero-padded by the blowup) or
+     *  Plonky3's `coset_dft` of padded coefficients compute them. The
+     *  padding happens inside the call: the caller allocates no buffer of
+     *  n x blowup rows besides the output. input_shift must be 0 or 1, and
+     *  randomizers and another root are refused (GP_ERR_UNSUPPORTED) with
+     *  it. (Appended in 0.1.0; a caller whose struct_size ends before it
+     *  gets evaluations.) */
+    gp_lde_input input;
 } gp_lde_options;
 
 GP_API void gp_lde_options_init(gp_lde_options *options);
@@ -784,7 +804,18 @@ typedef enum gp_permutation {
      *  x^(1/7), MDS, +ARK2; not GP_PERM_RPO256, whose rounds and constants
      *  differ). A permutation for gp_permute_batch and the hash of
      *  GP_MERKLE_WINTERFELL's Rp64_256 sponge. */
-    GP_PERM_RP64_256 = 22
+    GP_PERM_RP64_256 = 22,
+    /** SP1 v6's Poseidon2 over KoalaBear, width 16 (slop's KoalaPerm: x^3,
+     *  8 + 20 rounds, the round constants of GP_PERM_POSEIDON2_KOALABEAR_16)
+     *  with the internal layer of Plonky3 0.1 to 0.4-succinct:
+     *  s'_i = 2^-32 (sum(s) + D_i s_i), D = (-2, 1, 2, 4, ..., 2^13, 2^15),
+     *  where GP_PERM_POSEIDON2_KOALABEAR_16 has Plonky3's current diagonal.
+     *  With GP_MERKLE_FIELD_SPONGE (rate 8, digest 8) it gives SP1's tensor
+     *  commitment trees; gp_merkle_sp1_commitment binds the shape. */
+    GP_PERM_POSEIDON2_KOALABEAR_16_SP1 = 23,
+    /** SP1 v4/v5's Poseidon2 over BabyBear, width 16 (x^7, 8 + 13 rounds,
+     *  SP1's own round constants, the internal layer above). */
+    GP_PERM_POSEIDON2_BABYBEAR_16_SP1 = 24
 } gp_permutation;
 
 /** Writes the permutation's state width (elements, or 64-bit lanes for
@@ -1037,6 +1068,19 @@ GP_API gp_status gp_merkle_root(const gp_merkle_tree *tree, void *out, uint64_t 
  *  their number is odd and above one, as Plonky3 stores the layer) into
  *  `out`, which holds `size_bytes` bytes. */
 GP_API gp_status gp_merkle_cap(const gp_merkle_tree *tree, void *out, uint64_t size_bytes);
+
+/** SP1's commitment of a tree (slop's MerkleTreeTcs, SP1 v6): the root
+ *  compressed with the sponge hash of the two elements [log2 of the leaf
+ *  count, the leaf's width in base elements], with the tree's own sponge and
+ *  compression: compress(root, sponge([log_height, width])). What SP1's
+ *  verifier checks an opening's root against; the openings themselves are
+ *  gp_merkle_open's (siblings leaf level first) under gp_merkle_root. Writes
+ *  gp_merkle_digest_size bytes into `out` (`size_bytes` long). For SP1 v6:
+ *  GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_KOALABEAR_16_SP1, the default
+ *  rate 8 and digest 8, the codeword tensors of one height as the matrices.
+ *  GP_ERR_UNSUPPORTED for another kind or matrices of several heights.
+ *  (Added in 0.1.0.) */
+GP_API gp_status gp_merkle_sp1_commitment(const gp_merkle_tree *tree, void *out, uint64_t size_bytes);
 
 /** Bytes gp_merkle_cap writes (0 for NULL). */
 GP_API uint64_t gp_merkle_cap_size(const gp_merkle_tree *tree);

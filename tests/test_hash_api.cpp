@@ -21,7 +21,7 @@ const gp_permutation kAll[] = {
     GP_PERM_RPX256,                  GP_PERM_POSEIDON_GOLDILOCKS_12,  GP_PERM_TIP5,
     GP_PERM_KECCAK_F1600,            GP_PERM_POSEIDON2_BABYBEAR_32,   GP_PERM_POSEIDON2_KOALABEAR_32,
     GP_PERM_POSEIDON2_BABYBEAR_HL_16, GP_PERM_POSEIDON2_BABYBEAR_HL_24, GP_PERM_POSEIDON2_GOLDILOCKS_HL_12,
-    GP_PERM_RP64_256};
+    GP_PERM_RP64_256,                GP_PERM_POSEIDON2_KOALABEAR_16_SP1, GP_PERM_POSEIDON2_BABYBEAR_16_SP1};
 
 struct Expect {
     gp_permutation id;
@@ -48,6 +48,8 @@ const Expect kInfo[] = {
     {GP_PERM_POSEIDON2_BABYBEAR_HL_24, 24, GP_FIELD_BABYBEAR},
     {GP_PERM_POSEIDON2_GOLDILOCKS_HL_12, 12, GP_FIELD_GOLDILOCKS},
     {GP_PERM_RP64_256, 12, GP_FIELD_GOLDILOCKS},
+    {GP_PERM_POSEIDON2_KOALABEAR_16_SP1, 16, GP_FIELD_KOALABEAR},
+    {GP_PERM_POSEIDON2_BABYBEAR_16_SP1, 16, GP_FIELD_BABYBEAR},
 };
 
 // count random states of `perm` as raw bytes (canonical for field states).
@@ -96,7 +98,7 @@ TEST(PermuteBatch, InfoMatchesInstances) {
         EXPECT_EQ((int)field, (int)e.field) << (int)e.id;
     }
     EXPECT_EQ(gp_permutation_info((gp_permutation)0, nullptr, nullptr), GP_ERR_INVALID_ARGUMENT);
-    EXPECT_EQ(gp_permutation_info((gp_permutation)23, nullptr, nullptr), GP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(gp_permutation_info((gp_permutation)25, nullptr, nullptr), GP_ERR_INVALID_ARGUMENT);
     // BLAKE3, SHA3-256 and BLAKE3-192 name hashes, not permutations:
     // described, never applied.
     CtxPtr ctx;

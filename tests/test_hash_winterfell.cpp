@@ -272,7 +272,7 @@ TEST(Rp64Permutation, InfoAndHashIdsRefused) {
     ASSERT_GP_OK(gp_permutation_info(GP_PERM_BLAKE3_192, &width, &field));
     EXPECT_EQ(width, 16u);
     EXPECT_EQ((int)field, 0);
-    EXPECT_GP_ERR(gp_permutation_info(raw_enum<gp_permutation>(23), &width, &field), GP_ERR_INVALID_ARGUMENT);
+    EXPECT_GP_ERR(gp_permutation_info(raw_enum<gp_permutation>(25), &width, &field), GP_ERR_INVALID_ARGUMENT);
     CtxPtr cpu;
     ASSERT_GP_OK(make_context(GP_BACKEND_CPU, &cpu));
     std::vector<uint64_t> state(25, 1);

@@ -374,6 +374,12 @@ const (
 	// Goldilocks, width 12; not RPO256), the permutation of its Rp64_256
 	// hasher.
 	Rp64_256 Permutation = C.GP_PERM_RP64_256
+	// Poseidon2KoalaBear16SP1: SP1 v6's Poseidon2 over KoalaBear, width 16
+	// (Poseidon2KoalaBear16's constants, the internal layer of Plonky3
+	// 0.1-0.4-succinct); with FieldSponge, SP1's tensor commitment trees.
+	Poseidon2KoalaBear16SP1 Permutation = C.GP_PERM_POSEIDON2_KOALABEAR_16_SP1
+	// Poseidon2BabyBear16SP1: SP1 v4/v5's Poseidon2 over BabyBear, width 16.
+	Poseidon2BabyBear16SP1 Permutation = C.GP_PERM_POSEIDON2_BABYBEAR_16_SP1
 )
 
 // isHash reports whether perm names a hash function, which PermuteBatch

@@ -507,6 +507,16 @@ func (t *MerkleTree) Cap() ([]byte, error) {
 	})
 }
 
+// SP1Commitment returns SP1's commitment of the tree
+// (gp_merkle_sp1_commitment): compress(root, sponge([log2 height, width])),
+// what SP1 v6's verifier checks an opening's root against. Field-sponge
+// trees of one height only (an *Error with StatusUnsupported otherwise).
+func (t *MerkleTree) SP1Commitment() ([]byte, error) {
+	return t.read("MerkleTree.SP1Commitment", "gp_merkle_sp1_commitment", t.digestSize, func(p unsafe.Pointer, n C.uint64_t) C.gp_status {
+		return C.gp_merkle_sp1_commitment(t.h, p, n)
+	})
+}
+
 // read locks the tree and returns the size bytes that fill (the library call
 // op, given the output and its size) writes.
 func (t *MerkleTree) read(method, op string, size int, fill func(unsafe.Pointer, C.uint64_t) C.gp_status) ([]byte, error) {

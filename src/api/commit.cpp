@@ -44,6 +44,9 @@ GP_EXPORT gp_status gp_commit_host(gp_context *ctx, gp_field field, const gp_com
         if (lo.randomizers || lo.randomizer_count)
             fail(GP_ERR_UNSUPPORTED, "options->lde->randomizers: gp_commit_host does not randomize its LDE (one "
                                      "randomizer per matrix column; use gp_lde_batch_host and gp_merkle_commit)");
+        if (raw(lo.input) == GP_LDE_INPUT_COEFFICIENTS)
+            fail(GP_ERR_UNSUPPORTED, "options->lde->input = GP_LDE_INPUT_COEFFICIENTS: gp_commit_host extends "
+                                     "evaluations (use gp_lde_batch_host and gp_merkle_commit for coefficients)");
         if (lo.n != 0)
             fail(GP_ERR_UNSUPPORTED, "options->lde->n = ", lo.n,
                  ": gp_commit_host extends each matrix over its own rows; leave it 0");

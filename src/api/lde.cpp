@@ -2,6 +2,7 @@
 // C entry points: batched NTTs and coset LDEs.
 #include "api/common.h"
 #include "core/lde_random.h"
+#include "core/lde_coeffs.h"
 #include "core/lde_root.h"
 
 using namespace gp;
@@ -79,6 +80,19 @@ LdeArgs lde_args(const FieldDesc &f, uint32_t ext, uint64_t rows, uint64_t cols,
     a.order = o.output_order;
     a.in_layout = o.input_layout;
     a.root_power = root_power(f, o.root, "options->root");
+    const int input = raw(o.input);
+    if (input != GP_LDE_INPUT_EVALUATIONS && input != GP_LDE_INPUT_COEFFICIENTS)
+        fail(GP_ERR_INVALID_ARGUMENT, "options->input = ", input, " is no gp_lde_input");
+    a.coefficients = input == GP_LDE_INPUT_COEFFICIENTS;
+    if (a.coefficients) {
+        if (o.input_shift > 1)
+            fail(GP_ERR_INVALID_ARGUMENT, "options->input_shift = ", o.input_shift,
+                 ": coefficients have no input domain (GP_LDE_INPUT_COEFFICIENTS takes 0 or 1)");
+        if (o.randomizers || o.randomizer_count)
+            fail(GP_ERR_UNSUPPORTED, "options->input = GP_LDE_INPUT_COEFFICIENTS does not randomize LDEs");
+        if (o.root)
+            fail(GP_ERR_UNSUPPORTED, "options->input = GP_LDE_INPUT_COEFFICIENTS takes the library's root only");
+    }
     if (a.root_power != 1) {
         if (o.output_order != GP_ORDER_NATURAL)
             fail(GP_ERR_UNSUPPORTED, "options->root: another root than the library's takes the natural output "
@@ -105,6 +119,7 @@ static LdeArgs prepare_lde(gp_context *ctx, const FieldDesc &f, uint32_t ext, ui
 // The LDE, randomized when asked.
 static void run_lde(gp_context *ctx, const LdeArgs &a, const gp_lde_options &o) {
     Context *c = ctx_of(ctx);
+    if (a.coefficients) return lde_from_coefficients(c, a);
     if (a.root_power != 1) {
         check_root_backend(*c->backend, "options->root");
         return lde_with_root(c, a, a.root_power);

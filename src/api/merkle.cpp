@@ -2,6 +2,7 @@
 // C entry points: Merkle commitments, digests, openings and verification.
 #include "api/common.h"
 #include "core/commit_stream.h"
+#include "core/merkle_bind.h"
 #include "core/merkle_tree.h"
 
 using namespace gp;
@@ -63,6 +64,18 @@ GP_EXPORT gp_status gp_merkle_root(const gp_merkle_tree *tree, void *out, uint64
 
 GP_EXPORT gp_status gp_merkle_cap(const gp_merkle_tree *tree, void *out, uint64_t size_bytes) {
     return guard("gp_merkle_cap", [&] { read_layer("cap", tree, out, size_bytes, true); });
+}
+
+GP_EXPORT gp_status gp_merkle_sp1_commitment(const gp_merkle_tree *tree, void *out, uint64_t size_bytes) {
+    return guard("gp_merkle_sp1_commitment", [&] {
+        ContextCall call(tree, HandleKind::Tree, "tree");
+        GP_REQUIRE_PTR(out);
+        const MerkleTree &t = *tree_of(tree);
+        if (size_bytes < t.digest_bytes())
+            fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes, " is smaller than the commitment (",
+                 t.digest_bytes(), " bytes)");
+        sp1_commitment(t, out);
+    });
 }
 
 GP_EXPORT gp_status gp_merkle_opening_size(const gp_merkle_tree *tree, uint64_t *row_bytes, uint64_t *path_bytes) {

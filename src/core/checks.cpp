@@ -129,6 +129,8 @@ std::string perm_label(int id) {
         GP_PERM_LABEL(GP_PERM_SHA3_256)
         GP_PERM_LABEL(GP_PERM_BLAKE3_192)
         GP_PERM_LABEL(GP_PERM_RP64_256)
+        GP_PERM_LABEL(GP_PERM_POSEIDON2_KOALABEAR_16_SP1)
+        GP_PERM_LABEL(GP_PERM_POSEIDON2_BABYBEAR_16_SP1)
 #undef GP_PERM_LABEL
         default: return std::to_string(id);
     }

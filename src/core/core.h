@@ -130,6 +130,8 @@ struct LdeArgs {
     // The domains' root is the library's to this odd power (lde_root.h);
     // backends see 1 only.
     uint64_t root_power = 1;
+    // The input rows are coefficients (lde_coeffs.h); backends see false only.
+    bool coefficients = false;
 };
 
 struct NttArgs {
@@ -217,6 +219,8 @@ struct MerkleTree {
     // row of all of them.
     std::vector<uint64_t> committed_serials;
     uint64_t row_bytes = 0;
+    // Whether every committed matrix has the same height (note_committed).
+    bool one_height = true;
     // A streamed commitment that did not keep its LDE on the device: where
     // gp_merkle_open finds the rows (core/commit_stream.h). Null otherwise.
     std::shared_ptr<const struct StreamSource> source;

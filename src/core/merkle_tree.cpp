@@ -395,6 +395,8 @@ uint64_t opened_row_bytes(const std::vector<const Buffer *> &mats) {
 
 void note_committed(MerkleTree &t) {
     t.row_bytes = opened_row_bytes(t.committed);
+    t.one_height = true;
+    for (const Buffer *b : t.committed) t.one_height = t.one_height && b->rows == t.committed[0]->rows;
     t.committed_serials.clear();
     for (const Buffer *b : t.committed) t.committed_serials.push_back(b->serial);
 }

@@ -9,6 +9,7 @@
 #include "gpuprover.h"
 #include "hash/keccak.h"
 #include "hash/poseidon2.h"
+#include "hash/poseidon2_sp1.h"
 #include "hash/poseidon_gl.h"
 #include "hash/rp64.h"
 #include "hash/rpo.h"
@@ -30,6 +31,13 @@ struct Poseidon2Instance {
     using T = typename C::Field::T;
     static constexpr int WIDTH = C::WIDTH;
     GP_HD static void apply(T *s) { poseidon2_permute_instance<C>(s); }
+};
+// SP1's instances (hash/poseidon2_sp1.h).
+template <class C>
+struct Poseidon2Sp1 {
+    using T = typename C::Field::T;
+    static constexpr int WIDTH = C::WIDTH;
+    GP_HD static void apply(T *s) { poseidon2_permute_sp1<C>(s); }
 };
 struct Rpo256 {
     using T = uint64_t;
@@ -83,10 +91,12 @@ inline int field_of(int id) {
         case GP_PERM_POSEIDON2_BABYBEAR_24:
         case GP_PERM_POSEIDON2_BABYBEAR_32:
         case GP_PERM_POSEIDON2_BABYBEAR_HL_16:
-        case GP_PERM_POSEIDON2_BABYBEAR_HL_24: return GP_FIELD_BABYBEAR;
+        case GP_PERM_POSEIDON2_BABYBEAR_HL_24:
+        case GP_PERM_POSEIDON2_BABYBEAR_16_SP1: return GP_FIELD_BABYBEAR;
         case GP_PERM_POSEIDON2_KOALABEAR_16:
         case GP_PERM_POSEIDON2_KOALABEAR_24:
-        case GP_PERM_POSEIDON2_KOALABEAR_32: return GP_FIELD_KOALABEAR;
+        case GP_PERM_POSEIDON2_KOALABEAR_32:
+        case GP_PERM_POSEIDON2_KOALABEAR_16_SP1: return GP_FIELD_KOALABEAR;
         case GP_PERM_KECCAK_F1600:
         case GP_PERM_BLAKE3:
         case GP_PERM_SHA3_256:
@@ -126,6 +136,12 @@ bool dispatch(int id, Fn &&fn) {
             fn(Poseidon2Instance<poseidon2_constants::GoldilocksHLW12>{});
             return true;
         case GP_PERM_RP64_256: fn(Rp64_256{}); return true;
+        case GP_PERM_POSEIDON2_KOALABEAR_16_SP1:
+            fn(Poseidon2Sp1<poseidon2_constants::Sp1KoalaBearW16>{});
+            return true;
+        case GP_PERM_POSEIDON2_BABYBEAR_16_SP1:
+            fn(Poseidon2Sp1<poseidon2_constants::Sp1BabyBearW16>{});
+            return true;
         default: return false;
     }
 }

@@ -656,8 +656,8 @@ void sel_merkle(Input &in, int field, gp_merkle_options &o, bool *valid) {
     if (pb < 0xC0) {
         switch (kind) {
             case GP_MERKLE_FIELD_SPONGE:
-                if (field == GP_FIELD_BABYBEAR) perm = pb % 2 ? 6 : 5;
-                else if (field == GP_FIELD_KOALABEAR) perm = pb % 2 ? 8 : 7;
+                if (field == GP_FIELD_BABYBEAR) perm = pb % 3 == 2 ? 24 : pb % 3 ? 6 : 5;
+                else if (field == GP_FIELD_KOALABEAR) perm = pb % 3 == 2 ? 23 : pb % 3 ? 8 : 7;
                 else {
                     static const int gl[] = {1, 2, 3, 4, 9, 10, 11, 12};
                     perm = gl[pb % 8];
@@ -673,7 +673,7 @@ void sel_merkle(Input &in, int field, gp_merkle_options &o, bool *valid) {
             default: perm = 13; break;
         }
     } else {
-        perm = pb < 0xF0 ? pb % 25 : -(int)(pb % 3);  // anything, also 0, the hashes 19-21, 23, 24 and negatives
+        perm = pb < 0xF0 ? pb % 27 : -(int)(pb % 3);  // anything, also 0, the hashes 19-21, 25, 26 and negatives
         *valid = false;                               // (maybe valid, not known here)
     }
     set_enum(o.kind, kind);
@@ -1287,6 +1287,9 @@ void sel_lde(Input &in, int field, gp_lde_options &o, bool *valid) {
     o.input_shift = sel_shift(in, field, valid);
     set_enum(o.output_order, sel_order(in, valid));
     set_enum(o.input_layout, sel_layout(in, valid));
+    // The input's meaning: evaluations mostly, coefficients, a bad value.
+    const uint8_t ib = in.u8();
+    if (ib >= 0xC0) set_enum(o.input, ib >= 0xFC ? (ib % 2 ? 2 : -1) : 1);
 }
 
 // Whether effective LDE options and shapes are valid (the output aside).
@@ -1300,6 +1303,8 @@ bool lde_valid(const gp_lde_options &e, int field, uint32_t ext, uint64_t rows, 
     if (e.shift >= fi->p || e.input_shift >= fi->p) return false;
     if (get_enum(e.output_order) < 0 || get_enum(e.output_order) > 1) return false;
     if (get_enum(e.input_layout) < 0 || get_enum(e.input_layout) > 1) return false;
+    if (get_enum(e.input) < 0 || get_enum(e.input) > 1) return false;
+    if (get_enum(e.input) == GP_LDE_INPUT_COEFFICIENTS && e.input_shift > 1) return false;
     *out_rows = n * e.blowup;
     return true;
 }
@@ -1372,7 +1377,7 @@ void op_lde(Input &in) {
     // Blowup 1 onto the input's own coset, natural order: the identity.
     if (st == GP_OK && dst >= 0 && eff.blowup == 1 && (eff.n == 0 || eff.n == rows) &&
         (eff.shift ? eff.shift : finfo(field)->gen) == (eff.input_shift ? eff.input_shift : 1) &&
-        get_enum(eff.output_order) == GP_ORDER_NATURAL) {
+        get_enum(eff.output_order) == GP_ORDER_NATURAL && get_enum(eff.input) == GP_LDE_INPUT_EVALUATIONS) {
         EXPECT(read_buf(dst) == read_buf(src), "an LDE with blowup 1 onto the input's coset is not the identity");
     }
     if (st == GP_OK && dst >= 0 && mode == 0x5A) read_buf(dst);
@@ -1467,6 +1472,8 @@ PermInfo perm_info(int perm) {
         case 20: return {25, 0, true};  // SHA3-256
         case 21: return {16, 0, true};  // BLAKE3-192
         case 22: return {12, 1};        // Rp64_256
+        case 23: return {16, 3};        // SP1 v6 KoalaBear
+        case 24: return {16, 2};        // SP1 v4/v5 BabyBear
         default: return {0, -1};
     }
 }
@@ -1475,9 +1482,9 @@ void op_permute(Input &in) {
     trace("permute");
     const uint8_t pb = in.u8();
     int perm;
-    if (pb < 0xF0) perm = 1 + pb % 22;
+    if (pb < 0xF0) perm = 1 + pb % 24;
     else {
-        static const int bad[] = {0, 23, -1, 0x7fffffff, 100, (int)0x80000000, 24, 255};
+        static const int bad[] = {0, 25, -1, 0x7fffffff, 100, (int)0x80000000, 26, 255};
         perm = bad[pb % 8];
     }
     const PermInfo pi = perm_info(perm);
@@ -1649,6 +1656,20 @@ void op_merkle_query(Input &in) {
     if (st == GP_OK) {
         EXPECT(h && bp && size >= csz, "gp_merkle_cap succeeded");
         for (uint64_t i = csz; i < b.size(); ++i) EXPECT(b[i] == 0x3C, "gp_merkle_cap wrote past the cap");
+    }
+    // SP1's bound commitment: field-sponge trees of one height only.
+    const int tkind =
+        t >= 0 ? get_enum(effective(S.trees[t].os, S.trees[t].opt, gp_merkle_options_init).kind) : 0;
+    std::fill(b.begin(), b.end(), 0x3C);
+    size = mode % 4 == 1 ? (dsz ? dsz - 1 : 0) : b.size();
+    st = CALL("gp_merkle_sp1_commitment", gp_merkle_sp1_commitment(h, bp, size));
+    if (st == GP_OK) {
+        EXPECT(h && bp && size >= dsz && tkind == GP_MERKLE_FIELD_SPONGE,
+               "gp_merkle_sp1_commitment succeeded");
+        for (uint64_t i = dsz; i < b.size(); ++i)
+            EXPECT(b[i] == 0x3C, "gp_merkle_sp1_commitment wrote past the digest");
+    } else if (h && bp && size >= dsz && tkind != GP_MERKLE_FIELD_SPONGE) {
+        EXPECT(st == GP_ERR_UNSUPPORTED, "gp_merkle_sp1_commitment of another kind: %s", sname(st));
     }
     uint64_t rb = 0, pb = 0;
     st = CALL("gp_merkle_opening_size", gp_merkle_opening_size(h, mode & 4 ? nullptr : &rb, mode & 8 ? nullptr : &pb));

@@ -205,6 +205,8 @@ class Permutation(enum.IntEnum):
     SHA3_256 = 20  # a hash (winterfell's Sha3_256); permutation_info: width 25 (Keccak-f lanes), no field
     BLAKE3_192 = 21  # a hash (winterfell's Blake3_192: BLAKE3's first 24 bytes); width 16, no field
     RP64_256 = 22  # winterfell's Rp64_256 permutation (Rescue-XLIX over Goldilocks, width 12; not RPO256)
+    POSEIDON2_KOALABEAR_16_SP1 = 23  # SP1 v6's KoalaBear instance (Plonky3 0.4-succinct's internal layer)
+    POSEIDON2_BABYBEAR_16_SP1 = 24  # SP1 v4/v5's BabyBear instance (SP1's constants)
 
 
 _HASHES = (Permutation.BLAKE3, Permutation.SHA3_256, Permutation.BLAKE3_192)
@@ -650,6 +652,7 @@ _proto("gp_merkle_hash_rows", _c_status, _vp, _pvp, _u32, ctypes.POINTER(_Merkle
 _proto("gp_merkle_digest_size", _u64, _vp)
 _proto("gp_merkle_root", _c_status, _vp, _vp, _u64)
 _proto("gp_merkle_cap", _c_status, _vp, _vp, _u64)
+_proto("gp_merkle_sp1_commitment", _c_status, _vp, _vp, _u64)
 _proto("gp_merkle_cap_size", _u64, _vp)
 _proto("gp_merkle_opening_size", _c_status, _vp, ctypes.POINTER(_u64), ctypes.POINTER(_u64))
 _proto("gp_merkle_open", _c_status, _vp, ctypes.POINTER(_u64), _u64, _vp, _u64, _vp, _u64)
@@ -2606,6 +2609,14 @@ class MerkleTree(_Handle):
         """The cap, 2**cap_height digests left to right (gp_merkle_cap): what
         openings verify against."""
         return self._read("gp_merkle_cap", self.cap_size)
+
+    @_api("MerkleTree.sp1_commitment")
+    def sp1_commitment(self):
+        """SP1's commitment of the tree (gp_merkle_sp1_commitment):
+        compress(root, sponge([log2 height, width])), what SP1 v6's verifier
+        checks the root of an opening against. Field-sponge trees of one
+        height only (GpuproverError with GP_ERR_UNSUPPORTED otherwise)."""
+        return self._read("gp_merkle_sp1_commitment", self.digest_size)
 
     @_api("MerkleTree.opening_size")
     def opening_size(self):

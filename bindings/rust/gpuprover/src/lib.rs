@@ -673,6 +673,13 @@ pub enum Permutation {
     /// width 12, 7 rounds), the permutation of winterfell's `Rp64_256`
     /// hasher ([`MerkleKind::Winterfell`](crate::MerkleKind::Winterfell)).
     Rp64_256,
+    /// SP1 v6's Poseidon2 over KoalaBear, width 16 (the constants of
+    /// [`Permutation::Poseidon2KoalaBear16`], the internal layer of Plonky3
+    /// 0.1-0.4-succinct); with the field sponge, SP1's tensor commitment
+    /// trees ([`MerkleTree::sp1_commitment`](crate::MerkleTree::sp1_commitment)).
+    Poseidon2KoalaBear16Sp1,
+    /// SP1 v4/v5's Poseidon2 over BabyBear, width 16 (SP1's constants).
+    Poseidon2BabyBear16Sp1,
 }
 
 /// A permutation's state width and field, as the library reports them.
@@ -710,10 +717,13 @@ impl Permutation {
             Permutation::Poseidon2GoldilocksHl12 => P::GP_PERM_POSEIDON2_GOLDILOCKS_HL_12,
             Permutation::Blake3 => P::GP_PERM_BLAKE3,
             // Spelled as numbers: GP_PERM_SHA3_256 = 20, GP_PERM_BLAKE3_192
-            // = 21, GP_PERM_RP64_256 = 22 (gpuprover.h).
+            // = 21, GP_PERM_RP64_256 = 22, GP_PERM_POSEIDON2_KOALABEAR_16_SP1
+            // = 23, GP_PERM_POSEIDON2_BABYBEAR_16_SP1 = 24 (gpuprover.h).
             Permutation::Sha3_256 => P(20),
             Permutation::Blake3_192 => P(21),
             Permutation::Rp64_256 => P(22),
+            Permutation::Poseidon2KoalaBear16Sp1 => P(23),
+            Permutation::Poseidon2BabyBear16Sp1 => P(24),
         }
     }
 

@@ -604,6 +604,15 @@ impl MerkleTree {
         self.read(self.cap_size(), sys::gp_merkle_cap)
     }
 
+    /// SP1's commitment of the tree (`gp_merkle_sp1_commitment`):
+    /// `compress(root, sponge([log2 height, width]))`, what SP1 v6's
+    /// verifier checks an opening's root against. Field-sponge trees of one
+    /// height only ([`Status::Unsupported`](crate::Status::Unsupported)
+    /// otherwise).
+    pub fn sp1_commitment(&self) -> Result<Vec<u8>> {
+        self.read(self.digest_size(), sys::gp_merkle_sp1_commitment)
+    }
+
     /// The `size` bytes that `read` (`gp_merkle_root` or `gp_merkle_cap`)
     /// writes for this tree.
     fn read(
