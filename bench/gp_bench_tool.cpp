@@ -204,6 +204,7 @@ struct Args {
     bool ext_given = false;
     uint32_t blowup = 4;
     gp_order order = GP_ORDER_BIT_REVERSED;
+    gp_lde_input input = GP_LDE_INPUT_EVALUATIONS;
     const HashProfile *hash = &kHashes[0];
     uint32_t cap_height = 0;
     gp_backend backend = GP_BACKEND_AUTO;
@@ -271,6 +272,8 @@ void usage(FILE *f) {
         "  --ext D         extension degree of the columns: goldilocks 1, 2, 3;\n"
         "                  babybear, koalabear 1, 4 (default 1; see fri and deep)\n"
         "  --blowup B      LDE blowup, a power of two in 1..32 (default 4)\n"
+        "  --input I       evals (default) or coeffs: what lde's input rows hold (coeffs:\n"
+        "                  basefold's encoding, GP_LDE_INPUT_COEFFICIENTS; not with commit)\n"
         "  --order O       bitrev (default) or natural: the LDE's and the NTT's output\n"
         "                  rows, FRI's codeword order, DEEP's column rows\n"
         "  --hash NAME     Merkle profile of merkle, commit and fri (default poseidon2);\n"
@@ -385,7 +388,7 @@ int parse_args(int argc, char **argv, Args &a) {
         static const char *const kValued[] = {"--op",      "--field",   "--log-n",   "--cols",    "--ext",
                                               "--blowup",  "--order",   "--hash",    "--cap-height",
                                               "--backend", "--server",  "--devices", "--threads", "--reps",
-                                              "--seed",    "--points",  "--arity",   "--floor-mib"};
+                                              "--seed",    "--points",  "--arity",   "--floor-mib", "--input"};
         bool known = false;
         for (const char *k : kValued) known = known || opt == k;
         if (!known) {
@@ -432,6 +435,13 @@ int parse_args(int argc, char **argv, Args &a) {
             if (!parse_u64(val, 1, 32, x) || (x & (x - 1)) != 0)
                 return usage_error("--blowup must be a power of two in [1, 32] (1, 2, 4, 8, 16 or 32), got '%s'", val);
             a.blowup = (uint32_t)x;
+        } else if (opt == "--input") {
+            if (v == "evals")
+                a.input = GP_LDE_INPUT_EVALUATIONS;
+            else if (v == "coeffs")
+                a.input = GP_LDE_INPUT_COEFFICIENTS;
+            else
+                return usage_error("--input must be evals or coeffs, got '%s'", val);
         } else if (opt == "--order") {
             if (v == "bitrev" || v == "bit-reversed")
                 a.order = GP_ORDER_BIT_REVERSED;
@@ -1095,6 +1105,7 @@ int run_op(const Args &a, const Shape &s, gp_context *ctx, Result &res) {
     gp_lde_options_init(&lo);
     lo.blowup = a.blowup;
     lo.output_order = a.order;
+    lo.input = a.input;
 
     const auto nothing = [] {};
 

@@ -90,6 +90,7 @@ run deep_gl3 deep --log-n 8 --ext 3 --points 1
 run merkle_rpo merkle --log-n 8 --hash rpo --cap-height 2
 run fri_blake3 fri --log-n 8 --hash blake3-256
 run merkle_sp1 merkle --log-n 8 --field koalabear --hash poseidon2-sp1
+run lde_coeffs lde --log-n 9 --field koalabear --input coeffs --order bitrev
 
 # The root does not depend on the thread count nor on the device count.
 run commit_t1 commit --log-n 9 --hash poseidon2 --threads 1
