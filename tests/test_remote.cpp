@@ -558,15 +558,23 @@ TEST(Remote, AgingLetsLowPriorityFinishUnderAStreamOfHighJobs) {
     }
 }
 
+// A gp_remote_client "hold" process on the server at `sock` (output to
+// `out`), returned once it reports its commitment running (at most 120 s).
+pid_t spawn_running_client(const std::string &sock, const std::string &out) {
+    const pid_t child = spawn({client_bin(), "hold", sock}, out);
+    if (child <= 0) return child;
+    const auto end = Clock::now() + std::chrono::seconds(120);
+    while (Clock::now() < end && Server::read_text_file_or_empty(out).find("running") == std::string::npos)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return child;
+}
+
 TEST(Remote, ClientKilledMidJobReleasesEverything) {
     Server s;
     ASSERT_TRUE(s.start({"--cpu-jobs", "2"}));
     const std::string out = unique_path("client");
-    const pid_t child = spawn({client_bin(), "hold", s.sock}, out);
+    const pid_t child = spawn_running_client(s.sock, out);
     ASSERT_GT(child, 0);
-    const auto end = Clock::now() + std::chrono::seconds(120);
-    while (Clock::now() < end && Server::read_text_file_or_empty(out).find("running") == std::string::npos)
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
     std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside a commitment
     kill(child, SIGKILL);
     waitpid(child, nullptr, 0);
@@ -1001,11 +1009,8 @@ TEST(RemotePlacement, ClosingReleasesTheDevice) {
     }
     // A client process on cpu:3, killed while its commitment runs.
     const std::string out = unique_path("client");
-    const pid_t child = spawn({client_bin(), "hold", s.sock}, out);
+    const pid_t child = spawn_running_client(s.sock, out);
     ASSERT_GT(child, 0);
-    const auto end = Clock::now() + std::chrono::seconds(120);
-    while (Clock::now() < end && Server::read_text_file_or_empty(out).find("running") == std::string::npos)
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
     EXPECT_TRUE(status_until(s, [](const std::string &st) {
         unsigned n = 0, l = 0;
         return device_figures(st, cpu_dev(3), &n, &l) && n == 1 && l >= 2;  // its session and its commitment
