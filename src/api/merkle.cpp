@@ -45,15 +45,20 @@ GP_EXPORT uint64_t gp_merkle_cap_size(const gp_merkle_tree *tree) {
 }
 
 namespace {
+// Refuses an output of size_bytes that cannot hold `need` bytes of `what`.
+void require_room(const char *what, uint64_t size_bytes, uint64_t need) {
+    if (size_bytes < need)
+        fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes, " is smaller than the ", what, " (", need,
+             " bytes)");
+}
+
 // The root or the cap (`what`) of a tree into out[size_bytes].
 void read_layer(const char *what, const gp_merkle_tree *tree, void *out, uint64_t size_bytes, bool cap) {
     ContextCall call(tree, HandleKind::Tree, "tree");
     GP_REQUIRE_PTR(out);
     const MerkleTree &t = *tree_of(tree);
     const uint64_t need = cap ? t.cap_bytes() : t.digest_bytes();
-    if (size_bytes < need)
-        fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes, " is smaller than the ", what, " (", need,
-             " bytes)");
+    require_room(what, size_bytes, need);
     read_digests(t, cap ? t.cap_layer() : t.log_h, need, out);
 }
 }  // namespace
@@ -71,9 +76,7 @@ GP_EXPORT gp_status gp_merkle_sp1_commitment(const gp_merkle_tree *tree, void *o
         ContextCall call(tree, HandleKind::Tree, "tree");
         GP_REQUIRE_PTR(out);
         const MerkleTree &t = *tree_of(tree);
-        if (size_bytes < t.digest_bytes())
-            fail(GP_ERR_INVALID_ARGUMENT, "size_bytes = ", size_bytes, " is smaller than the commitment (",
-                 t.digest_bytes(), " bytes)");
+        require_room("commitment", size_bytes, t.digest_bytes());
         sp1_commitment(t, out);
     });
 }

@@ -17,12 +17,12 @@
 namespace gp {
 
 namespace {
-// The cursor FieldSpongeHasher::absorb reads a row from.
 template <class H>
 struct IsFieldSponge : std::false_type {};
 template <class P, class C>
 struct IsFieldSponge<FieldSpongeHasher<P, C>> : std::true_type {};
 
+// The cursor FieldSpongeHasher::absorb reads a row from.
 template <class T>
 struct ArrayCursor {
     const T *p;
