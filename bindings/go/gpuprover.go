@@ -316,6 +316,18 @@ const (
 	RowMajor Layout = C.GP_LAYOUT_ROW_MAJOR
 )
 
+// LDEInput is what the input rows of an LDE hold (gp_lde_input).
+type LDEInput int
+
+const (
+	// Evaluations: the values on the input domain (the default).
+	Evaluations LDEInput = C.GP_LDE_INPUT_EVALUATIONS
+	// Coefficients: the polynomials' coefficients, lowest degree first;
+	// the output is their evaluations on the output coset (basefold's
+	// encoding, SP1's batch_coset_dft of zero-padded coefficients).
+	Coefficients LDEInput = C.GP_LDE_INPUT_COEFFICIENTS
+)
+
 // Order is the row order of an NTT or LDE input or output.
 type Order int
 
@@ -1041,6 +1053,10 @@ type LDEOptions struct {
 	// gives its trace and LDE row order (natural output order, no
 	// randomizers; gp_lde_options.root).
 	Root uint64
+	// Input is what the input rows hold: Evaluations (the zero value) or
+	// Coefficients (InputShift must then be 0 or 1; no Randomizers, no
+	// other Root; gp_lde_options.input).
+	Input LDEInput
 	// Randomizers (LDE and LDEHost) is nil, or the coefficients of one
 	// randomizer polynomial per input column for the randomized LDE (zero
 	// knowledge, as Triton VM extends its tables;
@@ -1112,6 +1128,7 @@ func (o *LDEOptions) c() C.gp_lde_options {
 		co.output_order = C.gp_order(o.OutputOrder)
 		co.input_layout = C.gp_layout(o.InputLayout)
 		co.root = C.uint64_t(o.Root)
+		co.input = C.gp_lde_input(o.Input)
 	}
 	return co
 }

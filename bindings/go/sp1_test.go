@@ -64,3 +64,68 @@ func TestSP1Commitment(t *testing.T) {
 	_, err = keccak.SP1Commitment()
 	expectError(t, err, gp.ErrUnsupported, "GP_MERKLE_KECCAK_PLONKY3")
 }
+
+// TestSP1Encoding: basefold's encoding (LDE of coefficients) equals the
+// forward transform of the zero-padded coefficients on the same coset and
+// differs from the LDE of the same values read as evaluations.
+func TestSP1Encoding(t *testing.T) {
+	ctx := newContext(t)
+	coeffs := make([]uint32, 4*3) // 4 rows x 3 columns, column-major
+	for i := range coeffs {
+		coeffs[i] = uint32((uint64(i)*2654435761 + 17) % 2130706433)
+	}
+	for _, shift := range []uint64{1, 31} {
+		enc, err := ctx.NewBuffer(gp.KoalaBear, 1, 8, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer enc.Close()
+		if err := ctx.LDEHost(gp.KoalaBear, 1, coeffs, 4, 3, enc, &gp.LDEOptions{Shift: shift, Input: gp.Coefficients}); err != nil {
+			t.Fatal(err)
+		}
+		padded := make([]uint32, 8*3)
+		for c := 0; c < 3; c++ {
+			copy(padded[8*c:8*c+4], coeffs[4*c:4*c+4])
+		}
+		ref, err := ctx.BufferFromHost(gp.KoalaBear, 1, 8, 3, gp.ColMajor, padded)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ref.Close()
+		if err := ctx.NTT(ref, &gp.NTTOptions{Shift: shift}); err != nil {
+			t.Fatal(err)
+		}
+		got, want := make([]uint32, 24), make([]uint32, 24)
+		if err := enc.ToHost(gp.ColMajor, got); err != nil {
+			t.Fatal(err)
+		}
+		if err := ref.ToHost(gp.ColMajor, want); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("shift %d: encoding %v, padded transform %v", shift, got, want)
+			}
+		}
+		if err := ctx.LDEHost(gp.KoalaBear, 1, coeffs, 4, 3, enc, &gp.LDEOptions{Shift: shift}); err != nil {
+			t.Fatal(err)
+		}
+		if err := enc.ToHost(gp.ColMajor, got); err != nil {
+			t.Fatal(err)
+		}
+		same := true
+		for i := range got {
+			same = same && got[i] == want[i]
+		}
+		if same {
+			t.Fatalf("shift %d: the LDE of evaluations equals the encoding", shift)
+		}
+	}
+	out, err := ctx.NewBuffer(gp.KoalaBear, 1, 8, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	err = ctx.LDEHost(gp.KoalaBear, 1, coeffs, 4, 3, out, &gp.LDEOptions{Input: gp.Coefficients, Randomizers: []uint32{1, 2, 3}})
+	expectError(t, err, gp.ErrUnsupported, "")
+}

@@ -79,6 +79,7 @@ __all__ = [
     "GpuproverError",
     "Keep",
     "Layout",
+    "LdeInput",
     "MatrixDims",
     "MemoryStats",
     "MerkleKind",
@@ -165,6 +166,11 @@ class Priority(enum.IntEnum):
 class Layout(enum.IntEnum):
     COL_MAJOR = 0  # element (r, c) at index c * rows + r (times ext_degree)
     ROW_MAJOR = 1  # element (r, c) at index r * cols + c (Plonky3's RowMajorMatrix)
+
+
+class LdeInput(enum.IntEnum):
+    EVALUATIONS = 0  # the values on the input domain (default)
+    COEFFICIENTS = 1  # the polynomial's coefficients, lowest degree first (basefold's encoding)
 
 
 class Order(enum.IntEnum):
@@ -461,6 +467,7 @@ class _LdeOptions(ctypes.Structure):
         ("randomizers", ctypes.c_void_p),
         ("randomizer_count", _u64),
         ("root", _u64),
+        ("input", _c_enum),
     ]
 
 
@@ -1778,7 +1785,7 @@ class Context:
     # -- operations
 
     @staticmethod
-    def _lde_options(n, blowup, shift, input_shift, output_order, input_layout, root=0):
+    def _lde_options(n, blowup, shift, input_shift, output_order, input_layout, root=0, input=LdeInput.EVALUATIONS):
         o = _LdeOptions()
         _lib.gp_lde_options_init(ctypes.byref(o))
         o.n = _uint("n", n)
@@ -1788,6 +1795,7 @@ class Context:
         o.output_order = _enum(Order, "output_order", output_order)
         o.input_layout = _enum(Layout, "input_layout", input_layout)
         o.root = _uint("root", root)
+        o.input = _enum(LdeInput, "input", input)
         return o
 
     def _new_output(self, function, field, ext, rows, n, blowup, cols):
@@ -1796,7 +1804,8 @@ class Context:
         return self.buffer(field, (n or rows) * blowup, cols, ext)
 
     @_api("Context.lde")
-    def lde(self, input, output=None, *, n=0, blowup=2, shift=0, input_shift=0, output_order=Order.NATURAL, root=0):
+    def lde(self, input, output=None, *, n=0, blowup=2, shift=0, input_shift=0, output_order=Order.NATURAL, root=0,
+            input_kind=LdeInput.EVALUATIONS):
         """Coset LDE of every column of the buffer `input` into `output`
         (n * blowup rows, input's columns, field and degree), which is
         created when None. Returns output.
@@ -1806,10 +1815,13 @@ class Context:
         generator); input_shift: shift of the input domain (0: 1);
         output_order: Order.BIT_REVERSED for what Plonky3 commits; root: the
         root of unity the domains are drawn from (0: the library's; winterfell's
-        TWO_ADIC_ROOT_OF_UNITY for its row order; gp_lde_options.root).
+        TWO_ADIC_ROOT_OF_UNITY for its row order; gp_lde_options.root);
+        input_kind: LdeInput.COEFFICIENTS when input holds the polynomials'
+        coefficients (lowest degree first; basefold's encoding, SP1's
+        batch_coset_dft; gp_lde_options.input).
         """
         fn = "gp_lde_batch"
-        opts = self._lde_options(n, blowup, shift, input_shift, output_order, Layout.COL_MAJOR, root)
+        opts = self._lde_options(n, blowup, shift, input_shift, output_order, Layout.COL_MAJOR, root, input_kind)
         with self._lock:
             hin = self._own(fn, input, "input")
             created = None
@@ -1827,7 +1839,8 @@ class Context:
 
     @_api("Context.lde_host")
     def lde_host(self, field, data, rows, cols, output=None, *, ext_degree=1, n=0, blowup=2, shift=0, input_shift=0,
-                 output_order=Order.NATURAL, input_layout=Layout.COL_MAJOR, randomizers=None, root=0):
+                 output_order=Order.NATURAL, input_layout=Layout.COL_MAJOR, randomizers=None, root=0,
+                 input_kind=LdeInput.EVALUATIONS):
         """Like lde(), with the input in host memory: `data` holds rows x cols
         elements of degree ext_degree in input_layout (exactly
         rows * cols * ext_degree values). Returns output (created when None).
@@ -1836,12 +1849,12 @@ class Context:
         per column (cols x m x ext_degree values, column by column, lowest
         degree first, coordinates interleaved): the output is then the
         randomized LDE f(X) + (X^n - input_shift^n) r(X), as Triton VM
-        extends its tables (gp_lde_options.randomizers).
+        extends its tables (gp_lde_options.randomizers). input_kind: as lde().
         """
         fn = "gp_lde_batch_host"
         field, ext = _enum(Field, "field", field), _uint("ext_degree", ext_degree, _U32_MAX)
         rows, cols = _uint("rows", rows), _uint("cols", cols)
-        opts = self._lde_options(n, blowup, shift, input_shift, output_order, input_layout, root)
+        opts = self._lde_options(n, blowup, shift, input_shift, output_order, input_layout, root, input_kind)
         host = _host(fn, "data", data, _element_size(field))
         _check_len(fn, "data", host, rows, cols, ext)
         rand = None

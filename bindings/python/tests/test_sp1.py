@@ -48,6 +48,30 @@ class SP1Test(unittest.TestCase):
         self.assertEqual(cm.exception.status, gp.Status.UNSUPPORTED)
         self.assertIn("GP_MERKLE_KECCAK_PLONKY3", str(cm.exception))
 
+    def test_coefficient_lde(self):
+        """Basefold's encoding: the LDE of coefficients equals the forward
+        transform of the zero-padded coefficients on the same coset, and
+        differs from the LDE of the same values read as evaluations."""
+        KB = gp.Field.KOALABEAR
+        coeffs = [(i * 2654435761 + 17) % 2130706433 for i in range(4 * 3)]  # 4 rows x 3 columns, column-major
+        for shift in (1, 31):
+            enc = self.ctx.lde_host(KB, array.array("I", coeffs), 4, 3, blowup=2, shift=shift,
+                                    input_kind=gp.LdeInput.COEFFICIENTS).to_host()
+            padded = []
+            for c in range(3):
+                padded += coeffs[4 * c:4 * c + 4] + [0] * 4
+            ref = self.ctx.buffer_from_host(KB, array.array("I", padded), 8, 3)
+            self.ctx.ntt(ref, shift=shift)
+            self.assertEqual(list(enc), list(ref.to_host()), shift)
+            evals = self.ctx.lde_host(KB, array.array("I", coeffs), 4, 3, blowup=2, shift=shift).to_host()
+            self.assertNotEqual(list(enc), list(evals))
+        with self.assertRaises(gp.GpuproverError) as cm:
+            self.ctx.lde_host(KB, array.array("I", coeffs), 4, 3, input_kind=gp.LdeInput.COEFFICIENTS,
+                              randomizers=array.array("I", [1, 2, 3]))
+        self.assertEqual(cm.exception.status, gp.Status.UNSUPPORTED)
+        with self.assertRaises(gp.GpuproverError):
+            self.ctx.lde_host(KB, array.array("I", coeffs), 4, 3, input_kind=7)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -549,6 +549,28 @@ impl Layout {
     }
 }
 
+/// What the input rows of an LDE hold (`gp_lde_input`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LdeInput {
+    /// The values on the input domain.
+    #[default]
+    Evaluations,
+    /// The polynomials' coefficients, lowest degree first: the output is
+    /// their evaluations on the output coset (basefold's encoding, SP1's
+    /// `batch_coset_dft` of zero-padded coefficients). The input shift must
+    /// be `None` or 1.
+    Coefficients,
+}
+
+impl LdeInput {
+    fn to_raw(self) -> sys::gp_lde_input {
+        match self {
+            LdeInput::Evaluations => sys::gp_lde_input::GP_LDE_INPUT_EVALUATIONS,
+            LdeInput::Coefficients => sys::gp_lde_input::GP_LDE_INPUT_COEFFICIENTS,
+        }
+    }
+}
+
 /// Which extension of the field a degree-D element belongs to
 /// (`gp_extension`). The elements are stored alike (D canonical base
 /// coefficients, lowest degree first); only their products differ.
@@ -1593,6 +1615,8 @@ pub struct LdeOptions {
     pub output_order: Order,
     /// Layout of host input for [`Context::lde_host`]. Default column-major.
     pub input_layout: Layout,
+    /// What the input rows hold. Default evaluations.
+    pub input: LdeInput,
 }
 
 impl Default for LdeOptions {
@@ -1604,6 +1628,7 @@ impl Default for LdeOptions {
             input_shift: None,
             output_order: Order::Natural,
             input_layout: Layout::ColMajor,
+            input: LdeInput::Evaluations,
         }
     }
 }
@@ -1619,6 +1644,7 @@ impl LdeOptions {
         raw.input_shift = self.input_shift.unwrap_or(0);
         raw.output_order = self.output_order.to_raw();
         raw.input_layout = self.input_layout.to_raw();
+        raw.input = self.input.to_raw();
         raw
     }
 }

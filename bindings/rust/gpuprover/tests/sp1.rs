@@ -7,7 +7,9 @@
 mod common;
 
 use common::*;
-use gpuprover::{Buffer, Field, Layout, MerkleKind, MerkleOptions, Permutation, Status};
+use gpuprover::{
+    Buffer, Field, Layout, LdeInput, LdeOptions, MerkleKind, MerkleOptions, NttOptions, Permutation, Status,
+};
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{:02x}", b)).collect()
@@ -55,4 +57,44 @@ fn sp1_tensor_commitment() {
     let err = tree.sp1_commitment().unwrap_err();
     assert_eq!(err.status(), Status::Unsupported);
     assert!(err.message().contains("GP_MERKLE_KECCAK_PLONKY3"), "{}", err.message());
+}
+
+/// Basefold's encoding: the LDE of coefficients equals the forward transform
+/// of the zero-padded coefficients on the same coset, and differs from the
+/// LDE of the same values read as evaluations.
+#[test]
+fn sp1_encoding_is_the_padded_transform() {
+    let ctx = cpu();
+    // 4 rows x 3 columns, column-major.
+    let coeffs: Vec<u32> = (0..12u64).map(|i| ((i * 2654435761 + 17) % 2130706433) as u32).collect();
+    for shift in [1u64, 31] {
+        let options = LdeOptions {
+            shift: Some(shift),
+            input: LdeInput::Coefficients,
+            ..LdeOptions::default()
+        };
+        let mut enc = Buffer::new(&ctx, Field::KoalaBear, 1, 8, 3).unwrap();
+        ctx.lde_host(Field::KoalaBear, 1, &coeffs, 4, 3, &options, &mut enc).unwrap();
+        let mut padded = vec![0u32; 24];
+        for c in 0..3 {
+            padded[8 * c..8 * c + 4].copy_from_slice(&coeffs[4 * c..4 * c + 4]);
+        }
+        let mut reference = Buffer::from_host::<u32>(&ctx, Field::KoalaBear, 1, 8, 3, Layout::ColMajor, &padded).unwrap();
+        let ntt = NttOptions {
+            shift: Some(shift),
+            ..NttOptions::default()
+        };
+        ctx.ntt(&mut reference, &ntt).unwrap();
+        let (mut got, mut want) = (vec![0u32; 24], vec![0u32; 24]);
+        enc.to_host(Layout::ColMajor, &mut got).unwrap();
+        reference.to_host(Layout::ColMajor, &mut want).unwrap();
+        assert_eq!(got, want, "shift {}", shift);
+        let evaluations = LdeOptions {
+            shift: Some(shift),
+            ..LdeOptions::default()
+        };
+        ctx.lde_host(Field::KoalaBear, 1, &coeffs, 4, 3, &evaluations, &mut enc).unwrap();
+        enc.to_host(Layout::ColMajor, &mut got).unwrap();
+        assert_ne!(got, want, "shift {}", shift);
+    }
 }
