@@ -193,7 +193,13 @@ typedef enum gp_backend {
      *  refuse with a status naming the limit. Buffers and trees live on the
      *  server's device. On the same host bulk
      *  data goes through shared memory. Creating the context fails with
-     *  GP_ERR_REMOTE when no server answers. */
+     *  GP_ERR_REMOTE when no server answers. The remote client is a plugin,
+     *  libgpuprover-remote.so.VERSION, loaded by the first remote context
+     *  (in-process contexts load no RPC library): from the
+     *  GPUPROVER_REMOTE_PLUGIN environment variable's path, else the
+     *  directory libgpuprover.so was loaded from, else the dynamic loader's
+     *  path; without it creating the context fails with
+     *  GP_ERR_UNSUPPORTED, naming where it looked. */
     GP_BACKEND_REMOTE = 3
 } gp_backend;
 

@@ -57,7 +57,7 @@ uint32_t check_log_size(const FieldDesc &f, uint64_t n, const char *arg);
 struct PermShape {
     uint32_t width, elem_size;
 };
-PermShape perm_shape(int id, const char *arg);
+GP_PLUGIN_EXPORT PermShape perm_shape(int id, const char *arg);
 
 // A gp_permutation value as messages print it: its name ("GP_PERM_TIP5"),
 // or the number when it names none.

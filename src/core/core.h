@@ -276,7 +276,7 @@ struct DeepArgs {
 };
 
 // One implementation per device kind. Methods throw gp::Error.
-class Backend {
+class GP_PLUGIN_EXPORT Backend {
 public:
     virtual ~Backend() = default;
     // The context's call monitor (set when the context is made): backends
@@ -508,8 +508,8 @@ std::vector<uint64_t> words_in(const FieldDesc &f, const void *in, uint64_t coun
 
 // Validates host data[begin, end): every value < p. Throws
 // GP_ERR_NON_CANONICAL naming the first offending index.
-void check_canonical(const FieldDesc &f, const void *data, uint64_t begin, uint64_t end,
-                     const char *arg);
+GP_PLUGIN_EXPORT void check_canonical(const FieldDesc &f, const void *data, uint64_t begin, uint64_t end,
+                                      const char *arg);
 
 // Index of base element (row r, base column j = c * ext + comp) in a host
 // array of the given layout.

@@ -56,7 +56,7 @@ void read_digests(const MerkleTree &t, uint32_t k, uint64_t bytes, void *out);
 void read_cap(const MerkleTree &t, void *out);
 
 // Bytes of one opened row of `mats` (GP_ERR_SIZE_OVERFLOW past 64 bits).
-uint64_t opened_row_bytes(const std::vector<const Buffer *> &mats);
+GP_PLUGIN_EXPORT uint64_t opened_row_bytes(const std::vector<const Buffer *> &mats);
 
 // Records what the tree needs of t.committed after they are gone (their
 // serials, the opened row's bytes); called whenever t.committed is set.

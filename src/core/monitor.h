@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "core/plugin_export.h"
 #include "gpuprover.h"
 
 namespace gp {
@@ -28,7 +29,7 @@ public:
     // GP_ERR_CANCELLED if the call was cancelled.
     void poll(const char *stage, uint64_t done, uint64_t total);
     // Throws GP_ERR_CANCELLED if the call in flight was cancelled.
-    void check_cancelled() const;
+    GP_PLUGIN_EXPORT void check_cancelled() const;
 
     void set_progress(gp_progress_fn fn, void *user);
     void set_log(gp_log_fn fn, void *user);

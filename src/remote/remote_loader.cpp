@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// make_remote_backend in libgpuprover.so: loads the remote plugin
+// (remote/plugin.h) on first use, so that the core library links no RPC
+// library and an in-process context never loads one. The plugin is
+// $GPUPROVER_REMOTE_PLUGIN when set, else libgpuprover-remote.so.VERSION in
+// the directory libgpuprover.so was loaded from, else that name on the
+// dynamic loader's search path. It stays loaded for the process's life.
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "remote/plugin.h"
+
+namespace gp {
+namespace {
+
+const std::string kFile = std::string("libgpuprover-remote.so.") + GP_PLUGIN_VERSION;
+
+std::string own_directory() {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void *>(&own_directory), &info) && info.dli_fname) {
+        std::string path = info.dli_fname;
+        const size_t slash = path.rfind('/');
+        if (slash != std::string::npos) return path.substr(0, slash + 1);
+    }
+    return {};
+}
+
+struct Plugin {
+    RemotePluginMake make = nullptr;
+    std::string why;  // when make is null: what was tried and what failed
+};
+
+Plugin load() {
+    Plugin p;
+    std::string tried;
+    auto attempt = [&](const std::string &path) -> bool {
+        dlerror();
+        void *h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            const char *e = dlerror();
+            tried += std::string(tried.empty() ? "" : "; ") + (e ? e : path + ": cannot be loaded");
+            return false;
+        }
+        p.make = reinterpret_cast<RemotePluginMake>(dlsym(h, kRemotePluginSymbol));
+        if (!p.make) {
+            tried += std::string(tried.empty() ? "" : "; ") + path + " has no " + kRemotePluginSymbol;
+            dlclose(h);
+            return false;
+        }
+        return true;
+    };
+    if (const char *env = std::getenv(kRemotePluginEnv); env && *env) {
+        if (!attempt(env)) p.why = std::string(kRemotePluginEnv) + "=" + env + ": " + tried;
+        return p;
+    }
+    const std::string dir = own_directory();
+    if ((!dir.empty() && attempt(dir + kFile)) || attempt(kFile)) return p;
+    p.why = "the remote backend's plugin " + kFile + " is not installed next to libgpuprover (" +
+            (dir.empty() ? std::string("?") : dir) + ") nor on the library path (" + tried +
+            "); install it, or set " + kRemotePluginEnv + " to its path";
+    return p;
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_remote_backend(const RemoteOptions &o) {
+    // A plugin once loaded is kept; a failed search is tried again by the
+    // next remote context (the plugin may have been installed meanwhile).
+    static std::mutex mu;
+    static Plugin plugin;
+    RemotePluginMake make;
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!plugin.make) plugin = load();
+        if (!plugin.make) fail(GP_ERR_UNSUPPORTED, "endpoint \"", o.endpoint, "\": ", plugin.why);
+        make = plugin.make;
+    }
+    Backend *b = nullptr;
+    char msg[1024] = {0};
+    const gp_status s = make(GP_PLUGIN_VERSION, &o, &b, msg, sizeof msg);
+    if (s != GP_OK) throw Error(s, msg);
+    if (!b) fail(GP_ERR_INTERNAL, "the remote plugin made no backend");
+    return std::unique_ptr<Backend>(b);
+}
+
+}  // namespace gp
