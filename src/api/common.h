@@ -43,13 +43,6 @@ private:
     CallRecord saved_;
 };
 
-// The status an Error carries, read without an enum-typed load: a value
-// outside gp_status (which no code path should produce) is GP_ERR_INTERNAL.
-inline gp_status error_status(const Error &e) {
-    const int v = raw(e.status);
-    return is_status(v) ? static_cast<gp_status>(v) : GP_ERR_INTERNAL;
-}
-
 // Runs fn, turning exceptions into a status and message. A call that
 // succeeds leaves gp_last_error() empty, even when fn called the library
 // (a callback's call) and that call failed.
@@ -61,14 +54,10 @@ gp_status guard(const char *fname, Fn &&fn) {
         fn();
         clear_error();
         return scope.finish(GP_OK);
-    } catch (const Error &e) {
-        return scope.finish(set_error(error_status(e), std::string(fname) + ": " + e.what()));
-    } catch (const std::bad_alloc &) {
-        return scope.finish(set_error(GP_ERR_HOST_OUT_OF_MEMORY, std::string(fname) + ": host allocation failed"));
-    } catch (const std::exception &e) {
-        return scope.finish(set_error(GP_ERR_INTERNAL, std::string(fname) + ": internal error: " + e.what()));
     } catch (...) {
-        return scope.finish(set_error(GP_ERR_INTERNAL, std::string(fname) + ": unknown internal error"));
+        std::string message;
+        const gp_status s = exception_status(message);
+        return scope.finish(set_error(s, std::string(fname) + ": " + message));
     }
 }
 

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 #include "core/core.h"
@@ -27,6 +29,36 @@ int raw(const E &e) {
 // from the caller's code (a callback's return value) is read with raw()
 // and checked with this before it is treated as a gp_status.
 inline bool is_status(int v) { return v >= GP_OK && v <= GP_ERR_REMOTE; }
+
+// The status an Error carries, read without an enum-typed load: a value
+// outside gp_status (which no code path should produce) is GP_ERR_INTERNAL.
+inline gp_status error_status(const Error &e) {
+    const int v = raw(e.status);
+    return is_status(v) ? static_cast<gp_status>(v) : GP_ERR_INTERNAL;
+}
+
+// The status and message of the exception being handled (call it inside a
+// catch block): an Error's own, GP_ERR_HOST_OUT_OF_MEMORY for bad_alloc,
+// GP_ERR_INTERNAL for anything else. The C entry points (api/common.h:
+// guard) and the remote plugin's entry point (remote/plugin_entry.cpp)
+// turn exceptions into statuses with it.
+inline gp_status exception_status(std::string &message) {
+    try {
+        throw;
+    } catch (const Error &e) {
+        message = e.what();
+        return error_status(e);
+    } catch (const std::bad_alloc &) {
+        message = "host allocation failed";
+        return GP_ERR_HOST_OUT_OF_MEMORY;
+    } catch (const std::exception &e) {
+        message = std::string("internal error: ") + e.what();
+        return GP_ERR_INTERNAL;
+    } catch (...) {
+        message = "unknown internal error";
+        return GP_ERR_INTERNAL;
+    }
+}
 
 // Throws GP_ERR_NULL_POINTER naming `arg` unless the pointer is present.
 inline void require_ptr(bool present, const char *arg) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/checks.h"
 #include "remote/plugin.h"
 
 extern "C" __attribute__((visibility("default"))) gp_status gp_remote_plugin_make_v1(
@@ -21,17 +22,10 @@ extern "C" __attribute__((visibility("default"))) gp_status gp_remote_plugin_mak
     try {
         *out = gp::make_remote_backend(*o).release();
         return GP_OK;
-    } catch (const gp::Error &e) {
-        say(e.what());
-        return e.status;
-    } catch (const std::bad_alloc &) {
-        say("out of host memory");
-        return GP_ERR_HOST_OUT_OF_MEMORY;
-    } catch (const std::exception &e) {
-        say(e.what());
-        return GP_ERR_INTERNAL;
     } catch (...) {
-        say("unknown error in libgpuprover-remote");
-        return GP_ERR_INTERNAL;
+        std::string m;
+        const gp_status s = gp::exception_status(m);
+        say(m.c_str());
+        return s;
     }
 }

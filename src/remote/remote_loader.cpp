@@ -16,8 +16,6 @@
 namespace gp {
 namespace {
 
-const std::string kFile = std::string("libgpuprover-remote.so.") + GP_PLUGIN_VERSION;
-
 std::string own_directory() {
     Dl_info info{};
     if (dladdr(reinterpret_cast<void *>(&own_directory), &info) && info.dli_fname) {
@@ -35,20 +33,22 @@ struct Plugin {
 
 Plugin load() {
     Plugin p;
-    std::string tried;
+    std::string tried;  // why each path failed, "; "-separated
+    auto failed = [&](const std::string &why) {
+        tried += (tried.empty() ? "" : "; ") + why;
+        return false;
+    };
     auto attempt = [&](const std::string &path) -> bool {
         dlerror();
         void *h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!h) {
             const char *e = dlerror();
-            tried += std::string(tried.empty() ? "" : "; ") + (e ? e : path + ": cannot be loaded");
-            return false;
+            return failed(e ? e : path + ": cannot be loaded");
         }
         p.make = reinterpret_cast<RemotePluginMake>(dlsym(h, kRemotePluginSymbol));
         if (!p.make) {
-            tried += std::string(tried.empty() ? "" : "; ") + path + " has no " + kRemotePluginSymbol;
             dlclose(h);
-            return false;
+            return failed(path + " has no " + kRemotePluginSymbol);
         }
         return true;
     };
@@ -56,9 +56,10 @@ Plugin load() {
         if (!attempt(env)) p.why = std::string(kRemotePluginEnv) + "=" + env + ": " + tried;
         return p;
     }
+    const std::string file = std::string("libgpuprover-remote.so.") + GP_PLUGIN_VERSION;
     const std::string dir = own_directory();
-    if ((!dir.empty() && attempt(dir + kFile)) || attempt(kFile)) return p;
-    p.why = "the remote backend's plugin " + kFile + " is not installed next to libgpuprover (" +
+    if ((!dir.empty() && attempt(dir + file)) || attempt(file)) return p;
+    p.why = "the remote backend's plugin " + file + " is not installed next to libgpuprover (" +
             (dir.empty() ? std::string("?") : dir) + ") nor on the library path (" + tried +
             "); install it, or set " + kRemotePluginEnv + " to its path";
     return p;
