@@ -3,27 +3,41 @@
 // (remote/plugin.h) on first use, so that the core library links no RPC
 // library and an in-process context never loads one. The plugin is
 // $GPUPROVER_REMOTE_PLUGIN when set, else libgpuprover-remote.so.VERSION in
-// the directory libgpuprover.so was loaded from, else that name on the
+// the directory libgpuprover.so was loaded from (or that of the file a
+// symbolic link to it points at), else that name on the
 // dynamic loader's search path. It stays loaded for the process's life.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "remote/plugin.h"
 
 namespace gp {
 namespace {
 
-std::string own_directory() {
+// The directories libgpuprover.so was loaded from: the one of the path it
+// was opened by, then, when that is a symbolic link (as cargo links the
+// library into its build directories), the one of the file itself.
+std::vector<std::string> own_directories() {
+    std::vector<std::string> dirs;
     Dl_info info{};
-    if (dladdr(reinterpret_cast<void *>(&own_directory), &info) && info.dli_fname) {
-        std::string path = info.dli_fname;
+    if (!dladdr(reinterpret_cast<void *>(&own_directories), &info) || !info.dli_fname) return dirs;
+    auto add_dir_of = [&](const std::string &path) {
         const size_t slash = path.rfind('/');
-        if (slash != std::string::npos) return path.substr(0, slash + 1);
+        if (slash == std::string::npos) return;
+        std::string dir = path.substr(0, slash + 1);
+        if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(std::move(dir));
+    };
+    add_dir_of(info.dli_fname);
+    if (char *real = realpath(info.dli_fname, nullptr)) {
+        add_dir_of(real);
+        std::free(real);
     }
-    return {};
+    return dirs;
 }
 
 struct Plugin {
@@ -57,10 +71,14 @@ Plugin load() {
         return p;
     }
     const std::string file = std::string("libgpuprover-remote.so.") + GP_PLUGIN_VERSION;
-    const std::string dir = own_directory();
-    if ((!dir.empty() && attempt(dir + file)) || attempt(file)) return p;
+    std::string where;
+    for (const std::string &dir : own_directories()) {
+        if (attempt(dir + file)) return p;
+        where += (where.empty() ? "" : ", ") + dir;
+    }
+    if (attempt(file)) return p;
     p.why = "the remote backend's plugin " + file + " is not installed next to libgpuprover (" +
-            (dir.empty() ? std::string("?") : dir) + ") nor on the library path (" + tried +
+            (where.empty() ? std::string("?") : where) + ") nor on the library path (" + tried +
             "); install it, or set " + kRemotePluginEnv + " to its path";
     return p;
 }
