@@ -15,7 +15,7 @@ expected='SPDX-License-Identifier: MIT OR Apache-2.0'
 missing() {
   local f
   for f in "$@"; do
-    head -n 5 "$f" | grep -qF "$expected" || echo "$f"
+    grep -qF "$expected" < <(head -n 5 "$f") || echo "$f"
   done
 }
 
