@@ -18,9 +18,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -1946,5 +1948,378 @@ TEST(RemoteHostile, FuzzerFindings) {
     mo->set_rows(true);
     r = a.send(m);
     EXPECT_EQ(r.status(), GP_ERR_FIELD_MISMATCH) << r.message();
+    EXPECT_TRUE(serves(s));
+}
+
+// ---- Progress and cancellation relayed during one request ----
+//
+// A context on a server that relays (every server of this build) hears of
+// the progress of the request running there, and its gp_context_cancel
+// reaches that request: in process and remote alike, a long call reports
+// progress and stops at its next batch boundary.
+namespace {
+
+// The job lines of the server's log for `op` (ending with `status` when set).
+int job_lines(const Server &s, const std::string &op, const std::string &status = "") {
+    const std::string log = Server::read_text_file_or_empty(s.log);
+    int n = 0;
+    for (size_t at = log.find("event=job "); at != std::string::npos; at = log.find("event=job ", at + 1)) {
+        const std::string line = log.substr(at, log.find('\n', at) - at);
+        n += line.find(" op=" + op + " ") != std::string::npos &&
+             (status.empty() || line.find(" status=" + status) != std::string::npos);
+    }
+    return n;
+}
+
+// Waits (a loaded machine's bound, not a timing) until `pred` holds.
+bool eventually(const std::function<bool()> &pred, int ms = 120000) {
+    const auto end = Clock::now() + std::chrono::milliseconds(ms);
+    while (Clock::now() < end) {
+        if (pred()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return pred();
+}
+
+// The progress callback of these tests: counts reports by stage, checks
+// them, cancels the call at report `cancel_at`, and at report `hold_at`
+// stays in the callback until release() (the calling thread kept busy).
+struct Relayed {
+    gp_context *ctx = nullptr;
+    std::thread::id caller = std::this_thread::get_id();
+    std::map<std::string, int> stages;
+    int reports = 0, cancel_at = 0, hold_at = 0;
+    bool bad = false;
+    std::mutex mu;
+    std::condition_variable cv;
+    bool holding = false, released = false;
+
+    static void fn(void *u, const char *stage, uint64_t done, uint64_t total) {
+        auto *r = static_cast<Relayed *>(u);
+        r->stages[stage]++;
+        if (done > total || std::this_thread::get_id() != r->caller) r->bad = true;
+        ++r->reports;
+        if (r->reports == r->cancel_at) gp_context_cancel(r->ctx);
+        if (r->reports == r->hold_at) {
+            std::unique_lock<std::mutex> lock(r->mu);
+            r->holding = true;
+            r->cv.notify_all();
+            r->cv.wait(lock, [&] { return r->released; });
+        }
+    }
+    bool wait_holding() {
+        std::unique_lock<std::mutex> lock(mu);
+        return cv.wait_for(lock, std::chrono::seconds(120), [&] { return holding; });
+    }
+    void release() {
+        std::lock_guard<std::mutex> lock(mu);
+        released = true;
+        cv.notify_all();
+    }
+};
+
+// One request: the LDE of a buffer (2^12 rows, 32 columns, blowup 4), on a
+// server of one CPU thread, whose calling thread then runs (and reports)
+// every column and coset.
+struct LdeJob {
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    HostMat input;
+    BufPtr in, out;
+    gp_lde_options o = make_opts(0, 4, 0, 0, GP_ORDER_BIT_REVERSED);
+    explicit LdeJob(gp_context *c, uint64_t seed = 21) {
+        Rng rng(seed);
+        input = random_mat(F, 1u << 12, 32, 1, rng);
+        EXPECT_GP_OK(upload(c, F, input, GP_LAYOUT_COL_MAJOR, &in));
+        EXPECT_GP_OK(create_buffer(c, F, 1, 1u << 14, 32, &out));
+    }
+    gp_status run(gp_context *c) { return gp_lde_batch(c, in.get(), &o, out.get()); }
+    HostMat result() {
+        HostMat m;
+        EXPECT_GP_OK(download(out.get(), F, GP_LAYOUT_COL_MAJOR, &m));
+        return m;
+    }
+    // The same LDE in process.
+    HostMat expected() {
+        gp_context_options co;
+        gp_context_options_init(&co);
+        co.backend = GP_BACKEND_CPU;
+        gp_context *raw = nullptr;
+        EXPECT_EQ(gp_context_create(&co, &raw), GP_OK);
+        CtxPtr c(raw);
+        HostMat m;
+        EXPECT_GP_OK(run_lde(c.get(), F, input, o, LdePath::kBuffer, GP_LAYOUT_COL_MAJOR, &m));
+        return m;
+    }
+};
+
+}  // namespace
+
+// The progress callback is called many times during one request (one LDE
+// job, one Merkle job on the server), on the calling thread, over the unix
+// socket and TCP; the answers are those of the library in process.
+TEST(RemoteRelay, ProgressReportsDuringOneRequest) {
+    Server s;
+    ASSERT_TRUE(s.start({"--cpu-threads", "1", "--tcp", "127.0.0.1:0"}));
+    for (const std::string &ep : {s.sock, s.tcp()}) {
+        SCOPED_TRACE(ep);
+        CtxPtr c;
+        ASSERT_GP_OK(remote_ctx(ep, &c));
+        LdeJob job(c.get());
+        const int ldes = job_lines(s, "lde"), commits = job_lines(s, "merkle_commit");
+        Relayed log;
+        ASSERT_GP_OK(gp_context_set_progress(c.get(), Relayed::fn, &log));
+        ASSERT_GP_OK(job.run(c.get()));
+        EXPECT_EQ(job_lines(s, "lde"), ldes + 1) << "one request";
+        EXPECT_GE(log.stages["lde"], 32) << "a report per column at least";
+        const gp_buffer *m = job.out.get();
+        gp_merkle_tree *t = nullptr;
+        ASSERT_GP_OK(gp_merkle_commit(c.get(), &m, 1, nullptr, &t));
+        gp_merkle_tree_destroy(t);
+        EXPECT_EQ(job_lines(s, "merkle_commit"), commits + 1) << "one request";
+        EXPECT_GE(log.stages["merkle"], 2);
+        EXPECT_FALSE(log.bad) << "done > total, or off the calling thread";
+        ASSERT_GP_OK(gp_context_set_progress(c.get(), nullptr, nullptr));
+        EXPECT_TRUE(mats_equal(job.result(), job.expected()));
+    }
+    EXPECT_TRUE(s.drained()) << s.status();
+}
+
+// gp_context_cancel from inside the progress callback stops the request at
+// that report: the server's job ends with GP_ERR_CANCELLED, no report
+// follows, and the session goes on.
+TEST(RemoteRelay, CancelFromTheProgressCallbackStopsTheRequest) {
+    Server s;
+    ASSERT_TRUE(s.start({"--cpu-threads", "1"}));
+    CtxPtr c;
+    ASSERT_GP_OK(remote_ctx(s.sock, &c));
+    LdeJob job(c.get());
+    Relayed log;
+    log.ctx = c.get();
+    log.cancel_at = 3;
+    ASSERT_GP_OK(gp_context_set_progress(c.get(), Relayed::fn, &log));
+    EXPECT_EQ(job.run(c.get()), GP_ERR_CANCELLED);
+    EXPECT_NE(std::string(gp_last_error()).find("cancelled"), std::string::npos) << gp_last_error();
+    EXPECT_EQ(log.reports, 3);
+    EXPECT_EQ(job_lines(s, "lde", "GP_ERR_CANCELLED"), 1);
+    EXPECT_FALSE(log.bad);
+    // The next call is not affected, with or without the callback.
+    log.cancel_at = 0;
+    ASSERT_GP_OK(job.run(c.get()));
+    EXPECT_GT(log.reports, 3);
+    ASSERT_GP_OK(gp_context_set_progress(c.get(), nullptr, nullptr));
+    EXPECT_TRUE(mats_equal(job.result(), job.expected()));
+    EXPECT_EQ(job_lines(s, "lde", "GP_OK"), 1);
+}
+
+// gp_context_cancel from another thread while the calling thread is busy in
+// its progress callback (so that only the relayed Cancel can tell the
+// server): the server's job ends cancelled before the callback returns,
+// the call returns GP_ERR_CANCELLED, and the session goes on.
+TEST(RemoteRelay, CancelFromAnotherThreadReachesTheRunningJob) {
+    Server s;
+    ASSERT_TRUE(s.start({"--cpu-threads", "1"}));
+    CtxPtr c;
+    ASSERT_GP_OK(remote_ctx(s.sock, &c));
+    LdeJob job(c.get());
+    gp_status st = GP_ERR_INTERNAL;
+    std::string msg;
+    std::thread caller([&] {
+        Relayed log;
+        log.hold_at = 2;
+        gp_context_set_progress(c.get(), Relayed::fn, &log);
+        std::thread watcher([&] {
+            if (!log.wait_holding()) return;
+            gp_context_cancel(c.get());
+            // The job on the server stops while the caller is still held.
+            EXPECT_TRUE(eventually([&] { return job_lines(s, "lde", "GP_ERR_CANCELLED") == 1; })) << s.status();
+            log.release();
+        });
+        st = job.run(c.get());
+        msg = gp_last_error();
+        log.release();
+        watcher.join();
+        EXPECT_EQ(log.reports, 2);
+        gp_context_set_progress(c.get(), nullptr, nullptr);
+    });
+    caller.join();
+    EXPECT_EQ(st, GP_ERR_CANCELLED) << msg;
+    EXPECT_NE(msg.find("cancelled"), std::string::npos) << msg;
+    ASSERT_GP_OK(job.run(c.get()));
+    EXPECT_TRUE(mats_equal(job.result(), job.expected()));
+    EXPECT_TRUE(bytes_equal(workload(c.get(), GP_FIELD_GOLDILOCKS, 64, 3, 1), local_workload(GP_FIELD_GOLDILOCKS, 64, 3, 1)));
+}
+
+// A request waiting in the device's queue is cancelled there: one job at a
+// time, held by another session whose caller sits in its progress
+// callback; the waiting LDE (of a context without a callback) returns
+// GP_ERR_CANCELLED at once, and both sessions go on.
+TEST(RemoteRelay, CancelFromAnotherThreadDropsAQueuedRequest) {
+    Server s;
+    ASSERT_TRUE(s.start({"--cpu-threads", "1", "--cpu-jobs", "1"}));
+    CtxPtr holder, c;
+    ASSERT_GP_OK(remote_ctx(s.sock, &holder));
+    ASSERT_GP_OK(remote_ctx(s.sock, &c));
+    LdeJob held(holder.get(), 22), job(c.get());
+    Relayed log;  // (its caller is thread h: log.bad is not looked at)
+    log.hold_at = 1;
+    ASSERT_GP_OK(gp_context_set_progress(holder.get(), Relayed::fn, &log));
+    gp_status held_st = GP_ERR_INTERNAL, st = GP_ERR_INTERNAL;
+    std::string msg;
+    std::thread h([&] { held_st = held.run(holder.get()); });
+    const bool holding = log.wait_holding();
+    EXPECT_TRUE(holding) << "no progress report from the holder's job";
+    if (!holding) {
+        h.join();
+        return;
+    }
+    std::thread t([&] {
+        st = job.run(c.get());
+        msg = gp_last_error();
+    });
+    const bool queued = status_until(s, [](const std::string &x) { return x.find("queued 1 running 1") != std::string::npos; });
+    EXPECT_TRUE(queued) << s.status();
+    gp_context_cancel(c.get());
+    t.join();
+    log.release();
+    h.join();
+    EXPECT_EQ(st, GP_ERR_CANCELLED) << msg;
+    EXPECT_NE(msg.find("cancelled by gp_context_cancel in the queue"), std::string::npos) << msg;
+    EXPECT_EQ(held_st, GP_OK);
+    ASSERT_GP_OK(gp_context_set_progress(holder.get(), nullptr, nullptr));
+    EXPECT_TRUE(mats_equal(held.result(), held.expected()));
+    ASSERT_GP_OK(job.run(c.get()));
+    EXPECT_TRUE(mats_equal(job.result(), job.expected()));
+}
+
+// The relay on the wire, from raw clients: Progress frames of a request
+// that asks for them, answered with Acks and then a Cancel; stray Cancels
+// and Acks get no reply in a relay session, and a reply refusing them in
+// one without (older clients see what they saw before); a client that
+// goes away without answering, and a malformed frame, end the session
+// cleanly and the server goes on.
+TEST(RemoteRelay, TheProtocolFromRawClients) {
+    Server s;
+    ASSERT_TRUE(s.start({"--cpu-threads", "1"}));
+    v1::Reply r;
+    v1::Request cancel, ack, info;
+    cancel.mutable_cancel()->set_target(77);
+    ack.mutable_ack()->set_seq(5);
+    info.mutable_info();
+    {
+        Hostile old(s.sock);  // no relay asked
+        ASSERT_TRUE(old.ok);
+        ASSERT_TRUE(old.call(cancel, r));
+        EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+        ASSERT_TRUE(old.call(ack, r));
+        EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+        ASSERT_TRUE(old.call(info, r));
+        EXPECT_EQ(r.status(), 0);
+        EXPECT_EQ(r.id(), old.id);
+    }
+    auto relay_session = [&](RawSession &a) {
+        v1::Request h;
+        h.mutable_hello()->set_version(1);
+        h.mutable_hello()->set_relay(true);
+        v1::Reply hr;
+        return a.call(h, hr) && hr.status() == 0 && hr.hello().relay();
+    };
+    // An LDE of 2^12 x 32 on buffers of the session.
+    auto lde_request = [](uint64_t in, uint64_t out) {
+        v1::Request q;
+        auto *l = q.mutable_lde();
+        l->set_field(kGold);
+        l->set_ext(1);
+        l->set_rows_in(1u << 12);
+        l->set_cols(32);
+        l->set_log_n(12);
+        l->set_log_blowup(2);
+        l->set_shift(7);
+        l->set_input_shift(1);
+        *l->mutable_in_buf() = gold_buf(in, 1u << 12, 32);
+        *l->mutable_out() = gold_buf(out, 1u << 14, 32);
+        return q;
+    };
+    {
+        RawSession a(s.sock);
+        ASSERT_TRUE(relay_session(a));
+        // Stray frames: no reply; the next reply is Info's.
+        v1::Request none_running;
+        none_running.mutable_cancel()->set_target(0);
+        for (const v1::Request *q : {&cancel, &ack, &none_running}) ASSERT_TRUE(a.s->Write(*q));
+        ASSERT_TRUE(a.call(info, r));
+        EXPECT_EQ(r.status(), 0);
+        EXPECT_EQ(r.id(), a.id);
+        EXPECT_FALSE(r.has_progress());
+        v1::Request al;
+        al.mutable_alloc()->set_bytes((1u << 12) * 32 * 8);
+        ASSERT_TRUE(a.call(al, r));
+        const uint64_t in = r.addr();
+        al.mutable_alloc()->set_bytes((1u << 14) * 32 * 8);
+        ASSERT_TRUE(a.call(al, r));
+        const uint64_t out = r.addr();
+        // Without the flag: no Progress frame, the reply at once.
+        ASSERT_TRUE(a.call(lde_request(in, out), r));
+        EXPECT_FALSE(r.has_progress());
+        EXPECT_EQ(r.status(), 0) << r.message();
+        // With it: Progress frames, numbered, each waiting for its answer.
+        v1::Request q = lde_request(in, out);
+        q.set_progress(true);
+        q.set_id(++a.id);
+        ASSERT_TRUE(a.s->Write(q));
+        int frames = 0;
+        uint64_t last_seq = 0;
+        for (;;) {
+            ASSERT_TRUE(a.s->Read(&r));
+            ASSERT_EQ(r.id(), q.id());
+            if (!r.has_progress()) break;
+            ++frames;
+            EXPECT_EQ(r.progress().stage(), "lde");
+            EXPECT_LE(r.progress().done(), r.progress().total());
+            EXPECT_GT(r.progress().seq(), last_seq);
+            last_seq = r.progress().seq();
+            v1::Request answer;
+            if (frames < 3) answer.mutable_ack()->set_seq(r.progress().seq());
+            else answer.mutable_cancel()->set_target(q.id());
+            ASSERT_TRUE(a.s->Write(answer));
+        }
+        EXPECT_EQ(frames, 3);
+        EXPECT_EQ(r.status(), GP_ERR_CANCELLED) << r.message();
+        ASSERT_TRUE(a.call(info, r));
+        EXPECT_EQ(r.status(), 0);
+        EXPECT_EQ(r.id(), a.id);
+        // Going away without answering: the session is released.
+        q.set_id(++a.id);
+        ASSERT_TRUE(a.s->Write(q));
+        ASSERT_TRUE(a.s->Read(&r));
+        EXPECT_TRUE(r.has_progress());
+        a.ctx.TryCancel();
+    }
+    EXPECT_TRUE(s.drained()) << s.status();
+    {
+        // A malformed frame in a relay session: a reply, then the stream ends.
+        auto ch = grpc::CreateChannel("unix:" + s.sock, grpc::InsecureChannelCredentials());
+        grpc::ClientContext ctx;
+        std::unique_ptr<grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>> st(
+            grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, grpc::ByteBuffer>::Create(
+                ch.get(), grpc::internal::RpcMethod("/gpuprover.v1.Prover/Session", grpc::internal::RpcMethod::BIDI_STREAMING),
+                &ctx));
+        v1::Request h;
+        h.set_id(1);
+        h.mutable_hello()->set_version(1);
+        h.mutable_hello()->set_relay(true);
+        grpc::ByteBuffer hb, in;
+        bool own;
+        ASSERT_TRUE((grpc::GenericSerialize<grpc::ProtoBufferWriter, v1::Request>(h, &hb, &own).ok()));
+        ASSERT_TRUE(st->Write(hb) && st->Read(&in));
+        const char junk[] = "\xff\xff\xff\xff\xff\x0a\x80";
+        grpc::Slice sl(junk, sizeof junk - 1);
+        grpc::ByteBuffer bad(&sl, 1);
+        ASSERT_TRUE(st->Write(bad));
+        ASSERT_TRUE(st->Read(&in)) << "no reply to a malformed message";
+        ASSERT_TRUE((grpc::GenericDeserialize<grpc::ProtoBufferReader, v1::Reply>(&in, &r).ok()));
+        EXPECT_NE(r.message().find("malformed"), std::string::npos) << r.message();
+        EXPECT_FALSE(st->Read(&in));
+    }
+    EXPECT_TRUE(s.drained()) << s.status();
     EXPECT_TRUE(serves(s));
 }

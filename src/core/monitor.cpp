@@ -20,7 +20,17 @@ void CallMonitor::begin() {
 void CallMonitor::end() { in_flight_ = false; }
 
 void CallMonitor::cancel() {
-    if (in_flight_) cancelled_ = seq_.load();
+    if (!in_flight_) return;
+    cancelled_ = seq_.load();
+    std::lock_guard<std::mutex> g(hook_mu_);
+    if (cancel_hook_) cancel_hook_();
+}
+
+void CallMonitor::set_cancel_hook(std::function<void()> hook) {
+    std::function<void()> old;
+    std::lock_guard<std::mutex> g(hook_mu_);
+    old.swap(cancel_hook_);
+    cancel_hook_ = std::move(hook);
 }
 
 void CallMonitor::check_cancelled() const {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,14 +23,24 @@ public:
     // lock, on the calling thread).
     void begin();
     void end();
-    // From any thread: cancels the call in flight, if any.
+    // From any thread: cancels the call in flight, if any, then runs the
+    // cancel hook.
     void cancel();
     // At a batch or layer boundary of the call in flight, on any of its
     // threads: on the calling thread reports progress; then throws
     // GP_ERR_CANCELLED if the call was cancelled.
-    void poll(const char *stage, uint64_t done, uint64_t total);
+    GP_PLUGIN_EXPORT void poll(const char *stage, uint64_t done, uint64_t total);
     // Throws GP_ERR_CANCELLED if the call in flight was cancelled.
     GP_PLUGIN_EXPORT void check_cancelled() const;
+    // Whether the call in flight was cancelled (check_cancelled, no throw).
+    bool cancelled() const { return in_flight_ && cancelled_.load() == seq_.load(); }
+    // Whether a progress callback is set.
+    bool has_progress() const { return progress_.load() != nullptr; }
+    // Runs after cancel() marked a call in flight, on the cancelling thread
+    // (under gp_context_cancel's registry lock: it must neither block nor
+    // call the library): the remote backend relays the cancellation to its
+    // server. Null removes it; a hook that is running is waited for.
+    GP_PLUGIN_EXPORT void set_cancel_hook(std::function<void()> hook);
 
     void set_progress(gp_progress_fn fn, void *user);
     void set_log(gp_log_fn fn, void *user);
@@ -54,6 +65,8 @@ private:
     std::atomic<gp_progress_fn> progress_{nullptr};
     std::atomic<void *> progress_user_{nullptr};
     std::atomic<uint64_t> to_device_{0}, to_host_{0};
+    std::mutex hook_mu_;
+    std::function<void()> cancel_hook_;
     std::mutex mu_;  // the fields below
     gp_log_fn log_ = nullptr;
     void *log_user_ = nullptr;

@@ -4,21 +4,26 @@
 // memory is named by the server's session addresses, which this side
 // stores in Buffer::data and MerkleTree::nodes and never dereferences. Bulk
 // host data goes through the session's window (shared memory on unix
-// sockets, Put/Get on TCP).
+// sockets, Put/Get on TCP). On a server that relays (HelloReply.relay),
+// progress reports of a request running there reach the context's progress
+// callback, and gp_context_cancel reaches the request.
 #include <grpcpp/grpcpp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "core/checks.h"
 #include "core/merkle_tree.h"
@@ -106,6 +111,17 @@ public:
     }
 
     ~RemoteBackend() override {
+        if (cancels_) {
+            // The monitor may keep the hook: it does nothing from here on.
+            std::thread sender;
+            {
+                std::lock_guard<std::mutex> lock(cancels_->mu);
+                cancels_->closed = true;
+                sender = std::move(cancels_->sender);
+            }
+            cancels_->cv.notify_all();
+            if (sender.joinable()) sender.join();
+        }
         if (stream_ && !finished_) {
             if (!dead_) stream_->WritesDone();
             ctx_->TryCancel();
@@ -114,6 +130,7 @@ public:
     }
 
     gp_backend kind() const override { return GP_BACKEND_REMOTE; }
+    void begin_call() override { ++call_; }
     std::string device_name() const override { return "gpuprover-server " + text_ + ": " + device_; }
 
     void check_foreign(const void *, uint64_t, const char *arg) override {
@@ -496,6 +513,7 @@ private:
         h->set_force_cpu(o.force_cpu);
         h->set_token(token);
         h->set_client("pid " + std::to_string(getpid()));
+        h->set_relay(true);
         v1::Reply r;
         try {
             r = call(q);
@@ -505,37 +523,141 @@ private:
         }
         device_ = r.hello().device_name();
         nonce_ = r.hello().shm_nonce();
+        relay_ = r.hello().relay();
+        if (relay_) cancels_ = std::make_shared<CancelRelay>();
         if (nonce_.empty()) unix_path_.clear();  // no shared memory: Put and Get
     }
 
-    // Sends a request without waiting for its reply; returns its id.
+    // Sends a request without waiting for its reply; returns its id. On a
+    // relaying server it asks for progress reports when the context has a
+    // progress callback, and is cancelled at once if its call already is.
     uint64_t send(v1::Request &q) const {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (dead_) fail(GP_ERR_REMOTE, dead_why_);
-        q.set_id(++next_id_);
-        if (!stream_->Write(q)) lost();
+        if (relay_ && monitor && !hooked_) hook_cancel();
+        bool ok;
+        {
+            std::lock_guard<std::mutex> lock(write_mu_);
+            if (dead_) fail(GP_ERR_REMOTE, dead_why_);
+            q.set_id(++next_id_);
+            if (relay_ && monitor && monitor->has_progress()) q.set_progress(true);
+            {
+                std::lock_guard<std::mutex> o(out_mu_);
+                outstanding_.push_back({q.id(), call_.load()});
+            }
+            ok = stream_->Write(q);
+        }
+        if (!ok) lost();
+        // gp_context_cancel from another thread may have found no request
+        // in flight just before this one.
+        if (relay_ && monitor && q.op_case() != v1::Request::kFree && monitor->cancelled()) write_cancel(q.id());
         return q.id();
     }
 
     // The reply to request `id` (the next one on the stream); its status is
-    // not checked.
+    // not checked. Progress frames of `id` before it go to the monitor, each
+    // answered with an Ack, or with a Cancel when the poll throws (the
+    // callback cancelled the call); the reply is read all the same.
     v1::Reply receive(uint64_t id) const {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (dead_) fail(GP_ERR_REMOTE, dead_why_);
-        v1::Reply r;
-        if (!stream_->Read(&r)) lost();
-        if (r.id() != id) {
-            dead_ = true;
-            dead_why_ = "gpuprover-server at " + text_ + " answered out of order";
-            fail(GP_ERR_REMOTE, dead_why_);
+        std::lock_guard<std::mutex> lock(read_mu_);
+        for (;;) {
+            if (dead_) fail(GP_ERR_REMOTE, dead_why_);
+            v1::Reply r;
+            if (!stream_->Read(&r)) lost();
+            if (r.id() != id || (r.has_progress() && !relay_)) {
+                dead_ = true;
+                dead_why_ = "gpuprover-server at " + text_ + " answered out of order";
+                fail(GP_ERR_REMOTE, dead_why_);
+            }
+            if (r.has_progress()) {
+                answer_progress(r);
+                continue;
+            }
+            std::lock_guard<std::mutex> o(out_mu_);
+            if (!outstanding_.empty() && outstanding_.front().first == id) outstanding_.pop_front();
+            return r;
         }
-        return r;
+    }
+
+    void answer_progress(const v1::Reply &r) const {
+        bool stop = false;
+        if (monitor) {
+            answering_ = std::this_thread::get_id();
+            try {
+                const v1::Progress &p = r.progress();
+                monitor->poll(p.stage().c_str(), p.done(), p.total());
+            } catch (...) {
+                stop = true;  // cancelled (the only way a poll throws)
+            }
+            answering_ = std::thread::id();
+        }
+        v1::Request a;
+        if (stop) a.mutable_cancel()->set_target(r.id());
+        else a.mutable_ack()->set_seq(r.progress().seq());
+        std::lock_guard<std::mutex> lock(write_mu_);
+        if (!dead_) stream_->Write(a);  // a failure shows at the next Read
+    }
+
+    // ---- gp_context_cancel, relayed ----
+    //
+    // The monitor's cancel hook runs under the library's registry lock, so
+    // it only marks the call; a thread of this backend's own (started at
+    // the first cancellation) writes the Cancel for the oldest request in
+    // flight, if it belongs to that call. A cancellation from inside the
+    // progress callback is answered by answer_progress instead.
+    struct CancelRelay {
+        std::mutex mu;
+        std::condition_variable cv;
+        bool closed = false;   // the backend is going
+        uint64_t pending = 0;  // the call (call_) to cancel; 0: none
+        std::thread sender;
+    };
+
+    void hook_cancel() const {
+        hooked_ = true;
+        std::shared_ptr<CancelRelay> relay = cancels_;
+        const RemoteBackend *self = this;
+        monitor->set_cancel_hook([relay, self] {
+            std::lock_guard<std::mutex> lock(relay->mu);
+            if (relay->closed || self->answering_.load() == std::this_thread::get_id()) return;
+            relay->pending = self->call_.load();
+            if (!relay->sender.joinable()) relay->sender = std::thread([self] { self->send_cancels(); });
+            relay->cv.notify_all();
+        });
+    }
+
+    void send_cancels() const {
+        std::unique_lock<std::mutex> lock(cancels_->mu);
+        for (;;) {
+            cancels_->cv.wait(lock, [&] { return cancels_->closed || cancels_->pending; });
+            if (cancels_->closed) return;
+            const uint64_t call = cancels_->pending;
+            cancels_->pending = 0;
+            lock.unlock();
+            uint64_t target = 0;
+            {
+                std::lock_guard<std::mutex> o(out_mu_);
+                if (!outstanding_.empty() && outstanding_.front().second == call) target = outstanding_.front().first;
+            }
+            if (target) write_cancel(target);
+            lock.lock();
+        }
+    }
+
+    void write_cancel(uint64_t target) const {
+        v1::Request c;
+        c.mutable_cancel()->set_target(target);
+        std::lock_guard<std::mutex> lock(write_mu_);
+        if (!dead_) stream_->Write(c);  // a failure shows at the next Read
     }
 
     [[noreturn]] void lost() const {
         dead_ = true;
         ctx_->TryCancel();
-        const grpc::Status st = stream_->Finish();
+        grpc::Status st;
+        {
+            // A Cancel being written returns once the call is cancelled.
+            std::lock_guard<std::mutex> lock(write_mu_);
+            st = stream_->Finish();
+        }
         finished_ = true;
         dead_why_ = "the connection to gpuprover-server at " + text_ + " was lost" +
                     (st.error_message().empty() ? std::string() : ": " + st.error_message());
@@ -551,7 +673,8 @@ private:
     }
 
     v1::Reply call(v1::Request &q) const {
-        // gp_context_cancel and progress act at request boundaries here.
+        // Between requests, gp_context_cancel acts here; during one, on a
+        // relaying server, through the Cancel that send() or its hook writes.
         if (monitor && q.op_case() != v1::Request::kFree) monitor->check_cancelled();
         v1::Reply r = receive(send(q));
         check(r);
@@ -740,8 +863,19 @@ private:
     std::unique_ptr<v1::Prover::Stub> stub_;
     std::unique_ptr<grpc::ClientContext> ctx_;
     std::unique_ptr<grpc::ClientReaderWriter<v1::Request, v1::Reply>> stream_;
-    mutable std::mutex mu_;
+    // Writes (the calling thread's requests and answers, the sender's
+    // Cancels) and reads (the calling thread's) of the stream.
+    mutable std::mutex write_mu_, read_mu_;
     mutable uint64_t next_id_ = 0;
+    bool relay_ = false;  // the server relays progress and cancellation
+    // Requests sent and not yet answered, oldest first, with their call.
+    mutable std::mutex out_mu_;
+    mutable std::deque<std::pair<uint64_t, uint64_t>> outstanding_;
+    std::atomic<uint64_t> call_{0};  // outermost calls begun on the context
+    std::shared_ptr<CancelRelay> cancels_;  // when relay_
+    mutable bool hooked_ = false;           // the monitor has the cancel hook
+    // The thread answering a Progress frame (the monitor's poll runs there).
+    mutable std::atomic<std::thread::id> answering_{};
     mutable std::atomic<bool> dead_{false};
     mutable bool finished_ = false;  // Finish() was called
     mutable std::string dead_why_;

@@ -43,6 +43,10 @@ constexpr uint64_t kMaxSharedBytes = 1ull << 42;
 // bytes the session holds (a buffer named again and again would multiply
 // the work of one job without holding memory).
 constexpr uint64_t kMaxRepeat = 4;
+// Relay sessions: how long a job waits for the client's answer to one of
+// its Progress frames (Ack or Cancel); after that the request reports no
+// more progress.
+constexpr int kProgressAnswerMs = 30000;
 
 // ---- resource limits ----
 

@@ -28,6 +28,7 @@
 #include "remote/endpoint.h"
 #include "remote/shm.h"
 #include "remote/wire.h"
+#include "server/limits.h"
 #include "server/session_core.h"
 
 namespace gp {
@@ -459,6 +460,172 @@ struct Server::Impl final : public grpc::Service {
         return true;
     }
 
+    // ---- the relay (sessions whose Hello sets relay) ----
+    //
+    // A reader thread reads the stream while the session's thread (the
+    // call's own) handles requests: it hands requests over one at a time,
+    // and acts on a Cancel or an Ack at once, so that the job running hears
+    // of them. The session's thread also sends the Progress frames, from the
+    // progress callback of the session's monitor, and waits for each one's
+    // answer: every write is on that thread.
+    using Stream = grpc::ServerReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>;
+    struct Relay {
+        Relay(Impl &i, grpc::ServerContext *c, Stream *st, SessionState &ss) : impl(i), ctx(c), stream(st), s(ss) {}
+        Impl &impl;
+        grpc::ServerContext *ctx;
+        Stream *stream;
+        SessionState &s;
+        std::mutex mu;  // everything below
+        std::condition_variable cv;
+        // A request read and not yet taken: at most one, so that the reader
+        // reads no further ahead than that.
+        bool has_next = false, next_framed = false;
+        v1::Request next;
+        size_t next_bytes = 0;
+        bool ended = false;  // the reader has stopped (the stream's end, or lost framing)
+        bool stop = false;   // the session's thread is done with the stream
+        uint64_t current = 0;   // the id of the request being handled
+        bool report = false;    // it asked for progress, and answers come
+        uint64_t seq = 0;       // the last Progress frame sent
+        bool answered = false;  // ... and whether its answer came
+    };
+
+    void read_relay(Relay &r) {
+        std::string bytes;
+        while (read_request(r.stream, bytes)) {
+            v1::Request q;
+            const bool framed = q.ParseFromString(bytes);
+            if (framed && q.op_case() == v1::Request::kCancel) {
+                const uint64_t target = q.cancel().target();
+                core.cancel(r.s, target);
+                std::lock_guard<std::mutex> lock(r.mu);
+                if (target && target == r.current) r.answered = true;
+                r.cv.notify_all();
+                continue;
+            }
+            if (framed && q.op_case() == v1::Request::kAck) {
+                std::lock_guard<std::mutex> lock(r.mu);
+                if (r.seq && q.ack().seq() == r.seq) r.answered = true;
+                r.cv.notify_all();
+                continue;
+            }
+            std::unique_lock<std::mutex> lock(r.mu);
+            r.cv.wait(lock, [&] { return !r.has_next || r.stop; });
+            if (r.stop) break;
+            r.next = std::move(q);
+            r.next_framed = framed;
+            r.next_bytes = bytes.size();
+            r.has_next = true;
+            r.cv.notify_all();
+            if (!framed) break;  // the stream lost its framing: the session ends after the reply
+        }
+        std::lock_guard<std::mutex> lock(r.mu);
+        r.ended = true;
+        r.cv.notify_all();
+    }
+
+    // The session monitor's progress callback, on the session's thread
+    // inside a job: a Progress frame, then its answer awaited (bounded; the
+    // stream's end, the client going away, shutdown and a cancellation also
+    // end the wait). A Cancel has cancelled the job by then, so the poll
+    // that called this throws.
+    static void relay_progress(void *user, const char *stage, uint64_t done, uint64_t total) {
+        Relay &r = *static_cast<Relay *>(user);
+        r.impl.report_progress(r, stage, done, total);
+    }
+
+    void report_progress(Relay &r, const char *stage, uint64_t done, uint64_t total) {
+        if (r.s.monitor.cancelled()) return;
+        v1::Reply p;
+        {
+            std::lock_guard<std::mutex> lock(r.mu);
+            if (!r.report || r.ended) return;
+            p.set_id(r.current);
+            p.mutable_progress()->set_seq(++r.seq);
+            r.answered = false;
+        }
+        v1::Progress *g = p.mutable_progress();
+        g->set_stage(stage ? stage : "");
+        g->set_done(done);
+        g->set_total(total);
+        if (!write_reply(r.ctx, r.stream, p)) {
+            std::lock_guard<std::mutex> lock(r.mu);
+            r.report = false;
+            return;
+        }
+        const auto end = Clock::now() + std::chrono::milliseconds(kProgressAnswerMs);
+        std::unique_lock<std::mutex> lock(r.mu);
+        while (!r.answered && !r.ended) {
+            if (r.ctx->IsCancelled() || core.stopping() || r.s.monitor.cancelled()) return;
+            if (Clock::now() >= end) {
+                r.report = false;  // no more reports for this request
+                log_line("progress_unanswered", "session=" + std::to_string(r.s.id) + " request=" +
+                                                    std::to_string(r.current) + " ms=" +
+                                                    std::to_string(kProgressAnswerMs));
+                return;
+            }
+            r.cv.wait_for(lock, std::chrono::milliseconds(50));
+        }
+    }
+
+    // The requests of a relay session, until its stream ends.
+    void serve_relay(grpc::ServerContext *ctx, Stream *stream, SessionState &s) {
+        Relay r(*this, ctx, stream, s);
+        s.monitor.set_progress(&Impl::relay_progress, &r);
+        std::thread reader([this, &r] { read_relay(r); });
+        auto give_up = [ctx] { return ctx->IsCancelled(); };
+        bool broken = false;  // a reply could not be written
+        while (!core.stopping()) {
+            v1::Request q;
+            bool framed = false;
+            size_t n = 0;
+            {
+                std::unique_lock<std::mutex> lock(r.mu);
+                while (!r.has_next && !r.ended && !core.stopping())
+                    r.cv.wait_for(lock, std::chrono::milliseconds(100));
+                if (!r.has_next) break;
+                q = std::move(r.next);
+                framed = r.next_framed;
+                n = r.next_bytes;
+                r.has_next = false;
+                r.current = framed ? q.id() : 0;
+                r.report = framed && q.progress();
+                r.cv.notify_all();
+            }
+            v1::Reply rep;
+            const uint64_t bound = framed ? reply_bound(q) + 4096 : 0;
+            if (bound && !replies.acquire(bound, [&] { return ctx->IsCancelled() || core.stopping(); })) break;
+            if (framed) core.handle(s, q, rep, give_up);
+            else Core::malformed(n, rep);
+            {
+                std::lock_guard<std::mutex> lock(r.mu);
+                r.current = 0;
+                r.report = false;
+            }
+            if (!write_reply(ctx, stream, rep, bound)) {
+                broken = true;
+                break;
+            }
+            if (!framed) break;  // the reader stopped after this message
+        }
+        bool reading;
+        {
+            std::lock_guard<std::mutex> lock(r.mu);
+            r.stop = true;
+            reading = !r.ended;
+            r.cv.notify_all();
+        }
+        // A reader still waiting for a message: on a broken stream, ending
+        // the call wakes it; otherwise (shutdown) it stops at the client's
+        // next message or end, or when the server's grace period cancels
+        // every call, as the session's thread itself would have waited
+        // without the relay. (Cancelling here could lose the reply just
+        // written.)
+        if (reading && broken) ctx->TryCancel();
+        reader.join();
+        s.monitor.set_progress(nullptr, nullptr);
+    }
+
     grpc::Status Session(grpc::ServerContext *ctx, grpc::ServerReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer> *stream) {
         if (core.stopping()) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "gpuprover-server is shutting down");
         std::string bytes;
@@ -466,11 +633,14 @@ struct Server::Impl final : public grpc::Service {
         const Peer peer = peer_of_call(ctx);
         v1::Reply rep;
         std::unique_ptr<SessionState> s;
+        bool relay = false;
         try {
             v1::Request q;
             if (!q.ParseFromString(bytes)) fail(GP_ERR_REMOTE, "malformed first request: no gpuprover.v1.Request");
             rep.set_id(q.id());
             s = core.open(q, peer, rep, [ctx] { return ctx->IsCancelled(); });
+            relay = q.hello().relay();
+            rep.mutable_hello()->set_relay(relay);
         } catch (const Error &e) {
             rep.set_status(e.status);
             rep.set_message(e.what());
@@ -479,7 +649,9 @@ struct Server::Impl final : public grpc::Service {
             return grpc::Status::OK;
         }
         auto give_up = [ctx] { return ctx->IsCancelled(); };
-        if (write_reply(ctx, stream, rep)) {
+        const bool greeted = write_reply(ctx, stream, rep);
+        if (greeted && relay) serve_relay(ctx, stream, *s);
+        if (greeted && !relay) {
             while (!core.stopping() && read_request(stream, bytes)) {
                 v1::Reply r;
                 v1::Request q;

@@ -409,9 +409,13 @@ void Core::run_job(SessionState &s, const char *op, const std::function<bool()> 
     Device &d = *s.dev;
     const Clock::time_point arrival = Clock::now();
     const uint64_t my_seq = ++seq_;
-    auto drop = [&] { return (give_up && give_up()) || stopping_.load(); };
-    if (!d.queue.acquire(s.prio, arrival, my_seq, drop))
-        fail(GP_ERR_CANCELLED, "the job was dropped: its client went away or the server is shutting down");
+    auto cancelled = [&] { return s.request.load() && s.cancel_request.load() == s.request.load(); };
+    auto drop = [&] { return (give_up && give_up()) || stopping_.load() || cancelled(); };
+    auto dropped = [&](const char *when) {
+        if (cancelled()) fail(GP_ERR_CANCELLED, "cancelled by gp_context_cancel ", when);
+        fail(GP_ERR_CANCELLED, "the job was dropped ", when, ": its client went away or the server is shutting down");
+    };
+    if (!d.queue.acquire(s.prio, arrival, my_seq, drop)) dropped("in the queue");
     Clock::time_point start = Clock::now();
     const double wait_ms = ms_between(arrival, start);
     gp_status st = GP_OK;
@@ -421,6 +425,11 @@ void Core::run_job(SessionState &s, const char *op, const std::function<bool()> 
             s.backend->bind_thread();
             s.backend->begin_call();
             s.monitor.begin();
+            {
+                // A Cancel read before the job began (Core::cancel).
+                std::lock_guard<std::mutex> lock(s.cancel_mu);
+                if (cancelled()) s.monitor.cancel();
+            }
             try {
                 fn();
             } catch (...) {
@@ -435,8 +444,7 @@ void Core::run_job(SessionState &s, const char *op, const std::function<bool()> 
             if (e.status == GP_ERR_DEVICE_OUT_OF_MEMORY && attempt < 64 && !stopping_ &&
                 d.queue.yield_for_memory(s.prio)) {
                 // Other jobs of this device hold memory: wait for one to end.
-                if (!d.queue.acquire(s.prio, arrival, my_seq, drop))
-                    fail(GP_ERR_CANCELLED, "the job was dropped while waiting for device memory");
+                if (!d.queue.acquire(s.prio, arrival, my_seq, drop)) dropped("while waiting for device memory");
                 continue;
             }
             st = e.status;
@@ -464,10 +472,21 @@ void Core::run_job(SessionState &s, const char *op, const std::function<bool()> 
     if (st != GP_OK) throw Error(st, msg);
 }
 
+void Core::cancel(SessionState &s, uint64_t target) {
+    if (!target) return;
+    std::lock_guard<std::mutex> lock(s.cancel_mu);
+    s.cancel_request = target;
+    if (s.request.load() == target) s.monitor.cancel();  // a no-op unless its job runs
+}
+
 void Core::dispatch(SessionState &s, const v1::Request &q, v1::Reply &rep, const std::function<bool()> &give_up,
                     const char *op) {
     switch (q.op_case()) {
         case v1::Request::kHello: fail(GP_ERR_INVALID_ARGUMENT, "Hello twice");
+        case v1::Request::kCancel:
+        case v1::Request::kAck:
+            fail(GP_ERR_INVALID_ARGUMENT, "Cancel and Ack are read only while a request runs, in a session whose "
+                                          "Hello asked for the relay");
         case v1::Request::kAttachShm: attach(s, q.attach_shm()); break;
         case v1::Request::kAttachRegion: {
             const auto &r = q.attach_region();
@@ -528,6 +547,17 @@ void Core::handle(SessionState &s, const v1::Request &q, v1::Reply &rep, const s
     rep.set_id(q.id());
     const google::protobuf::FieldDescriptor *fdesc = q.GetDescriptor()->FindFieldByNumber(q.op_case());
     const char *op = fdesc ? fdesc->name().c_str() : "none";
+    {
+        std::lock_guard<std::mutex> lock(s.cancel_mu);
+        s.request = q.id();
+    }
+    struct Done {
+        SessionState &s;
+        ~Done() {
+            std::lock_guard<std::mutex> lock(s.cancel_mu);
+            s.request = 0;
+        }
+    } done{s};
     try {
         dispatch(s, q, rep, give_up, op);
     } catch (const Error &e) {

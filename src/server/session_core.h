@@ -90,6 +90,10 @@ struct SessionState {
     // session is registered, never after.
     std::function<bool()> gone;
     std::atomic<uint64_t> jobs{0}, bytes{0};
+    // The id of the request being handled (0: none) and the last one the
+    // client cancelled (Core::cancel); `request` changes under cancel_mu.
+    std::mutex cancel_mu;
+    std::atomic<uint64_t> request{0}, cancel_request{0};
 };
 
 class Core {
@@ -107,6 +111,11 @@ public:
     // One request of an open session into `rep` (status and message on
     // failure); `give_up` turns true when a queued job should be dropped.
     void handle(SessionState &s, const v1::Request &q, v1::Reply &rep, const std::function<bool()> &give_up);
+    // From another thread while `s` handles requests (the relay's reader):
+    // the request `target` of `s`, if it is the one being handled, stops
+    // with GP_ERR_CANCELLED at its next batch boundary, or before it starts
+    // when it waits in the queue; otherwise nothing happens (id 0: never).
+    void cancel(SessionState &s, uint64_t target);
     // A serialized request: parsed, then handled. A message that does not
     // parse gets GP_ERR_INVALID_ARGUMENT; returns false then (the stream
     // has lost its framing and should end).

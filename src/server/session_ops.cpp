@@ -327,6 +327,8 @@ bool is_job(const v1::Request &q) {
         case v1::Request::kDetachRegion:
         case v1::Request::kInfo:
         case v1::Request::kTrim:
+        case v1::Request::kCancel:
+        case v1::Request::kAck:
         case v1::Request::kReadTree: return false;
         default: return true;
     }
