@@ -189,6 +189,101 @@ void BM_BufferCreateDestroy_CUDA(benchmark::State &st) {
     timed_loop(st, once);
 }
 
+// Triton VM's tables at their shapes: Goldilocks, `cols` columns of
+// `ext` (1: the main table, 3: the auxiliary table's cubic columns), 2^log_n
+// trace rows, blowup B (Triton's FRI domain: 8x the padded height at 98
+// randomizers), 98 randomizer coefficients a column (0: none), natural
+// order on the coset 7 <w>, committed under twenty-first's Tip5 tree.
+// path 0: device-resident table in, gp_lde_batch (randomized) then
+// gp_merkle_commit, root out (the whole LDE on the device); path 1:
+// gp_commit_host from pinned host memory with GP_KEEP_NONE (streamed, the
+// LDE never whole). Counters: dev_used_GiB (path 1: sampled at its batch
+// boundaries; path 0: the input, the LDE and the tree as allocated),
+// upload_floor_ms (path 1).
+// args: cols, ext, log_n, blowup, randomizers, path
+void BM_TritonTable_CUDA(benchmark::State &st) {
+    gp_context *ctx = context_or_skip(st, GP_BACKEND_CUDA);
+    if (!ctx) return;
+    const gp_field f = GP_FIELD_GOLDILOCKS;
+    const uint64_t cols = (uint64_t)st.range(0), n = 1ull << st.range(2), B = (uint64_t)st.range(3);
+    const uint32_t ext = (uint32_t)st.range(1);
+    const uint64_t m = (uint64_t)st.range(4);
+    const bool streamed = st.range(5) != 0;
+    const uint64_t in_bytes = n * cols * ext * 8, lde_bytes = in_bytes * B;
+    HostBlock trace(in_bytes, true);
+    if (!trace.p) {
+        st.SkipWithError("host allocation failed");
+        return;
+    }
+    fill_trace(trace.p, f, n * cols * ext, 11);
+    std::vector<unsigned char> coeffs(m * cols * ext * 8);
+    if (m) fill_trace(coeffs.data(), f, m * cols * ext, 12);
+    gp_lde_options lo;
+    gp_lde_options_init(&lo);
+    lo.blowup = (uint32_t)B;
+    lo.shift = 7;
+    lo.output_order = GP_ORDER_NATURAL;
+    lo.randomizers = m ? coeffs.data() : nullptr;
+    lo.randomizer_count = m;
+    gp_merkle_options mo;
+    gp_merkle_options_init(&mo);
+    mo.kind = GP_MERKLE_TRITON;
+    mo.perm = GP_PERM_TIP5;
+    st.SetLabel(std::string(ext == 1 ? "main" : "aux cubic") + (m ? " randomized" : " plain") +
+                (streamed ? " gp_commit_host keep=none" : " device-resident"));
+    gp_context_trim(ctx);
+    size_t free0 = 0, total = 0;
+    cudaMemGetInfo(&free0, &total);
+    MemWatch watch;
+    unsigned char root[40];
+    gp_buffer *in = nullptr, *out = nullptr;
+    if (!streamed) {
+        if (gp_buffer_from_host(ctx, f, ext, n, cols, GP_LAYOUT_COL_MAJOR, trace.p, &in) != GP_OK ||
+            gp_buffer_create(ctx, f, ext, n * B, cols, &out) != GP_OK) {
+            st.SkipWithError(gp_last_error());
+            gp_buffer_destroy(in);
+            return;
+        }
+    }
+    gp_context_set_progress(ctx, &MemWatch::on_progress, &watch);
+    auto once = [&]() {
+        gp_merkle_tree *t = nullptr;
+        gp_status s;
+        if (streamed) {
+            gp_commit_matrix mat{};
+            mat.data = trace.p;
+            mat.rows = n;
+            mat.cols = cols;
+            mat.ext_degree = ext;
+            gp_commit_options co;
+            gp_commit_options_init(&co);
+            co.lde = &lo;
+            co.merkle = &mo;
+            co.keep = GP_KEEP_NONE;
+            s = gp_commit_host(ctx, f, &mat, 1, &co, nullptr, &t);
+        } else {
+            s = gp_lde_batch(ctx, in, &lo, out);
+            const gp_buffer *mats[1] = {out};
+            if (s == GP_OK) s = gp_merkle_commit(ctx, mats, 1, &mo, &t);
+            MemWatch::on_progress(&watch, "", 0, 0);  // the tree allocated too
+        }
+        const bool ok = s == GP_OK && gp_merkle_root(t, root, sizeof root) == GP_OK;
+        if (!ok) st.SkipWithError(gp_last_error());
+        gp_merkle_tree_destroy(t);
+        return ok;
+    };
+    timed_loop(st, once);
+    gp_context_set_progress(ctx, nullptr, nullptr);
+    gp_buffer_destroy(in);
+    gp_buffer_destroy(out);
+    const double gib = 1024.0 * 1024 * 1024;
+    if (watch.least_free != ~0ull && watch.least_free <= free0)
+        st.counters["dev_used_GiB"] = (double)(free0 - watch.least_free + (streamed ? 0 : in_bytes + lde_bytes)) / gib;
+    st.counters["lde_GiB"] = (double)lde_bytes / gib;
+    if (streamed) st.counters["upload_floor_ms"] = in_bytes / h2d_bandwidth() * 1e3;
+    st.counters["root0"] = root[0];
+}
+
 void BM_CommitHostBig_CUDA(benchmark::State &st) {
     const char *big = std::getenv("GP_BENCH_BIG");
     if (!big || std::string(big) != "1") {
@@ -221,6 +316,18 @@ BENCHMARK(BM_CommitHost_CUDA)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_BufferCreateDestroy_CUDA)->Arg(1)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime();
+// cols, ext, log_n, blowup, randomizers, path (0 device-resident, 1 streamed)
+BENCHMARK(BM_TritonTable_CUDA)
+    ->Args({379, 1, 21, 4, 0, 0})  // issue 43's table: expansion 4, no randomizers
+    ->Args({379, 1, 21, 4, 98, 0})
+    ->Args({88, 3, 21, 4, 98, 0})
+    ->Args({379, 1, 21, 8, 98, 0})  // Triton's real FRI domain: 2^24 rows
+    ->Args({88, 3, 21, 8, 98, 0})
+    ->Args({379, 1, 21, 8, 98, 1})
+    ->Args({88, 3, 21, 8, 98, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(2);
 BENCHMARK(BM_CommitHostBig_CUDA)
     ->Args({P2_GL12, GL, 22, 512, 4, GP_KEEP_HOST, 1, 0})
     ->Args({P2_GL12, GL, 22, 512, 4, GP_KEEP_HOST, 1, 16384})

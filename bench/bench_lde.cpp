@@ -215,7 +215,27 @@ BENCHMARK(BM_LDE_Device_CUDA)
     ->UseRealTime()
     ->MinTime(0.2);
 #ifdef GP_HAVE_CUDA
-BENCHMARK(BM_LDE_Randomized_CUDA)->Args({GL, 20, 256, 4, 0, 98})->Unit(benchmark::kMillisecond)->UseRealTime();
+// Each randomized shape beside its plain LDE (the same args, count 0): W1
+// in both orders, Triton's main table (379 columns) and auxiliary table (88
+// cubic columns: 264 base columns) at expansion 4 and its FRI domain's 8,
+// BabyBear at blowup 2 and 8.
+BENCHMARK(BM_LDE_Randomized_CUDA)
+    ->Args({GL, 20, 256, 4, 0, 98})
+    ->Args({GL, 20, 256, 4, 0, 0})
+    ->Args({GL, 20, 256, 4, 1, 98})
+    ->Args({GL, 20, 256, 4, 1, 0})
+    ->Args({GL, 21, 379, 4, 0, 98})
+    ->Args({GL, 21, 379, 4, 0, 0})
+    ->Args({GL, 21, 264, 4, 0, 98})
+    ->Args({GL, 21, 264, 4, 0, 0})
+    ->Args({GL, 21, 96, 8, 0, 98})
+    ->Args({GL, 21, 96, 8, 0, 0})
+    ->Args({BB, 22, 128, 2, 1, 98})
+    ->Args({BB, 22, 128, 2, 1, 0})
+    ->Args({BB, 21, 64, 8, 0, 98})
+    ->Args({BB, 21, 64, 8, 0, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_LDE_Host_CUDA)
     ->Args({1, GL, 20, 256, 4})
     ->Args({0, GL, 20, 256, 4})

@@ -685,10 +685,16 @@ typedef struct gp_lde_options {
      *  output then holds the evaluations of f_c(X) + (X^n - s^n) r_c(X), s
      *  the input shift: the interpolant plus the trace domain's zerofier
      *  times the randomizer, which leaves the values on the trace domain as
-     *  they were. randomizer_count must not exceed n x (blowup - 1). The
-     *  call costs one more transform of the output's size and that size
-     *  again in device memory while it runs. Contexts of several devices and
-     *  gp_commit_host refuse it (GP_ERR_UNSUPPORTED). (Appended after
+     *  they were. randomizer_count must not exceed n x (blowup - 1). Where
+     *  randomizer_count <= n and blowup x randomizer_count <= max(n,
+     *  n x blowup / 8) (Triton's 98 at any real height), on a local device
+     *  or the CPU, the randomizer joins the LDE's own coefficients: the
+     *  call costs blowup x randomizer_count more elements a column and
+     *  about the plain LDE's time. Otherwise (and in a gpuprover-server
+     *  session) it costs one more transform of the output's size and that
+     *  size again in device memory while it runs. Contexts of several
+     *  devices refuse it (GP_ERR_UNSUPPORTED). gp_commit_host takes it
+     *  within the first rule only. (Appended after
      *  input_layout; a caller whose struct_size ends before them gets NULL
      *  and 0.) */
     const void *randomizers;
@@ -1194,7 +1200,14 @@ typedef struct gp_commit_options {
     uint32_t struct_size;
     /** The LDE of every matrix (blowup, shift, input_shift, output_order,
      *  input_layout), as gp_lde_batch_host takes it; n must be 0 (each
-     *  matrix's own rows). NULL: gp_lde_options_init's defaults. */
+     *  matrix's own rows). NULL: gp_lde_options_init's defaults. Its
+     *  randomizers cover the columns of every matrix in turn (matrix 0's
+     *  columns, then matrix 1's, each as gp_lde_options.randomizers lays
+     *  them out), randomizer_count coefficients a column, within the rule
+     *  under which the LDE adds them itself (see gp_lde_options.randomizers;
+     *  otherwise GP_ERR_UNSUPPORTED naming the matrix); they are copied, so
+     *  a GP_KEEP_NONE tree opens rows without them. Triton VM draws the
+     *  coefficients from its seeded StdRng: the caller's business. */
     const gp_lde_options *lde;
     /** The Merkle profile, as gp_merkle_commit takes it. NULL:
      *  gp_merkle_options_init's defaults. */

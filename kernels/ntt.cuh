@@ -987,7 +987,26 @@ struct FusedArgs {
     // k_lde_spread's TURN form: the step from coset r to r + 1 at tile
     // position k, w_{nB}^bit_reverse(k, n) (scale is then in the same order).
     const void *step;
+    // The randomizer addend (LdeArgs::rand_add) of this launch's first
+    // column, or null: radd[(v B + r) rm + k] joins coefficient k < rm of
+    // coset r of column v before the forward transform.
+    const void *radd;
+    uint64_t rm;
 };
+
+// Adds the randomizer addend `add` (rm words, one coset of one column) to
+// the tile elements holding coefficients k < rm: tile element elem(k), or
+// none where elem returns ~0u (the coefficient lies in another tile). The
+// caller synchronizes the block before and after.
+template <class F, class Elem>
+__device__ __forceinline__ void add_randomizer(typename F::T *sm, const typename F::T *__restrict__ add,
+                                               uint64_t rm, Elem elem) {
+    using T = typename F::T;
+    for (uint64_t k = threadIdx.x; k < rm; k += blockDim.x) {
+        const uint32_t e = elem(k);
+        if (e != ~0u) sm[swz<T>(e)] = F::add(sm[swz<T>(e)], add[k]);
+    }
+}
 
 // Coefficient k of coset r is c_k * scale[k] * w_{nB}^(r k): scale once, then
 // step from coset r to r + 1 with one multiplication by w_{nB}^k (a
@@ -1034,6 +1053,11 @@ __global__ void __launch_bounds__(kThreads) k_lde_fused(FusedArgs a) {
                 }
             }
             __syncthreads();
+            if (a.radd) {  // coefficient k at element k
+                add_randomizer<F>(sm, static_cast<const T *>(a.radd) + (v * B + r) * a.rm, a.rm,
+                                  [](uint64_t k) { return (uint32_t)k; });
+                __syncthreads();
+            }
             tile_stages<F, true, false>(sm, a.n, 0, 0, 0, true, tw_fwd);
             if (a.natural_out) {  // Y_r[i] sits at position bitrev(i)
                 for (uint32_t e = threadIdx.x; e < size; e += blockDim.x)
@@ -1115,6 +1139,18 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
         const uint64_t base0 = TURN ? tile << a.t : tile << logC;
         // Tile element e holds index k(e) of the column.
         auto index = [&](uint32_t e) { return ((uint64_t)(e >> logC) << a.lo) + base0 + (e & cmask); };
+        // The tile element holding coefficient k, or ~0u: TURN, position
+        // bit_reverse(k, n) of the tile's 2^t; else index(e) = k.
+        auto elem_of = [&](uint64_t k) -> uint32_t {
+            if constexpr (TURN) {
+                const uint64_t p = bit_reverse(k, a.n) - base0;
+                return p < size ? (uint32_t)p : ~0u;
+            } else {
+                const uint64_t low = (k & ((1ull << a.lo) - 1)) - base0;
+                return low <= cmask ? (uint32_t)(((k >> a.lo) << logC) | low) : ~0u;
+            }
+        };
+        const T *radd = static_cast<const T *>(a.radd) + v * B * a.rm;  // a.radd: coset r at r a.rm
         const T *src = static_cast<const T *>(a.src) + v * a.src_stride;
         static_assert(!FOUR || TOP_DIF, "the four-step form is the top-DIF spread's");
         static_assert(!GROUP || (TOP_DIF && TileCfg<F>::kGroupTw), "the group form is the 31-bit top-DIF spread's");
@@ -1157,6 +1193,12 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
                 }
             }
             __syncthreads();
+            if (a.radd) {  // the tile's coefficients k < rm, in every region
+                for (uint64_t k = threadIdx.x; k < a.rm; k += blockDim.x)
+                    if (elem_of(k) != ~0u)
+                        for (uint64_t r = 0; r < B; ++r) region(r)[k] = F::add(region(r)[k], radd[r * a.rm + k]);
+                __syncthreads();
+            }
         } else {
             T *stash = dst + (B - 1) * N;  // coset B-1's region in either order
             constexpr bool kStashAsync = FOUR || MINB != 2;
@@ -1189,6 +1231,10 @@ __global__ void __launch_bounds__(kThreads, MINB) k_lde_spread(FusedArgs a) {
                     }
                 }
                 __syncthreads();
+                if (a.radd) {  // after the stash took coset r + 1's values
+                    add_randomizer<F>(sm, radd + r * a.rm, a.rm, elem_of);
+                    __syncthreads();
+                }
                 if constexpr (TURN) {
                     tile_stages<F, false, false>(sm, a.t, 0, 0, 0, true, tw_fwd);
                     tile_store(sm, region(r) + base0, size, 0, 0);

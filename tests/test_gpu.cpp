@@ -803,6 +803,122 @@ TEST_F(Gpu, MerkleEveryProfileMatchesCpu) {
 
 /* The pipeline the library is for: host trace -> LDE on the device ->
  * commitment of the device-resident LDE, equal to the CPU backend's root. */
+/* The randomized LDE with the randomizers added inside the LDE's own
+ * passes (LdeArgs::rand_add): every pass form that forms coefficients (one
+ * tile, the spread pass in its forms, the turned form, the group form) at
+ * each blowup, both orders, every field and degree, shifts on and off,
+ * against the CPU backend (itself checked against the definition in
+ * test_lde_random.cpp). Then the host input's column batches (the addend's
+ * column offset): 30 cubic columns of 2^17 rows cross in three batches. */
+TEST_F(Gpu, RandomizedLdeEveryFormMatchesCpu) {
+    Rng rng(331);
+    for (bool turn : {true, false}) {
+        ASSERT_TRUE(use_gpu_with({{"GP_CUDA_TURN", turn ? "1" : "0"}}));
+        unsigned k = 0;
+        for (const FieldRef &F : all_fields())
+            for (uint32_t log_n : {4u, 11u, 15u, 17u, 20u})
+                for (uint32_t log_b = 1; log_b <= 5; log_b += 2, ++k) {
+                    if (log_n + log_b > F.two_adicity) continue;
+                    const uint32_t d = F.ext_degrees[k % F.ext_degrees.size()];
+                    const uint64_t n = 1ull << log_n, cols = log_n >= 17 ? 2 : 3;
+                    const uint64_t rows = (k % 3 == 2) ? n - 5 : n;
+                    // Triton's 98 where it fits the fused rule, else n / 2.
+                    const uint64_t m = std::min<uint64_t>(98, n / 2);
+                    ApiData in = random_api(F, (size_t)(rows * cols * d), rng);
+                    ApiData r = random_api(F, (size_t)(m * cols * d), rng);
+                    for (gp_order order : kOrders) {
+                        gp_lde_options o = make_opts(n, 1u << log_b, (k & 1) ? rng.nonzero(F.p) : 0,
+                                                     (k & 2) ? rng.nonzero(F.p) : 0, order, GP_LAYOUT_COL_MAJOR);
+                        o.randomizers = r.data();
+                        o.randomizer_count = m;
+                        compare_lde(F, d, in, rows, cols, o, (k & 4) ? LdePath::kHost : LdePath::kBuffer,
+                                    GP_LAYOUT_COL_MAJOR, turn ? "randomized turned" : "randomized");
+                    }
+                }
+    }
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    const uint64_t n = 1ull << 17, cols = 30;
+    ApiData in = random_api(F, (size_t)(n * cols * 3), rng), r = random_api(F, (size_t)(98 * cols * 3), rng);
+    for (gp_order order : kOrders) {
+        gp_lde_options o = make_opts(0, 2, 7, 0, order, GP_LAYOUT_COL_MAJOR);
+        o.randomizers = r.data();
+        o.randomizer_count = 98;
+        compare_lde(F, 3, in, n, cols, o, LdePath::kHost, GP_LAYOUT_COL_MAJOR, "randomized batches");
+    }
+}
+
+/* gp_commit_host with randomizers on the device (streamed, every keep mode,
+ * a budget that forces several batches) equals the CPU backend's root, and
+ * the in-memory path (gp_lde_batch_host, gp_merkle_commit). */
+TEST_F(Gpu, RandomizedCommitHostMatchesCpu) {
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    Rng rng(332);
+    const uint64_t n = 1u << 15, cols[2] = {40, 6};
+    const uint32_t ext[2] = {1, 3};
+    const uint64_t m = 98;
+    ApiData data[2] = {random_api(F, n * cols[0], rng), random_api(F, n * cols[1] * 3, rng)};
+    ApiData r = random_api(F, (size_t)(m * (cols[0] + 3 * cols[1])), rng);
+    gp_lde_options lo = make_opts(0, 8, 7, 0, GP_ORDER_NATURAL, GP_LAYOUT_COL_MAJOR);
+    lo.randomizers = r.data();
+    lo.randomizer_count = m;
+    gp_merkle_options mo;
+    gp_merkle_options_init(&mo);
+    mo.kind = GP_MERKLE_TRITON;
+    mo.perm = GP_PERM_TIP5;
+    std::vector<unsigned char> want(40), got(40);
+    const uint64_t idx[2] = {5, n * 8 - 1};
+    std::vector<unsigned char> want_rows(2 * (cols[0] + 3 * cols[1]) * 8), got_rows(want_rows.size());
+    {  // in memory, on the CPU: the randomized LDEs, then one tree
+        BufPtr out[2];
+        for (int i = 0; i < 2; ++i) {
+            ASSERT_GP_OK(create_buffer(cpu(), F, ext[i], n * 8, cols[i], &out[i]));
+            gp_lde_options o = lo;
+            o.randomizers = static_cast<const unsigned char *>(r.data()) + (i ? cols[0] * m * 8 : 0);
+            ASSERT_GP_OK(gp_lde_batch_host(cpu(), F.field, ext[i], data[i].data(), n, cols[i], &o, out[i].get()));
+        }
+        const gp_buffer *mats[2] = {out[0].get(), out[1].get()};
+        gp_merkle_tree *t = nullptr;
+        ASSERT_GP_OK(gp_merkle_commit(cpu(), mats, 2, &mo, &t));
+        ASSERT_GP_OK(gp_merkle_root(t, want.data(), want.size()));
+        ASSERT_GP_OK(gp_merkle_open(t, idx, 2, want_rows.data(), want_rows.size(), nullptr, 0));
+        gp_merkle_tree_destroy(t);
+    }
+    for (gp_context *ctx : {gpu(), cpu()})
+        for (gp_keep keep : {GP_KEEP_DEVICE, GP_KEEP_HOST, GP_KEEP_NONE}) {
+            SCOPED_TRACE(::testing::Message() << (ctx == gpu() ? "gpu" : "cpu") << " keep=" << keep);
+            gp_commit_matrix mats[2];
+            std::vector<unsigned char> lde_host[2];
+            for (int i = 0; i < 2; ++i) {
+                std::memset(&mats[i], 0, sizeof(mats[i]));
+                mats[i].data = data[i].data();
+                mats[i].rows = n;
+                mats[i].cols = cols[i];
+                mats[i].ext_degree = ext[i];
+                if (keep == GP_KEEP_HOST) {
+                    lde_host[i].resize(n * 8 * cols[i] * ext[i] * 8);
+                    mats[i].lde_host = lde_host[i].data();
+                    mats[i].lde_host_bytes = lde_host[i].size();
+                }
+            }
+            gp_commit_options co;
+            gp_commit_options_init(&co);
+            co.keep = keep;
+            co.lde = &lo;
+            co.merkle = &mo;
+            co.device_budget = 48ull << 20;  // several batches on the device
+            gp_buffer *kept[2] = {nullptr, nullptr};
+            gp_merkle_tree *t = nullptr;
+            ASSERT_GP_OK(gp_commit_host(ctx, F.field, mats, 2, &co, keep == GP_KEEP_DEVICE ? kept : nullptr, &t));
+            ASSERT_GP_OK(gp_merkle_root(t, got.data(), got.size()));
+            EXPECT_EQ(got, want);
+            // The opened rows (GP_KEEP_NONE: the randomized LDE again).
+            ASSERT_GP_OK(gp_merkle_open(t, idx, 2, got_rows.data(), got_rows.size(), nullptr, 0));
+            EXPECT_EQ(got_rows, want_rows);
+            gp_merkle_tree_destroy(t);
+            for (gp_buffer *b : kept) gp_buffer_destroy(b);
+        }
+}
+
 TEST_F(Gpu, LdeThenCommitMatchesCpu) {
     const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
     Rng rng(4242);

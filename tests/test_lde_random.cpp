@@ -56,14 +56,16 @@ gp_status run_randomized(gp_context *ctx, const FieldRef &F, const HostMat &in, 
 }
 
 // Every field and degree, both orders and input paths, shifts, virtual
-// padding, and randomizer lengths from one coefficient to n (blowup - 1).
+// padding, and randomizer lengths from one coefficient to n (blowup - 1):
+// those the backend adds inside its LDE (m <= n with B m <= max(n, nB / 8):
+// 1, and n / 4 at blowup 2) and those added by a second transform.
 TEST_P(LdeRandomTest, MatchesNaiveReference) {
     Rng rng(501);
     for (const FieldRef &F : all_fields())
         for (uint32_t d : F.ext_degrees)
             for (uint64_t n : {(uint64_t)8, (uint64_t)32})
                 for (uint32_t blowup : {2u, 8u})
-                    for (uint64_t count : {(uint64_t)1, (uint64_t)(n / 2 + 1), (uint64_t)(n * (blowup - 1))}) {
+                    for (uint64_t count : {(uint64_t)1, n / 4, n / 2 + 1, n * (blowup - 1)}) {
                         const gp_order order = count == 1 ? GP_ORDER_BIT_REVERSED : GP_ORDER_NATURAL;
                         const LdePath path = blowup == 2 ? LdePath::kHost : LdePath::kBuffer;
                         SCOPED_TRACE(std::string(F.name) + " d=" + std::to_string(d) + " n=" + std::to_string(n) +
@@ -123,17 +125,104 @@ TEST_P(LdeRandomTest, BadInput) {
     EXPECT_NE(std::string(gp_last_error()).find("options->randomizers[5]"), std::string::npos) << gp_last_error();
     o.randomizer_count = 4;  // and no pointer
     EXPECT_EQ(run_lde(ctx(), F, in, o, LdePath::kHost, GP_LAYOUT_COL_MAJOR, &got), GP_ERR_NULL_POINTER);
-    // gp_commit_host takes no randomizers.
-    r[5] = 1;
-    const ApiData coeffs(r, F.elem_size);
-    o.randomizers = coeffs.data();
+    // gp_commit_host: the same checks, the matrix named; more coefficients
+    // than its LDE adds inside (m > n) are refused, not computed otherwise.
     gp_merkle_tree *t = nullptr;
     gp_merkle_options mo;
     gp_merkle_options_init(&mo);
     mo.perm = GP_PERM_POSEIDON2_BABYBEAR_16;
-    EXPECT_EQ(commit_host_one(ctx(), F, in, &o, &mo, &t), GP_ERR_UNSUPPORTED);
+    EXPECT_EQ(commit_host_one(ctx(), F, in, &o, &mo, &t), GP_ERR_NULL_POINTER);
+    const ApiData coeffs(r, F.elem_size);
+    o.randomizers = coeffs.data();
+    o.randomizer_count = 8;
+    EXPECT_EQ(commit_host_one(ctx(), F, in, &o, &mo, &t), GP_ERR_NON_CANONICAL);
+    EXPECT_NE(std::string(gp_last_error()).find("matrices[0]: options->lde->randomizers[5]"), std::string::npos)
+        << gp_last_error();
+    r[5] = 1;
+    const ApiData fine(r, F.elem_size);
+    o.randomizers = fine.data();
+    o.randomizer_count = 0;
+    EXPECT_EQ(commit_host_one(ctx(), F, in, &o, &mo, &t), GP_ERR_INVALID_ARGUMENT);
+    const HostMat small = random_mat(F, 4, 2, 1, rng);
+    o.randomizer_count = 3;  // <= n (B - 1) = 4, > n / 2 (B m > n)
+    EXPECT_EQ(commit_host_one(ctx(), F, small, &o, &mo, &t), GP_ERR_UNSUPPORTED);
+    EXPECT_NE(std::string(gp_last_error()).find("randomizer_count = 3"), std::string::npos) << gp_last_error();
     EXPECT_EQ(t, nullptr);
     EXPECT_EQ(stats_of(ctx()).buffer_bytes, 0u);
+}
+
+// gp_commit_host with randomizers (two matrices of different heights and
+// degrees, the randomizers of both in one array, Triton's shift) commits
+// to the randomized LDEs in every keep mode: the root and the opened rows
+// of gp_lde_batch_host's randomized LDEs under gp_merkle_commit, also in
+// batches of a few columns (a small device budget).
+TEST_P(LdeRandomTest, CommitHostMatchesInMemory) {
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    Rng rng(504);
+    const HostMat in[2] = {random_mat(F, 64, 5, 1, rng), random_mat(F, 32, 2, 3, rng)};
+    const uint64_t m = 7, cols = 5 + 2 * 3;
+    const std::vector<uint64_t> r = random_coeffs(F, cols, 1, m, rng);
+    const ApiData coeffs(r, F.elem_size);
+    gp_lde_options o = make_opts(0, 4, 7, 0, GP_ORDER_NATURAL);
+    gp_merkle_options mo;
+    gp_merkle_options_init(&mo);
+    mo.perm = GP_PERM_POSEIDON2_GOLDILOCKS_8;  // Plonky3's MMCS: mixed heights
+    const uint64_t idx[3] = {0, 77, 255};
+    std::vector<unsigned char> want(32), want_rows(3 * cols * 8);
+    {
+        HostMat lde[2];
+        BufPtr bufs[2];
+        for (int i = 0; i < 2; ++i) {
+            const std::vector<uint64_t> part(r.begin() + (i ? 5 * m : 0), r.begin() + (i ? cols * m : 5 * m));
+            ASSERT_GP_OK(run_randomized(ctx(), F, in[i], o, part, m, LdePath::kHost, &lde[i]));
+            EXPECT_TRUE(mats_equal(lde[i], naive_randomized(F, in[i], o, part, m)));
+            ASSERT_GP_OK(upload(ctx(), F, lde[i], GP_LAYOUT_COL_MAJOR, &bufs[i]));
+        }
+        const gp_buffer *mats[2] = {bufs[0].get(), bufs[1].get()};
+        gp_merkle_tree *t = nullptr;
+        ASSERT_GP_OK(gp_merkle_commit(ctx(), mats, 2, &mo, &t));
+        ASSERT_GP_OK(gp_merkle_root(t, want.data(), want.size()));
+        ASSERT_GP_OK(gp_merkle_open(t, idx, 3, want_rows.data(), want_rows.size(), nullptr, 0));
+        gp_merkle_tree_destroy(t);
+    }
+    o.randomizers = coeffs.data();
+    o.randomizer_count = m;
+    const ApiData data[2] = {ApiData(in[0].v, F.elem_size), ApiData(in[1].v, F.elem_size)};
+    for (gp_keep keep : {GP_KEEP_DEVICE, GP_KEEP_HOST, GP_KEEP_NONE})
+        for (uint64_t budget : {(uint64_t)0, (uint64_t)(keep == GP_KEEP_DEVICE ? 75000 : 100000)}) {
+            // (a budget a little above the least working set: batches of a
+            // few columns)
+            SCOPED_TRACE(::testing::Message() << "keep=" << keep << " budget=" << budget);
+            gp_commit_matrix mats[2]{};
+            std::vector<unsigned char> lde_host[2];
+            for (int i = 0; i < 2; ++i) {
+                mats[i].data = data[i].data();
+                mats[i].rows = in[i].rows;
+                mats[i].cols = in[i].cols;
+                mats[i].ext_degree = in[i].d;
+                if (keep == GP_KEEP_HOST) {
+                    lde_host[i].resize(in[i].rows * 4 * in[i].cols * in[i].d * 8);
+                    mats[i].lde_host = lde_host[i].data();
+                    mats[i].lde_host_bytes = lde_host[i].size();
+                }
+            }
+            gp_commit_options co;
+            gp_commit_options_init(&co);
+            co.keep = keep;
+            co.lde = &o;
+            co.merkle = &mo;
+            co.device_budget = budget;
+            gp_buffer *kept[2] = {nullptr, nullptr};
+            gp_merkle_tree *t = nullptr;
+            ASSERT_GP_OK(gp_commit_host(ctx(), F.field, mats, 2, &co, keep == GP_KEEP_DEVICE ? kept : nullptr, &t));
+            std::vector<unsigned char> got(32), rows(want_rows.size());
+            ASSERT_GP_OK(gp_merkle_root(t, got.data(), got.size()));
+            EXPECT_EQ(got, want);
+            ASSERT_GP_OK(gp_merkle_open(t, idx, 3, rows.data(), rows.size(), nullptr, 0));
+            EXPECT_EQ(rows, want_rows);
+            gp_merkle_tree_destroy(t);
+            for (gp_buffer *b : kept) gp_buffer_destroy(b);
+        }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, LdeRandomTest, ::testing::Values(GP_BACKEND_CPU, GP_BACKEND_CUDA),

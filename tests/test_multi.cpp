@@ -396,6 +396,73 @@ TEST(Multi, EmulatedFriDeepConstraintMatchOneDevice) {
     }
 }
 
+// Randomized LDEs on emulated devices (each its columns' randomizers, added
+// inside its LDE), from host and from a spread buffer, and gp_commit_host
+// with randomizers: the bytes and the root of one device. More
+// coefficients than the LDE adds itself are refused, naming the rule.
+TEST(Multi, RandomizedLdeMatchesOneDevice) {
+    const gp_field f = GP_FIELD_GOLDILOCKS;
+    const uint64_t rows = 64, cols = 5, m = 9;
+    for (uint32_t ext : {1u, 3u}) {
+        SCOPED_TRACE("ext " + std::to_string(ext));
+        const Bytes trace = random_elems(f, rows * cols * ext, 61 + ext), r = random_elems(f, m * cols * ext, 71);
+        gp_lde_options lo;
+        gp_lde_options_init(&lo);
+        lo.blowup = 4;
+        lo.shift = 7;
+        lo.randomizers = r.data();
+        lo.randomizer_count = m;
+        gp_merkle_options mo;
+        gp_merkle_options_init(&mo);
+        mo.kind = GP_MERKLE_TRITON;
+        mo.perm = GP_PERM_TIP5;
+        // The LDE from host, from a buffer, and the streamed commitment's root.
+        auto run = [&](const std::vector<int32_t> &devs) {
+            Ctx ctx(GP_BACKEND_CPU, devs);
+            Bytes out(rows * 4 * cols * ext * 8), again(out.size()), root(40);
+            Buf o, in;
+            EXPECT_GP_OK(gp_buffer_create(ctx, f, ext, rows * 4, cols, &o.b));
+            EXPECT_GP_OK(gp_lde_batch_host(ctx, f, ext, trace.data(), rows, cols, &lo, o));
+            EXPECT_GP_OK(gp_buffer_to_host(o, GP_LAYOUT_COL_MAJOR, out.data(), out.size()));
+            EXPECT_GP_OK(gp_buffer_from_host(ctx, f, ext, rows, cols, GP_LAYOUT_COL_MAJOR, trace.data(), &in.b));
+            EXPECT_GP_OK(gp_lde_batch(ctx, in, &lo, o));
+            EXPECT_GP_OK(gp_buffer_to_host(o, GP_LAYOUT_COL_MAJOR, again.data(), again.size()));
+            EXPECT_TRUE(again == out);
+            gp_commit_matrix mat{};
+            mat.data = trace.data();
+            mat.rows = rows;
+            mat.cols = cols;
+            mat.ext_degree = ext;
+            gp_commit_options co;
+            gp_commit_options_init(&co);
+            co.lde = &lo;
+            co.merkle = &mo;
+            co.keep = GP_KEEP_NONE;
+            Tree t;
+            EXPECT_GP_OK(gp_commit_host(ctx, f, &mat, 1, &co, nullptr, &t.t));
+            if (t.t) EXPECT_GP_OK(gp_merkle_root(t.t, root.data(), root.size()));
+            put(out, root.data(), root.size());
+            return out;
+        };
+        const Bytes one = run({0});
+        for (size_t i = 1; i < kEmulated.size(); ++i) {
+            SCOPED_TRACE(std::to_string(kEmulated[i].size()) + " devices");
+            EXPECT_TRUE(run(kEmulated[i]) == one);
+        }
+    }
+    Ctx ctx(GP_BACKEND_CPU, {0, 0});
+    const Bytes trace = random_elems(f, 8 * 2, 81), r = random_elems(f, 5 * 2, 82);
+    gp_lde_options lo;
+    gp_lde_options_init(&lo);
+    lo.blowup = 2;
+    lo.randomizers = r.data();
+    lo.randomizer_count = 5;  // <= n (B - 1) = 8, but B m > n
+    Buf o;
+    ASSERT_GP_OK(gp_buffer_create(ctx, f, 1, 16, 2, &o.b));
+    EXPECT_GP_ERR(gp_lde_batch_host(ctx, f, 1, trace.data(), 8, 2, &lo, o), GP_ERR_UNSUPPORTED);
+    EXPECT_NE(std::string(gp_last_error()).find("several devices"), std::string::npos) << gp_last_error();
+}
+
 TEST(Multi, SpreadBuffersHaveNoSingleAddress) {
     Ctx ctx(GP_BACKEND_CPU, {0, 0});
     Buf spread, one_col;

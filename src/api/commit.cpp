@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/common.h"
+#include "core/lde_random.h"
 #include "core/lde_root.h"
 #include "core/commit_stream.h"
 
@@ -14,6 +15,35 @@ GP_EXPORT void gp_commit_options_init(gp_commit_options *o) {
     std::memset(o, 0, sizeof(*o));
     o->struct_size = sizeof(*o);
     o->keep = GP_KEEP_DEVICE;
+}
+
+// Matrix i's randomizers (its columns' in options->lde->randomizers, after
+// the earlier matrices'): validated as gp_lde_batch_host's, copied into the
+// request. The streamed commitment adds them inside the backend's LDE only.
+static void add_randomizers(gp_context *ctx, const FieldDesc &f, const gp_commit_matrix &m, uint32_t i,
+                            const gp_lde_options &lo, CommitRequest &r) {
+    const std::string at = "matrices[" + std::to_string(i) + "]";
+    LdeArgs a = lde_args(f, m.ext_degree, m.rows, m.cols, lo);
+    const uint64_t bytes = checked_mul(checked_mul(checked_mul(m.cols, m.ext_degree, "randomized columns"),
+                                                   r.rand_m, "randomizer elements"),
+                                       f.elem_size, "randomizer bytes");
+    const uint64_t at_bytes = r.rand.size();
+    const unsigned char *src = static_cast<const unsigned char *>(lo.randomizers) + at_bytes;
+    try {
+        check_randomizers(*ctx_of(ctx), a, src, r.rand_m);
+    } catch (const Error &e) {  // the index within the whole array, the matrix named
+        std::string msg = e.what();
+        const size_t p = msg.find("options->");
+        if (p != std::string::npos) msg.replace(p, 9, "options->lde->");
+        throw Error(e.status, at + ": " + msg);
+    }
+    if (!lde_adds_randomizers(*ctx_of(ctx)->backend, a, r.rand_m))
+        fail(GP_ERR_UNSUPPORTED, at, ": options->lde->randomizer_count = ", r.rand_m,
+             ": gp_commit_host adds randomizers inside the LDE of a local device or the CPU, for at most n = ",
+             1ull << a.log_n, " coefficients with blowup x count <= max(n, n x blowup / 8) (use gp_lde_batch_host "
+             "and gp_merkle_commit)");
+    r.mats.back().rand_at = at_bytes;
+    r.rand.insert(r.rand.end(), src, src + bytes);
 }
 
 GP_EXPORT gp_status gp_commit_host(gp_context *ctx, gp_field field, const gp_commit_matrix *matrices,
@@ -41,9 +71,12 @@ GP_EXPORT gp_status gp_commit_host(gp_context *ctx, gp_field field, const gp_com
         if (count == 0) fail(GP_ERR_INVALID_ARGUMENT, "count = 0 (a tree needs at least one matrix)");
         const gp_lde_options lo = read_options(o.lde, gp_lde_options_init, "gp_lde_options");
         r.merkle = read_options(o.merkle, gp_merkle_options_init, "gp_merkle_options");
-        if (lo.randomizers || lo.randomizer_count)
-            fail(GP_ERR_UNSUPPORTED, "options->lde->randomizers: gp_commit_host does not randomize its LDE (one "
-                                     "randomizer per matrix column; use gp_lde_batch_host and gp_merkle_commit)");
+        if (lo.randomizers || lo.randomizer_count) {
+            if (lo.randomizer_count == 0)
+                fail(GP_ERR_INVALID_ARGUMENT, "options->lde->randomizers is set but options->lde->randomizer_count = 0");
+            require_ptr(lo.randomizers != nullptr, "options->lde->randomizers");
+            r.rand_m = lo.randomizer_count;
+        }
         if (raw(lo.input) == GP_LDE_INPUT_COEFFICIENTS)
             fail(GP_ERR_UNSUPPORTED, "options->lde->input = GP_LDE_INPUT_COEFFICIENTS: gp_commit_host extends "
                                      "evaluations (use gp_lde_batch_host and gp_merkle_commit for coefficients)");
@@ -86,6 +119,7 @@ GP_EXPORT gp_status gp_commit_host(gp_context *ctx, gp_field field, const gp_com
                 throw Error(e.status, at + (msg[0] == '.' ? "" : ": ") + msg);
             }
             r.mats.push_back({m.data, m.rows, m.cols, m.ext_degree, m.lde_host});
+            if (r.rand_m) add_randomizers(ctx, f, m, i, lo, r);
             if (o.lde_into) {
                 const std::string name = "options->lde_into[" + std::to_string(i) + "]";
                 require_ptr(o.lde_into[i] != nullptr, name.c_str());

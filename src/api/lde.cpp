@@ -124,6 +124,13 @@ static void run_lde(gp_context *ctx, const LdeArgs &a, const gp_lde_options &o) 
         check_root_backend(*c->backend, "options->root");
         return lde_with_root(c, a, a.root_power);
     }
+    if (o.randomizers && lde_adds_randomizers(*c->backend, a, o.randomizer_count)) {
+        const std::vector<unsigned char> addend = randomizer_addend(a, o.randomizers, o.randomizer_count);
+        LdeArgs r = a;
+        r.rand_add = addend.data();
+        r.rand_m = o.randomizer_count;
+        return c->backend->lde(r);
+    }
     c->backend->lde(a);
     if (o.randomizers) add_randomizers(c, a, o.randomizers, o.randomizer_count);
 }

@@ -24,6 +24,7 @@
 
 #include "core/checks.h"
 #include "core/host_alloc.h"
+#include "core/lde_random.h"
 #include "core/merkle_ops.h"
 #include "core/merkle_tree.h"
 
@@ -121,6 +122,12 @@ void lde_columns(Backend &be, const CommitRequest &r, const CommitRequest::Mat &
     } else {
         packed = pack_columns(m.data, m.rows_in, m.cols * m.ext * es, c0 * m.ext * es, nc * m.ext * es);
         a.in_host = packed.data();
+    }
+    std::vector<unsigned char> addend;
+    if (r.rand_m) {
+        addend = randomizer_addend(a, r.rand.data() + m.rand_at + c0 * m.ext * r.rand_m * es, r.rand_m);
+        a.rand_add = addend.data();
+        a.rand_m = r.rand_m;
     }
     be.lde(a);
 }

@@ -21,9 +21,15 @@ struct CommitRequest {
         uint64_t rows_in, cols;
         uint32_t ext;
         void *lde_host;  // GP_KEEP_HOST
+        uint64_t rand_at = 0;  // byte offset of its randomizers in `rand`
     };
     std::vector<Mat> mats;  // the caller's order
     LdeArgs lde{};
+    // gp_lde_options.randomizers (rand_m coefficients a column, the
+    // matrices' columns in turn), copied: a GP_KEEP_NONE tree extends again
+    // when it opens. Added inside the backend's LDE (lde_adds_randomizers).
+    uint64_t rand_m = 0;
+    std::vector<unsigned char> rand;
     gp_merkle_options merkle{};
     int keep = GP_KEEP_DEVICE;
     uint64_t budget = 0;  // 0: the device's free memory (no limit on the CPU)

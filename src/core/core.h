@@ -132,6 +132,14 @@ struct LdeArgs {
     uint64_t root_power = 1;
     // The input rows are coefficients (lde_coeffs.h); backends see false only.
     bool coefficients = false;
+    // The randomizer addend (lde_random.h), or null: rand_m > 0 elements a
+    // coset and base column, in host memory, laid out [base column][coset r
+    // in natural coset order][k < rand_m], added to coefficient k of coset
+    // r (coefficients of f(g w_{nB}^r w_n^i) in w_n^i) before the forward
+    // transforms. Set only where Backend::lde_adds() and rand_m <= n; its
+    // first base column is this call's first.
+    const void *rand_add = nullptr;
+    uint64_t rand_m = 0;
 };
 
 struct NttArgs {
@@ -344,6 +352,9 @@ public:
     virtual void upload(Buffer &dst, const void *host, gp_layout layout, const char *arg) = 0;
     virtual void download(const Buffer &src, void *host, gp_layout layout) = 0;
     virtual void lde(const LdeArgs &a) = 0;
+    // Whether lde() takes LdeArgs::rand_add (else the core randomizes with
+    // a second transform).
+    virtual bool lde_adds() const { return false; }
     virtual void ntt(Buffer &buf, const NttArgs &a) = 0;
     // Applies permutation `perm` (a gp_permutation, already validated) to
     // `count` host states in place.

@@ -7,11 +7,20 @@
 // padded to n * blowup coefficients, in the output's row order, so the sum
 // is element by element. The zerofier vanishes on the trace domain: the
 // randomized LDE agrees with the trace there.
+//
+// Where the backend takes it (Backend::lde_adds) and m <= n, the product
+// joins the LDE's own coefficients instead: on coset r of the output,
+// h_r = g w_{nB}^r, every point x = h_r w_n^i has x^n = h_r^n, so
+// P_c(x) = d_r r_c(x) with d_r = h_r^n - s^n, and r_c (degree < m <= n)
+// adds d_r r_c[k] h_r^k to coefficient k of the coset's transform. Those
+// B m words a base column are all the extra memory and work.
 #include "core/lde_random.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "core/checks.h"
+#include "math/field.h"
 
 namespace gp {
 
@@ -37,14 +46,50 @@ void check_randomizers(const Context &c, const LdeArgs &a, const void *coeffs, u
         fail(GP_ERR_INVALID_ARGUMENT, "options->randomizer_count = ", count, ": the randomized polynomial has degree ",
              "below n + randomizer_count, which must not exceed the ", rows, " output rows (at most ", rows - n,
              " coefficients at n = ", n, ")");
-    if (c.backend->device_count() > 1)
-        fail(GP_ERR_UNSUPPORTED, "a context of several devices does not randomize LDEs (options->randomizers)");
+    if (c.backend->device_count() > 1 && !lde_adds_randomizers(*c.backend, a, count))
+        fail(GP_ERR_UNSUPPORTED, "options->randomizer_count = ", count, ": a context of several devices adds ",
+             "randomizers inside its LDE only, for at most n = ", 1ull << a.log_n,
+             " coefficients with blowup x count <= max(n, n x blowup / 8)");
     const uint64_t elems = checked_mul(checked_mul(count, a.cols, "randomizer_count * cols"), a.ext,
                                        "randomizer elements");
     const std::vector<uint64_t> w = words_in(*a.field, coeffs, elems);
     for (uint64_t i = 0; i < elems; ++i)
         if (w[i] >= a.field->modulus)
             fail(GP_ERR_NON_CANONICAL, "options->randomizers[", i, "] is not a canonical ", a.field->name, " element");
+}
+
+bool lde_adds_randomizers(const Backend &be, const LdeArgs &a, uint64_t count) {
+    const uint64_t n = 1ull << a.log_n;
+    // The addend (B m words a column, made on the host) stays small beside
+    // the output (n B words) and the second transform's n + m coefficients.
+    return be.lde_adds() && count <= n && (count << a.log_blowup) <= std::max(n, (n << a.log_blowup) / 8);
+}
+
+std::vector<unsigned char> randomizer_addend(const LdeArgs &a, const void *coeffs, uint64_t count) {
+    const FieldDesc &f = *a.field;
+    const uint64_t n = 1ull << a.log_n, B = 1ull << a.log_blowup, E = a.ext;
+    const uint64_t base_cols = a.cols * E;
+    const std::vector<uint64_t> r = words_in(f, coeffs, checked_mul(count, base_cols, "randomizer elements"));
+    std::vector<uint64_t> w(checked_mul(checked_mul(base_cols, B, "randomizer addend"), count, "randomizer addend"));
+    dispatch_field(f.id, [&](auto F) {
+        using Fd = decltype(F);
+        using T = typename Fd::T;
+        const T w_nb = two_adic_generator<Fd>(a.log_n + a.log_blowup);
+        const T s_n = fpow<Fd>((T)a.input_shift, n);
+        T h = (T)a.shift;  // h_r = g w_nB^r
+        for (uint64_t cr = 0; cr < B; ++cr, h = Fd::mul(h, w_nb)) {
+            const T d = Fd::sub(fpow<Fd>(h, n), s_n);
+            T hk = d;  // d_r h_r^k
+            for (uint64_t k = 0; k < count; ++k, hk = Fd::mul(hk, h))
+                for (uint64_t b = 0; b < base_cols; ++b) {
+                    const uint64_t col = b / E, e = b % E;
+                    w[(b * B + cr) * count + k] = (uint64_t)Fd::mul(hk, (T)r[(col * count + k) * E + e]);
+                }
+        }
+    });
+    std::vector<unsigned char> bytes(w.size() * f.elem_size);
+    words_out(f, w, bytes.data());
+    return bytes;
 }
 
 void add_randomizers(Context *c, const LdeArgs &a, const void *coeffs, uint64_t count) {

@@ -82,6 +82,7 @@ public:
         });
     }
 
+    bool lde_adds() const override { return true; }
     void lde(const LdeArgs &a) override {
         dispatch_field(a.field->id, [&](auto F) { lde_impl<decltype(F)>(a); });
     }
@@ -366,6 +367,13 @@ private:
         T *out = static_cast<T *>(a.out->data);
         const uint64_t out_rows = n * B;
         const bool natural = a.order == GP_ORDER_NATURAL;
+        // The randomizer addend (LdeArgs::rand_add) of column j, coset r.
+        const T *radd = static_cast<const T *>(a.rand_add);
+        auto coset_coefficients = [&](T *y, const T *c, uint64_t j, uint32_t r) {
+            for (uint64_t k = 0; k < n; ++k) y[k] = lde_coset_factor_apply<F>(c[k], k, r, log_nb, scale, tw_fwd);
+            if (radd)
+                for (uint64_t k = 0; k < a.rand_m; ++k) y[k] = F::add(y[k], radd[(j * B + r) * a.rand_m + k]);
+        };
         pool_.parallel_for(base_cols * B, [&](uint64_t task) {
             step("lde", done, steps);
             uint64_t j = task / B;
@@ -374,14 +382,12 @@ private:
             T *o = out + j * out_rows;
             if (natural) {
                 hvector<T> y(n);
-                for (uint64_t k = 0; k < n; ++k)
-                    y[k] = lde_coset_factor_apply<F>(c[k], k, r, log_nb, scale, tw_fwd);
+                coset_coefficients(y.data(), c, j, r);
                 dif_stages<F>(y.data(), log_n, 0, log_n, tw_fwd);
                 for (uint64_t p = 0; p < n; ++p) o[bit_reverse(p, log_n) * B + r] = y[p];
             } else {
                 T *y = o + bit_reverse(r, log_b) * n;
-                for (uint64_t k = 0; k < n; ++k)
-                    y[k] = lde_coset_factor_apply<F>(c[k], k, r, log_nb, scale, tw_fwd);
+                coset_coefficients(y, c, j, r);
                 dif_stages<F>(y, log_n, 0, log_n, tw_fwd);
             }
         });

@@ -70,6 +70,7 @@ public:
     void download(const Buffer &src, void *host, gp_layout layout) override;
 
     void lde(const LdeArgs &a) override;
+    bool lde_adds() const override { return true; }
     void ntt(Buffer &buf, const NttArgs &a) override;
 
     void permute(int perm, void *states, uint64_t count) override;
@@ -192,6 +193,10 @@ private:
         bool turn = false;
         uint32_t turn_lo = 0, turn_lb = 0;
         const typename F::Tw *step = nullptr;
+        // The randomizer addend (LdeArgs::rand_add, rand_m) of base column
+        // 0, on the device.
+        const typename F::T *radd = nullptr;
+        uint64_t rm = 0;
     };
 
     template <class F>
@@ -211,7 +216,7 @@ private:
     uint32_t tile_group(bool spread) const;
     template <class F>
     void lde_columns(const LdePlan<F> &p, const typename F::T *in, uint64_t in_stride,
-                     uint64_t rows_in, typename F::T *out, uint64_t ncols);
+                     uint64_t rows_in, typename F::T *out, uint64_t col0, uint64_t ncols);
     // Whether an LDE of 2^log_n rows to 2^log_b cosets in this order takes
     // the turned form where its plan allows it (turn_mode_).
     bool turn_for(uint32_t elem_bytes, uint32_t log_n, uint32_t log_b, bool natural) const;
@@ -254,12 +259,14 @@ private:
     std::map<TableKey, DeviceScratch> dev_tables_;
     PowersLru dev_lru_;
     DeviceScratch perm_, regions_, in_slot_[kSlots], merkle_views_;
+    DeviceScratch radd_;  // the randomizer addend of an LDE (LdeArgs::rand_add)
     // Every cached scratch allocation, for accounting and release.
-    std::array<DeviceScratch *, 5 + kSlots> scratches() const {
+    std::array<DeviceScratch *, 6 + kSlots> scratches() const {
         static_assert(kSlots == 3, "list every input slot below");
         auto *self = const_cast<CudaBackend *>(this);
         return {&self->perm_,         &self->regions_,      &self->in_slot_[0],   &self->in_slot_[1],
-                &self->in_slot_[2],   &self->merkle_views_, &self->views_dev_[0], &self->views_dev_[1]};
+                &self->in_slot_[2],   &self->merkle_views_, &self->views_dev_[0], &self->views_dev_[1],
+                &self->radd_};
     }
     Pinned pinned_[kSlots];
     // Queued absorptions (absorb_rows): their matrix descriptors, in two

@@ -289,11 +289,12 @@ uint32_t CudaBackend::threads_for(uint32_t tile_log) const {
     return std::min<uint32_t>(std::max<uint32_t>(t, 64), kern::kThreads);
 }
 
-// LDE of ncols base columns: in (col stride in_stride, rows_in rows) ->
-// out (col stride n*B). Everything queued on compute_.
+// LDE of ncols base columns, the call's from col0 on: in (col stride
+// in_stride, rows_in rows) -> out (col stride n*B). Everything queued on
+// compute_.
 template <class F>
 void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint64_t in_stride,
-                              uint64_t rows_in, typename F::T *out, uint64_t ncols) {
+                              uint64_t rows_in, typename F::T *out, uint64_t col0, uint64_t ncols) {
     using T = typename F::T;
     const uint32_t n = p.log_n;
     const uint64_t N = 1ull << n, B = 1ull << p.log_b, NB = N * B;
@@ -307,6 +308,8 @@ void CudaBackend::lde_columns(const LdePlan<F> &p, const typename F::T *in, uint
     fa.tw_fwd = p.tw_fwd;
     fa.scale = p.scale;
     fa.log_group = tile_group(true);
+    fa.radd = p.radd ? p.radd + (col0 << p.log_b) * p.rm : nullptr;
+    fa.rm = p.rm;
     // The pass's source and destination, its tiles and their order.
     auto pass_args = [&](const void *src, uint64_t src_stride, void *dst, uint32_t lo, uint32_t t, uint32_t logC,
                          bool bitrev_regions, bool natural_out) {
@@ -478,13 +481,20 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
         }
         p.scale = dev_powers<F>(id, a.log_n, g_over_s, inv_n);
     }
+    if (a.rand_add) {  // B m elements a base column, queued ahead of the transforms
+        const uint64_t bytes = base_cols * (a.rand_m << a.log_blowup) * sizeof(T);
+        T *radd = static_cast<T *>(scratch(radd_, bytes, "randomizer addend"));
+        GP_CUDA(cudaMemcpyAsync(radd, a.rand_add, bytes, cudaMemcpyHostToDevice, compute_));
+        p.radd = radd;
+        p.rm = a.rand_m;
+    }
     T *out = static_cast<T *>(a.out->data);
 
     if (a.in_buf) {
         const T *in = static_cast<const T *>(a.in_buf->data);
         for (uint64_t c0 = 0; c0 < base_cols; c0 += max_cols) {
             uint64_t nc = std::min(max_cols, base_cols - c0);
-            lde_columns<F>(p, in + c0 * rows_in, rows_in, rows_in, out + c0 * NB, nc);
+            lde_columns<F>(p, in + c0 * rows_in, rows_in, rows_in, out + c0 * NB, c0, nc);
         }
         GP_CUDA(cudaStreamSynchronize(compute_));
         return;
@@ -502,7 +512,7 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
         transpose(sizeof(T), raw, cols, 1, rows_in, base_cols);
         for (uint64_t c0 = 0; c0 < base_cols; c0 += max_cols) {
             uint64_t nc = std::min(max_cols, base_cols - c0);
-            lde_columns<F>(p, cols + c0 * rows_in, rows_in, rows_in, out + c0 * NB, nc);
+            lde_columns<F>(p, cols + c0 * rows_in, rows_in, rows_in, out + c0 * NB, c0, nc);
         }
         finish_canonical_check("data");
         return;
@@ -543,7 +553,7 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
         GP_CUDA(cudaStreamWaitEvent(compute_, ev_copied_[slot], 0));
         queue_canonical_check(*a.field, slot_ptr[slot], nc * rows_in * a.ext, c0 * rows_in * a.ext);
         if (a.ext > 1) transpose(sizeof(T), slot_ptr[slot], slot_cols[slot], nc, rows_in, a.ext);
-        lde_columns<F>(p, slot_cols[slot], rows_in, rows_in, out + c0 * a.ext * NB, nc * a.ext);
+        lde_columns<F>(p, slot_cols[slot], rows_in, rows_in, out + c0 * a.ext * NB, c0 * a.ext, nc * a.ext);
         GP_CUDA(cudaEventRecord(ev_done_[slot], compute_));
     }
     finish_canonical_check("data");

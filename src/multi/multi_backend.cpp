@@ -187,6 +187,9 @@ public:
     }
 
     // ---- transforms: each device its own columns ----
+    bool lde_adds() const override {
+        return std::all_of(parts_.begin(), parts_.end(), [](const std::unique_ptr<Backend> &p) { return p->lde_adds(); });
+    }
     void lde(const LdeArgs &a) override {
         const uint64_t es = a.field->elem_size;
         recheck_host_values(*a.field, a.in_host, a.rows_in * a.cols * a.ext, "data", [&] {
@@ -197,6 +200,8 @@ public:
                 LdeArgs b = a;
                 b.cols = s.cols;
                 b.out = &out;
+                if (a.rand_add)  // the shard's columns of the addend
+                    b.rand_add = static_cast<const char *>(a.rand_add) + s.col0 * a.ext * (a.rand_m << a.log_blowup) * es;
                 if (a.in_buf) {
                     in = local_columns(*a.in_buf, s.dev, s.col0, s.cols, scratch);
                     b.in_buf = &in;
