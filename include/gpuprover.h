@@ -693,8 +693,8 @@ typedef struct gp_lde_options {
      *  about the plain LDE's time. Otherwise (and in a gpuprover-server
      *  session) it costs one more transform of the output's size and that
      *  size again in device memory while it runs. Contexts of several
-     *  devices refuse it (GP_ERR_UNSUPPORTED). gp_commit_host takes it
-     *  within the first rule only. (Appended after
+     *  devices and gp_commit_host take it within the first rule only
+     *  (otherwise GP_ERR_UNSUPPORTED). (Appended after
      *  input_layout; a caller whose struct_size ends before them gets NULL
      *  and 0.) */
     const void *randomizers;

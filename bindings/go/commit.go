@@ -162,9 +162,22 @@ func (c *Context) CommitHostContext(ctx context.Context, field Field, opts *Comm
 	clde := (*C.gp_lde_options)(unsafe.Add(mem, matBytes))
 	cmerkle := (*C.gp_merkle_options)(unsafe.Add(mem, matBytes+ldeBytes))
 	*clde = o.LDE.c()
-	// CommitHost refuses randomizers (the library says so); they go to C
-	// memory like the rest of the options.
-	rand, err := o.LDE.setRandomizers(op, clde, field, matrices[0].Cols, matrices[0].ExtDegree)
+	// The randomizers cover every matrix's columns in turn (each column of
+	// degree ext counts ext base columns); they go to C memory like the
+	// rest of the options.
+	var randCols uint64
+	for i, m := range matrices {
+		ext := uint64(m.ExtDegree)
+		if ext == 0 {
+			ext = 1
+		}
+		c, ok := elementCount(1, m.Cols, uint32(ext))
+		if !ok || randCols+c < randCols {
+			return nil, nil, argError(op, ErrSizeOverflow, "matrices[%d]: the columns of the matrices overflow 64 bits", i)
+		}
+		randCols += c
+	}
+	rand, err := o.LDE.setRandomizers(op, clde, field, randCols, 1)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1071,9 +1071,13 @@ type LDEOptions struct {
 	// the randomizer, which leaves the values on the trace domain as they
 	// were. count must be in [1, N*(Blowup-1)] (else ErrInvalidArgument).
 	// The slice is read during the call only (it is copied to C memory for
-	// the call). The call costs one more transform of the output's size and
-	// that size again in device memory while it runs. Contexts of several
-	// devices and CommitHost refuse it (ErrUnsupported).
+	// the call). Where count <= N and Blowup*count <= max(N, N*Blowup/8)
+	// (Triton's 98 at any real height) the randomizer joins the LDE's own
+	// coefficients and costs about nothing; otherwise (and in a server
+	// session) one more transform of the output's size and that size again
+	// in device memory while it runs. Contexts of several devices and
+	// CommitHost take it within the first rule only (else ErrUnsupported);
+	// CommitHost's cover every matrix's columns in turn.
 	Randomizers interface{}
 }
 

@@ -3,6 +3,7 @@
 package gpuprover_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -901,8 +902,45 @@ func TestLDERandomizedErrors(t *testing.T) {
 	nonCanonical[1] = uint32(m.p)
 	expectError(t, lde(nonCanonical), gp.ErrNonCanonical, "randomizers[1]")
 
-	// CommitHost does not randomize its LDE.
-	_, _, err := ctx.CommitHost(f, &gp.CommitOptions{LDE: &gp.LDEOptions{Randomizers: hostData(f, make([]uint64, cols))}},
+	// CommitHost randomizes inside its LDE when B*count <= max(n, nB/8):
+	// the root is that of LDEHost with the same randomizers and
+	// MerkleCommit; the randomizers span both matrices' columns.
+	const blowup = 2
+	other := hostData(f, randomValues(rng, m.p, n*1))
+	rnd := randomValues(rng, m.p, 2*(cols+1))
+	ldeOpts := func(r interface{}) *gp.LDEOptions { return &gp.LDEOptions{Blowup: blowup, Randomizers: r} }
+	_, tree, err := ctx.CommitHost(f, &gp.CommitOptions{LDE: ldeOpts(hostData(f, rnd)), Keep: gp.KeepNone},
+		gp.CommitMatrix{Data: trace, Rows: n, Cols: cols}, gp.CommitMatrix{Data: other, Rows: n, Cols: 1})
+	if err != nil {
+		t.Fatalf("CommitHost with randomizers: %v", err)
+	}
+	defer tree.Close()
+	got, err := tree.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newBuffer(t, ctx, f, 1, blowup*n, cols)
+	b := newBuffer(t, ctx, f, 1, blowup*n, 1)
+	if err := ctx.LDEHost(f, 1, trace, n, cols, a, ldeOpts(hostData(f, rnd[:2*cols]))); err != nil {
+		t.Fatal(err)
+	}
+	if err := ctx.LDEHost(f, 1, other, n, 1, b, ldeOpts(hostData(f, rnd[2*cols:]))); err != nil {
+		t.Fatal(err)
+	}
+	ref, err := ctx.MerkleCommit(nil, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	want, err := ref.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("CommitHost with randomizers: root %x, LDEHost + MerkleCommit %x", got, want)
+	}
+	// Beyond the rule (B*count = 2*5 > max(n, nB/8) = 8): ErrUnsupported.
+	_, _, err = ctx.CommitHost(f, &gp.CommitOptions{LDE: ldeOpts(hostData(f, randomValues(rng, m.p, 5*cols)))},
 		gp.CommitMatrix{Data: trace, Rows: n, Cols: cols})
-	expectError(t, err, gp.ErrUnsupported, "randomizers")
+	expectError(t, err, gp.ErrUnsupported, "randomizer_count")
 }

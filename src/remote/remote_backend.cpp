@@ -28,6 +28,7 @@
 #include "core/checks.h"
 #include "core/merkle_tree.h"
 #include "gpuprover.grpc.pb.h"
+#include "remote/client_link.h"
 #include "remote/endpoint.h"
 #include "remote/shm.h"
 #include "remote/wire.h"
@@ -82,13 +83,51 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string &target) {
 // Round-robin start among endpoints that cannot share one channel.
 std::atomic<uint32_t> g_next_endpoint{0};
 
+// The gRPC Session stream of a channel (GPUPROVER_TRANSPORT=grpc).
+class GrpcClientLink final : public ClientLink {
+public:
+    explicit GrpcClientLink(std::shared_ptr<grpc::Channel> channel)
+        : channel_(std::move(channel)), stub_(v1::Prover::NewStub(channel_)),
+          ctx_(std::make_unique<grpc::ClientContext>()), stream_(stub_->Session(ctx_.get())) {}
+    ~GrpcClientLink() override { close(); }
+
+    bool write(v1::Request &q, const void *payload, uint64_t n) override {
+        if (n) q.mutable_put()->set_data(payload, n);
+        return stream_->Write(q);
+    }
+    bool read(v1::Reply &r, void *, uint64_t, bool *sunk) override {
+        if (sunk) *sunk = false;
+        return stream_->Read(&r);
+    }
+    void cancel() override { ctx_->TryCancel(); }
+    std::string finish() override {
+        finished_ = true;
+        return stream_->Finish().error_message();
+    }
+    void close() override {
+        if (finished_) return;
+        finished_ = true;
+        stream_->WritesDone();
+        ctx_->TryCancel();
+        stream_->Finish().ok();
+    }
+
+private:
+    std::shared_ptr<grpc::Channel> channel_;
+    std::unique_ptr<v1::Prover::Stub> stub_;
+    std::unique_ptr<grpc::ClientContext> ctx_;
+    std::unique_ptr<grpc::ClientReaderWriter<v1::Request, v1::Reply>> stream_;
+    bool finished_ = false;
+};
+
 class RemoteBackend final : public Backend {
 public:
     explicit RemoteBackend(const RemoteOptions &o) : text_(o.endpoint) {
         const std::vector<Endpoint> eps = parse_endpoints(o.endpoint);
         const std::string token = o.token_file.empty() ? std::string() : read_token(o.token_file);
         std::vector<std::pair<std::string, const Endpoint *>> targets;
-        const std::string shared = shared_target(eps);
+        grpc_ = transport_is_grpc();
+        const std::string shared = grpc_ ? shared_target(eps) : std::string();
         if (!shared.empty()) targets.push_back({shared, nullptr});
         else {
             const uint32_t start = g_next_endpoint.fetch_add(1);
@@ -122,10 +161,9 @@ public:
             cancels_->cv.notify_all();
             if (sender.joinable()) sender.join();
         }
-        if (stream_ && !finished_) {
-            if (!dead_) stream_->WritesDone();
-            ctx_->TryCancel();
-            stream_->Finish().ok();
+        if (link_ && !finished_) {
+            if (dead_) link_->cancel();
+            link_->close();
         }
     }
 
@@ -498,14 +536,16 @@ private:
                 fail(GP_ERR_REMOTE, "no gpuprover-server at ", ep->path, ": ", std::strerror(errno));
             unix_path_ = ep->path;
         }
-        channel_ = make_channel(target);
-        const auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(connect_timeout_ms());
-        if (!channel_->WaitForConnected(deadline))
-            fail(GP_ERR_REMOTE, "no gpuprover-server answered at ", ep ? ep->text : o.endpoint, " within ",
-                 connect_timeout_ms(), " ms");
-        stub_ = v1::Prover::NewStub(channel_);
-        ctx_ = std::make_unique<grpc::ClientContext>();
-        stream_ = stub_->Session(ctx_.get());
+        if (grpc_) {
+            std::shared_ptr<grpc::Channel> channel = make_channel(target);
+            const auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(connect_timeout_ms());
+            if (!channel->WaitForConnected(deadline))
+                fail(GP_ERR_REMOTE, "no gpuprover-server answered at ", ep ? ep->text : o.endpoint, " within ",
+                     connect_timeout_ms(), " ms");
+            link_ = std::make_unique<GrpcClientLink>(std::move(channel));
+        } else {
+            link_ = connect_direct(*ep, connect_timeout_ms());
+        }
         v1::Request q;
         auto *h = q.mutable_hello();
         h->set_version(wire::kVersion);
@@ -518,7 +558,7 @@ private:
         try {
             r = call(q);
         } catch (const Error &e) {
-            stream_.reset();
+            link_.reset();
             fail(GP_ERR_REMOTE, "gpuprover-server at ", ep ? ep->text : o.endpoint, " refused the session: ", e.what());
         }
         device_ = r.hello().device_name();
@@ -531,7 +571,9 @@ private:
     // Sends a request without waiting for its reply; returns its id. On a
     // relaying server it asks for progress reports when the context has a
     // progress callback, and is cancelled at once if its call already is.
-    uint64_t send(v1::Request &q) const {
+    // A Put's data may come as `payload` (payload_bytes bytes) instead of
+    // in q, so that the direct transport sends it from where it is.
+    uint64_t send(v1::Request &q, const void *payload = nullptr, uint64_t payload_bytes = 0) const {
         if (relay_ && monitor && !hooked_) hook_cancel();
         bool ok;
         {
@@ -543,7 +585,7 @@ private:
                 std::lock_guard<std::mutex> o(out_mu_);
                 outstanding_.push_back({q.id(), call_.load()});
             }
-            ok = stream_->Write(q);
+            ok = link_->write(q, payload, payload_bytes);
         }
         if (!ok) lost();
         // gp_context_cancel from another thread may have found no request
@@ -556,12 +598,21 @@ private:
     // not checked. Progress frames of `id` before it go to the monitor, each
     // answered with an Ack, or with a Cancel when the poll throws (the
     // callback cancelled the call); the reply is read all the same.
-    v1::Reply receive(uint64_t id) const {
+    // A reply whose data has exactly sink_bytes bytes may put them at `sink`
+    // instead of in its data (the direct transport reads them there; *sunk
+    // says so).
+    v1::Reply receive(uint64_t id, void *sink = nullptr, uint64_t sink_bytes = 0, bool *sunk = nullptr) const {
         std::lock_guard<std::mutex> lock(read_mu_);
         for (;;) {
             if (dead_) fail(GP_ERR_REMOTE, dead_why_);
             v1::Reply r;
-            if (!stream_->Read(&r)) lost();
+            if (!link_->read(r, sink, sink_bytes, sunk)) lost();
+            if (r.id() == 0 && r.status() != GP_OK && !r.has_progress()) {
+                // The server ended the session over a request it could not read.
+                dead_ = true;
+                dead_why_ = "gpuprover-server at " + text_ + " ended the session: " + r.message();
+                fail(GP_ERR_REMOTE, dead_why_);
+            }
             if (r.id() != id || (r.has_progress() && !relay_)) {
                 dead_ = true;
                 dead_why_ = "gpuprover-server at " + text_ + " answered out of order";
@@ -593,7 +644,7 @@ private:
         if (stop) a.mutable_cancel()->set_target(r.id());
         else a.mutable_ack()->set_seq(r.progress().seq());
         std::lock_guard<std::mutex> lock(write_mu_);
-        if (!dead_) stream_->Write(a);  // a failure shows at the next Read
+        if (!dead_) link_->write(a, nullptr, 0);  // a failure shows at the next read
     }
 
     // ---- gp_context_cancel, relayed ----
@@ -646,21 +697,21 @@ private:
         v1::Request c;
         c.mutable_cancel()->set_target(target);
         std::lock_guard<std::mutex> lock(write_mu_);
-        if (!dead_) stream_->Write(c);  // a failure shows at the next Read
+        if (!dead_) link_->write(c, nullptr, 0);  // a failure shows at the next read
     }
 
     [[noreturn]] void lost() const {
         dead_ = true;
-        ctx_->TryCancel();
-        grpc::Status st;
+        link_->cancel();
+        std::string why;
         {
             // A Cancel being written returns once the call is cancelled.
             std::lock_guard<std::mutex> lock(write_mu_);
-            st = stream_->Finish();
+            why = link_->finish();
         }
         finished_ = true;
         dead_why_ = "the connection to gpuprover-server at " + text_ + " was lost" +
-                    (st.error_message().empty() ? std::string() : ": " + st.error_message());
+                    (why.empty() ? std::string() : ": " + why);
         fail(GP_ERR_REMOTE, dead_why_);
     }
 
@@ -801,17 +852,19 @@ private:
         }
         // Several Puts in flight: the next is serialized while the server
         // stores the previous ones.
-        streamed(bytes, [&](v1::Request &q, uint64_t done, uint64_t n) {
+        streamed(bytes, [&](v1::Request &q, uint64_t done, uint64_t) -> const void * {
             q.mutable_put()->set_offset(done);
-            q.mutable_put()->set_data(static_cast<const char *>(host) + done, n);
-        }, nullptr);
+            return static_cast<const char *>(host) + done;  // the Put's data
+        }, nullptr, nullptr);
         return false;
     }
 
     // Requests for the 8 MiB chunks of `bytes`, up to kInFlight sent ahead
-    // of their replies; `take` (if set) consumes each reply in order.
-    void streamed(uint64_t bytes, const std::function<void(v1::Request &, uint64_t, uint64_t)> &make,
-                  const std::function<void(const v1::Reply &, uint64_t, uint64_t)> &take) {
+    // of their replies; `make` fills each and returns its Put's data (or
+    // nullptr); `take` (if set) consumes each reply in order, whose data
+    // may have gone to `sink` + the chunk's offset instead (the bool).
+    void streamed(uint64_t bytes, const std::function<const void *(v1::Request &, uint64_t, uint64_t)> &make,
+                  const std::function<void(const v1::Reply &, uint64_t, uint64_t, bool)> &take, char *sink) {
         constexpr size_t kInFlight = 8;
         struct Sent {
             uint64_t id, done, n;
@@ -822,13 +875,14 @@ private:
         v1::Reply bad;
         auto settle = [&] {
             const Sent &x = sent[next_reply++];
-            const v1::Reply r = receive(x.id);
+            bool sunk = false;
+            const v1::Reply r = receive(x.id, sink ? sink + x.done : nullptr, x.n, &sunk);
             if (failed) return;
             if (r.status() != GP_OK) {
                 failed = true;
                 bad = r;
             } else if (take) {
-                take(r, x.done, x.n);
+                take(r, x.done, x.n, sunk);
             }
         };
         for (uint64_t done = 0; done < bytes && !failed;) {
@@ -836,8 +890,8 @@ private:
             if (sent.size() - next_reply >= kInFlight) settle();
             if (failed) break;
             v1::Request q;
-            make(q, done, n);
-            sent.push_back({send(q), done, n});
+            const void *payload = make(q, done, n);
+            sent.push_back({send(q, payload, payload ? n : 0), done, n});
             done += n;
         }
         while (next_reply < sent.size()) settle();
@@ -849,20 +903,20 @@ private:
             parallel_copy(host, shm_.data(), bytes);
             return;
         }
-        streamed(bytes, [&](v1::Request &q, uint64_t done, uint64_t n) {
+        streamed(bytes, [&](v1::Request &q, uint64_t done, uint64_t n) -> const void * {
             q.mutable_get()->set_offset(done);
             q.mutable_get()->set_size(n);
-        }, [&](const v1::Reply &r, uint64_t done, uint64_t n) {
+            return nullptr;
+        }, [&](const v1::Reply &r, uint64_t done, uint64_t n, bool sunk) {
+            if (sunk) return;
             if (r.data().size() != n) fail(GP_ERR_REMOTE, "the server sent ", r.data().size(), " bytes for ", n);
             std::memcpy(static_cast<char *>(host) + done, r.data().data(), n);
-        });
+        }, static_cast<char *>(host));
     }
 
     std::string text_, device_, nonce_, unix_path_;
-    std::shared_ptr<grpc::Channel> channel_;
-    std::unique_ptr<v1::Prover::Stub> stub_;
-    std::unique_ptr<grpc::ClientContext> ctx_;
-    std::unique_ptr<grpc::ClientReaderWriter<v1::Request, v1::Reply>> stream_;
+    bool grpc_ = false;  // GPUPROVER_TRANSPORT=grpc
+    std::unique_ptr<ClientLink> link_;
     // Writes (the calling thread's requests and answers, the sender's
     // Cancels) and reads (the calling thread's) of the stream.
     mutable std::mutex write_mu_, read_mu_;

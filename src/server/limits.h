@@ -80,3 +80,6 @@ struct ResourceLimits {
 
 }  // namespace server
 }  // namespace gp
+// A new connection's first bytes (gRPC's preface, or the direct
+// transport's, remote/frame.h) must come within this many milliseconds.
+constexpr int kPrefaceMs = 10000;

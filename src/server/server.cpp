@@ -16,19 +16,23 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 #include <mutex>
 #include <thread>
 
 #include "gpuprover.grpc.pb.h"
 #include "remote/endpoint.h"
+#include "remote/frame.h"
 #include "remote/shm.h"
 #include "remote/wire.h"
 #include "server/limits.h"
+#include "server/link.h"
 #include "server/session_core.h"
 
 namespace gp {
@@ -199,12 +203,18 @@ struct Server::Impl final : public grpc::Service {
     };
     std::mutex conn_mu;
     std::map<int, Conn> conns;
+    // Connection threads (until each knows its transport; direct sessions
+    // to their end) and the direct sessions' descriptors.
+    std::mutex direct_mu;
+    std::condition_variable direct_cv;
+    unsigned direct_threads = 0;
+    std::set<int> direct_fds;
 
     explicit Impl(Config c) : core(std::move(c)), replies(core.config().limits.max_reply_bytes_in_flight) {
         AddMethod(new grpc::internal::RpcServiceMethod(
             kSessionMethod, grpc::internal::RpcMethod::BIDI_STREAMING,
             new grpc::internal::BidiStreamingHandler<Impl, grpc::ByteBuffer, grpc::ByteBuffer>(
-                [](Impl *s, grpc::ServerContext *ctx, grpc::ServerReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer> *st) {
+                [](Impl *s, grpc::ServerContext *ctx, GrpcStream *st) {
                     return s->Session(ctx, st);
                 },
                 this)));
@@ -273,8 +283,9 @@ struct Server::Impl final : public grpc::Service {
         return -1;
     }
 
-    // A connection on the gRPC sockets: counted per client, then handed to gRPC.
-    void serve_grpc_connection(int c, bool unix_socket) {
+    // A connection on the session sockets: counted per client, then served
+    // on a thread of its own until its first byte tells the transport.
+    void serve_connection(int c, bool unix_socket) {
         const Peer p = peer_of(c, unix_socket);
         unsigned total = 0;
         const unsigned mine = sweep_connections(p.client, &total);
@@ -284,13 +295,70 @@ struct Server::Impl final : public grpc::Service {
             close(c);
             return;
         }
+        {
+            std::lock_guard<std::mutex> lock(direct_mu);
+            // As many threads as gRPC's quota allows its streams.
+            if (direct_threads >= l.max_sessions + 32) {
+                log_line("connection_refused", "peer=" + quote(p.text) + " reason=" + quote("thread limit"));
+                close(c);
+                return;
+            }
+            ++direct_threads;
+        }
         int one = 1;
         if (!unix_socket) setsockopt(c, IPPROTO_TCP, 1 /* TCP_NODELAY */, &one, sizeof one);
         {
             std::lock_guard<std::mutex> lock(conn_mu);
             conns[c] = Conn{inode_of(c), p};
         }
-        grpc::AddInsecureChannelFromFd(grpc_server.get(), c);
+        std::thread([this, c, p] {
+            serve_classified(c, p);
+            std::lock_guard<std::mutex> lock(direct_mu);
+            --direct_threads;
+            direct_cv.notify_all();
+        }).detach();
+    }
+
+    // The first byte: 'G' begins the direct transport's preface
+    // (remote/frame.h), anything else (gRPC's "PRI * HTTP/2.0") goes to
+    // gRPC. A connection that sends nothing within kPrefaceMs is closed.
+    void serve_classified(int c, const Peer &p) {
+        pollfd w[2] = {{c, POLLIN, 0}, {wake[0], POLLIN, 0}};
+        char first = 0;
+        int r;
+        do r = poll(w, 2, kPrefaceMs);
+        while (r < 0 && errno == EINTR);
+        const bool readable = r > 0 && !w[1].revents && (w[0].revents & POLLIN) && recv(c, &first, 1, MSG_PEEK) == 1;
+        if (readable && first != frame::kPreface[0]) {
+            grpc::AddInsecureChannelFromFd(grpc_server.get(), c);
+            return;
+        }
+        if (readable) {
+            fcntl(c, F_SETFL, fcntl(c, F_GETFL) & ~O_NONBLOCK);
+            timeval tv{kPrefaceMs / 1000, (kPrefaceMs % 1000) * 1000};
+            setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+            char pre[sizeof frame::kPreface];
+            if (frame::read_all(c, pre, sizeof pre) && std::memcmp(pre, frame::kPreface, sizeof pre) == 0 &&
+                !core.stopping()) {
+                timeval none{0, 0};
+                setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+                {
+                    std::lock_guard<std::mutex> lock(direct_mu);
+                    direct_fds.insert(c);
+                }
+                // The message limit (--max-message-mib) bounds a payload too.
+                const uint64_t max_message = cfg().max_message_bytes;
+                DirectLink link(c, (uint32_t)max_message, std::min<uint64_t>(max_message, kMaxChunkBytes));
+                serve_session(link, p);
+                std::lock_guard<std::mutex> lock(direct_mu);
+                direct_fds.erase(c);
+            }
+        }
+        {
+            std::lock_guard<std::mutex> lock(conn_mu);
+            conns.erase(c);
+        }
+        close(c);
     }
 
     // Accepts on the gRPC listeners until shutdown.
@@ -305,7 +373,7 @@ struct Server::Impl final : public grpc::Service {
             for (int i = 1; i < 3; ++i) {
                 if (p[i].fd < 0 || !(p[i].revents & POLLIN)) continue;
                 const int c = accept_one(p[i].fd);
-                if (c >= 0) serve_grpc_connection(c, i == 1);
+                if (c >= 0) serve_connection(c, i == 1);
                 else if (errno == EMFILE || errno == ENFILE) std::this_thread::sleep_for(std::chrono::milliseconds(10));
             }
         }
@@ -439,25 +507,35 @@ struct Server::Impl final : public grpc::Service {
 
     // Writes a reply; `reserved` bytes of the reply budget are already
     // held for it (and released here), else its size is reserved first.
-    bool write_reply(grpc::ServerContext *ctx, grpc::ServerReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer> *stream,
-                     const v1::Reply &r, uint64_t reserved = 0) {
-        grpc::ByteBuffer bb;
-        bool own = false;
+    bool write_reply(Link &link, v1::Reply &r, uint64_t reserved = 0) {
         const uint64_t n = reserved ? reserved : r.ByteSizeLong();
-        if (!reserved && !replies.acquire(n, [&] { return ctx->IsCancelled() || core.stopping(); })) return false;
-        const bool ok = grpc::GenericSerialize<grpc::ProtoBufferWriter, v1::Reply>(r, &bb, &own).ok() && stream->Write(bb);
+        if (!reserved && !replies.acquire(n, [&] { return link.cancelled() || core.stopping(); })) return false;
+        const bool ok = link.write(r);
         replies.release(n);
         return ok;
     }
 
-    static bool read_request(grpc::ServerReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer> *stream, std::string &out) {
-        grpc::ByteBuffer bb;
-        if (!stream->Read(&bb)) return false;
-        std::vector<grpc::Slice> slices;
-        out.clear();
-        if (!bb.Dump(&slices).ok()) return true;  // an empty string: no request
-        for (const auto &s : slices) out.append(reinterpret_cast<const char *>(s.begin()), s.size());
+    // The next request of `link`: false at the stream's end. `framed` is
+    // false where the bytes are no Request (or the framing was lost), or a
+    // payload came beside anything but a Put without data of its own; the
+    // session then answers as malformed and ends. A payload becomes the
+    // Put's data.
+    static bool next_request(Link &link, v1::Request &q, bool &framed, size_t &bytes) {
+        std::string message, payload;
+        const LinkRead r = link.read(message, payload);
+        if (r == LinkRead::end) return false;
+        framed = r == LinkRead::message && q.ParseFromString(message);
+        bytes = message.size() + payload.size();
+        if (framed && !payload.empty()) {
+            if (q.op_case() == v1::Request::kPut && q.put().data().empty()) q.mutable_put()->mutable_data()->swap(payload);
+            else framed = false;
+        }
         return true;
+    }
+
+    // A Put's data string goes back to the link for the next payload.
+    static void done_with(Link &link, v1::Request &q) {
+        if (q.op_case() == v1::Request::kPut) link.recycle(std::move(*q.mutable_put()->mutable_data()));
     }
 
     // ---- the relay (sessions whose Hello sets relay) ----
@@ -468,12 +546,10 @@ struct Server::Impl final : public grpc::Service {
     // of them. The session's thread also sends the Progress frames, from the
     // progress callback of the session's monitor, and waits for each one's
     // answer: every write is on that thread.
-    using Stream = grpc::ServerReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>;
     struct Relay {
-        Relay(Impl &i, grpc::ServerContext *c, Stream *st, SessionState &ss) : impl(i), ctx(c), stream(st), s(ss) {}
+        Relay(Impl &i, Link &l, SessionState &ss) : impl(i), link(l), s(ss) {}
         Impl &impl;
-        grpc::ServerContext *ctx;
-        Stream *stream;
+        Link &link;
         SessionState &s;
         std::mutex mu;  // everything below
         std::condition_variable cv;
@@ -491,10 +567,11 @@ struct Server::Impl final : public grpc::Service {
     };
 
     void read_relay(Relay &r) {
-        std::string bytes;
-        while (read_request(r.stream, bytes)) {
+        for (;;) {
             v1::Request q;
-            const bool framed = q.ParseFromString(bytes);
+            bool framed = false;
+            size_t bytes = 0;
+            if (!next_request(r.link, q, framed, bytes)) break;
             if (framed && q.op_case() == v1::Request::kCancel) {
                 const uint64_t target = q.cancel().target();
                 core.cancel(r.s, target);
@@ -514,7 +591,7 @@ struct Server::Impl final : public grpc::Service {
             if (r.stop) break;
             r.next = std::move(q);
             r.next_framed = framed;
-            r.next_bytes = bytes.size();
+            r.next_bytes = bytes;
             r.has_next = true;
             r.cv.notify_all();
             if (!framed) break;  // the stream lost its framing: the session ends after the reply
@@ -548,7 +625,7 @@ struct Server::Impl final : public grpc::Service {
         g->set_stage(stage ? stage : "");
         g->set_done(done);
         g->set_total(total);
-        if (!write_reply(r.ctx, r.stream, p)) {
+        if (!write_reply(r.link, p)) {
             std::lock_guard<std::mutex> lock(r.mu);
             r.report = false;
             return;
@@ -556,7 +633,7 @@ struct Server::Impl final : public grpc::Service {
         const auto end = Clock::now() + std::chrono::milliseconds(kProgressAnswerMs);
         std::unique_lock<std::mutex> lock(r.mu);
         while (!r.answered && !r.ended) {
-            if (r.ctx->IsCancelled() || core.stopping() || r.s.monitor.cancelled()) return;
+            if (r.link.cancelled() || core.stopping() || r.s.monitor.cancelled()) return;
             if (Clock::now() >= end) {
                 r.report = false;  // no more reports for this request
                 log_line("progress_unanswered", "session=" + std::to_string(r.s.id) + " request=" +
@@ -568,12 +645,23 @@ struct Server::Impl final : public grpc::Service {
         }
     }
 
+    // One request handled and answered; false when the session ends after it.
+    bool serve_one(Link &link, SessionState &s, v1::Request &q, bool framed, size_t n) {
+        v1::Reply rep;
+        // Replies that may be large wait for room before they are built.
+        const uint64_t bound = framed ? reply_bound(q) + 4096 : 0;
+        if (bound && !replies.acquire(bound, [&] { return link.cancelled() || core.stopping(); })) return false;
+        if (framed) core.handle(s, q, rep, [&link] { return link.cancelled(); });
+        else Core::malformed(n, rep, link.why_broken());
+        done_with(link, q);
+        return write_reply(link, rep, bound) && framed;
+    }
+
     // The requests of a relay session, until its stream ends.
-    void serve_relay(grpc::ServerContext *ctx, Stream *stream, SessionState &s) {
-        Relay r(*this, ctx, stream, s);
+    void serve_relay(Link &link, SessionState &s) {
+        Relay r(*this, link, s);
         s.monitor.set_progress(&Impl::relay_progress, &r);
         std::thread reader([this, &r] { read_relay(r); });
-        auto give_up = [ctx] { return ctx->IsCancelled(); };
         bool broken = false;  // a reply could not be written
         while (!core.stopping()) {
             v1::Request q;
@@ -592,21 +680,16 @@ struct Server::Impl final : public grpc::Service {
                 r.report = framed && q.progress();
                 r.cv.notify_all();
             }
-            v1::Reply rep;
-            const uint64_t bound = framed ? reply_bound(q) + 4096 : 0;
-            if (bound && !replies.acquire(bound, [&] { return ctx->IsCancelled() || core.stopping(); })) break;
-            if (framed) core.handle(s, q, rep, give_up);
-            else Core::malformed(n, rep);
+            const bool go_on = serve_one(link, s, q, framed, n);
             {
                 std::lock_guard<std::mutex> lock(r.mu);
                 r.current = 0;
                 r.report = false;
             }
-            if (!write_reply(ctx, stream, rep, bound)) {
-                broken = true;
+            if (!go_on) {
+                broken = framed;  // a malformed request ends the session after its reply
                 break;
             }
-            if (!framed) break;  // the reader stopped after this message
         }
         bool reading;
         {
@@ -621,50 +704,48 @@ struct Server::Impl final : public grpc::Service {
         // every call, as the session's thread itself would have waited
         // without the relay. (Cancelling here could lose the reply just
         // written.)
-        if (reading && broken) ctx->TryCancel();
+        if (reading && broken) link.cancel();
         reader.join();
         s.monitor.set_progress(nullptr, nullptr);
     }
 
-    grpc::Status Session(grpc::ServerContext *ctx, grpc::ServerReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer> *stream) {
-        if (core.stopping()) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "gpuprover-server is shutting down");
-        std::string bytes;
-        if (!read_request(stream, bytes)) return grpc::Status::OK;
-        const Peer peer = peer_of_call(ctx);
+    // A session on `link`, from its Hello to the stream's end.
+    void serve_session(Link &link, const Peer &peer) {
+        v1::Request q;
+        bool framed = false;
+        size_t n = 0;
+        if (!next_request(link, q, framed, n)) return;
         v1::Reply rep;
         std::unique_ptr<SessionState> s;
         bool relay = false;
         try {
-            v1::Request q;
-            if (!q.ParseFromString(bytes)) fail(GP_ERR_REMOTE, "malformed first request: no gpuprover.v1.Request");
+            if (!framed) fail(GP_ERR_REMOTE, "malformed first request: no gpuprover.v1.Request");
             rep.set_id(q.id());
-            s = core.open(q, peer, rep, [ctx] { return ctx->IsCancelled(); });
+            s = core.open(q, peer, rep, [&link] { return link.cancelled(); });
             relay = q.hello().relay();
             rep.mutable_hello()->set_relay(relay);
         } catch (const Error &e) {
             rep.set_status(e.status);
             rep.set_message(e.what());
             log_line("session_refused", "peer=" + quote(peer.text) + " reason=" + quote(e.what()));
-            write_reply(ctx, stream, rep);
-            return grpc::Status::OK;
+            write_reply(link, rep);
+            return;
         }
-        auto give_up = [ctx] { return ctx->IsCancelled(); };
-        const bool greeted = write_reply(ctx, stream, rep);
-        if (greeted && relay) serve_relay(ctx, stream, *s);
+        const bool greeted = write_reply(link, rep);
+        if (greeted && relay) serve_relay(link, *s);
         if (greeted && !relay) {
-            while (!core.stopping() && read_request(stream, bytes)) {
-                v1::Reply r;
-                v1::Request q;
-                const bool framed = q.ParseFromString(bytes);
-                // Replies that may be large wait for room before they are built.
-                const uint64_t bound = framed ? reply_bound(q) + 4096 : 0;
-                if (bound && !replies.acquire(bound, [&] { return ctx->IsCancelled() || core.stopping(); })) break;
-                if (framed) core.handle(*s, q, r, give_up);
-                else Core::malformed(bytes.size(), r);
-                if (!write_reply(ctx, stream, r, bound) || !framed) break;
+            while (!core.stopping()) {
+                v1::Request r;
+                if (!next_request(link, r, framed, n) || !serve_one(link, *s, r, framed, n)) break;
             }
         }
         core.close(std::move(s));
+    }
+
+    grpc::Status Session(grpc::ServerContext *ctx, GrpcStream *stream) {
+        if (core.stopping()) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "gpuprover-server is shutting down");
+        GrpcLink link(ctx, stream);
+        serve_session(link, peer_of_call(ctx));
         return grpc::Status::OK;
     }
 };
@@ -749,6 +830,7 @@ void Server::wait() {
 void Server::shutdown(int grace_ms) {
     Impl &m = *impl_;
     if (m.stopped.exchange(true)) return;
+    const auto cut = std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms + 1000);
     m.core.set_stopping();
     log_line("shutdown", "grace_ms=" + std::to_string(grace_ms));
     // No new connections; running jobs may finish within the grace period,
@@ -771,6 +853,14 @@ void Server::shutdown(int grace_ms) {
     canceller.join();
     for (auto &t : m.threads)
         if (t.joinable()) t.join();
+    {
+        // Direct sessions end with their clients' streams, as gRPC's calls
+        // do, or are cut once gRPC's deadline has passed too.
+        std::unique_lock<std::mutex> lock(m.direct_mu);
+        m.direct_cv.wait_until(lock, cut, [&m] { return m.direct_threads == 0; });
+        for (int fd : m.direct_fds) ::shutdown(fd, SHUT_RDWR);
+        m.direct_cv.wait(lock, [&m] { return m.direct_threads == 0; });
+    }
     if (m.grpc_server) m.grpc_server->Wait();
     const Config &c = m.cfg();
     if (!c.unix_path.empty() && m.lock_fd >= 0) {  // ours: this server holds the lock

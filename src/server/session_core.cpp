@@ -574,10 +574,11 @@ void Core::handle(SessionState &s, const v1::Request &q, v1::Reply &rep, const s
     s.bytes = held(s);
 }
 
-void Core::malformed(size_t bytes, v1::Reply &rep) {
+void Core::malformed(size_t bytes, v1::Reply &rep, const std::string &why) {
     rep.set_status(GP_ERR_INVALID_ARGUMENT);
-    rep.set_message("malformed request: " + std::to_string(bytes) +
-                    " bytes that are no gpuprover.v1.Request; the session ends");
+    rep.set_message(!why.empty() ? "malformed request: " + why
+                                 : "malformed request: " + std::to_string(bytes) +
+                                       " bytes that are no gpuprover.v1.Request; the session ends");
 }
 
 bool Core::handle_bytes(SessionState &s, const std::string &bytes, v1::Reply &rep,

@@ -122,7 +122,7 @@ public:
     bool handle_bytes(SessionState &s, const std::string &bytes, v1::Reply &rep,
                       const std::function<bool()> &give_up);
     // The reply to a message of `bytes` bytes that is no Request.
-    static void malformed(size_t bytes, v1::Reply &rep);
+    static void malformed(size_t bytes, v1::Reply &rep, const std::string &why = std::string());
     void close(std::unique_ptr<SessionState> s);
 
     // A message and descriptor from the side socket (the descriptor is

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+#include "remote/client_link.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/checks.h"
+#include "remote/frame.h"
+#include "remote/wire.h"
+
+namespace gp {
+
+namespace {
+
+class DirectClientLink final : public ClientLink {
+public:
+    explicit DirectClientLink(int fd) : fd_(fd) {}
+    ~DirectClientLink() override { close(); }
+
+    bool write(v1::Request &q, const void *payload, uint64_t n) override {
+        std::string m;
+        return q.SerializeToString(&m) && frame::write_frame(fd_, m, payload, n);
+    }
+
+    bool read(v1::Reply &r, void *sink, uint64_t sink_bytes, bool *sunk) override {
+        if (sunk) *sunk = false;
+        uint32_t mb = 0;
+        uint64_t pb = 0;
+        const frame::Read h = frame::read_header(fd_, (uint32_t)wire::kMaxMessageBytes, wire::kMaxMessageBytes, mb, pb);
+        if (h != frame::Read::ok) {
+            why_ = h == frame::Read::end    ? "the server closed the connection"
+                   : h == frame::Read::lost ? std::string("reading failed: ") + std::strerror(errno)
+                                            : "the server sent a malformed frame";
+            return false;
+        }
+        std::string m;
+        if (!frame::read_string(fd_, m, mb)) return lost();
+        if (!r.ParseFromString(m)) {
+            why_ = "the server sent a malformed reply";
+            return false;
+        }
+        if (pb && sink && pb == sink_bytes) {
+            if (!frame::read_all(fd_, sink, pb)) return lost();
+            if (sunk) *sunk = true;
+        } else if (pb && !frame::read_string(fd_, *r.mutable_data(), pb)) {
+            return lost();
+        }
+        return true;
+    }
+
+    void cancel() override {
+        if (fd_ >= 0) shutdown(fd_, SHUT_RDWR);
+    }
+
+    std::string finish() override { return why_; }
+
+    void close() override {
+        if (fd_ < 0) return;
+        ::close(fd_);
+        fd_ = -1;
+    }
+
+private:
+    bool lost() {
+        why_ = "the connection ended inside a reply";
+        return false;
+    }
+
+    int fd_;
+    std::string why_;
+};
+
+// Connects `s` to `a` within the time left until `end`; s is blocking again
+// on success.
+bool connect_by(int s, const sockaddr *a, socklen_t n, std::chrono::steady_clock::time_point end) {
+    fcntl(s, F_SETFL, fcntl(s, F_GETFL) | O_NONBLOCK);
+    if (connect(s, a, n) != 0) {
+        if (errno != EINPROGRESS) return false;
+        for (;;) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+            if (left.count() <= 0) return false;
+            pollfd p{s, POLLOUT, 0};
+            const int r = poll(&p, 1, (int)left.count());
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) return false;
+            int err = 0;
+            socklen_t len = sizeof err;
+            if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) return false;
+            break;
+        }
+    }
+    fcntl(s, F_SETFL, fcntl(s, F_GETFL) & ~O_NONBLOCK);
+    return true;
+}
+
+}  // namespace
+
+bool transport_is_grpc() {
+    const char *t = std::getenv("GPUPROVER_TRANSPORT");
+    if (!t || !*t || std::strcmp(t, "direct") == 0) return false;
+    if (std::strcmp(t, "grpc") == 0) return true;
+    fail(GP_ERR_INVALID_ARGUMENT, "GPUPROVER_TRANSPORT=\"", t, "\": not \"direct\" or \"grpc\"");
+}
+
+std::unique_ptr<ClientLink> connect_direct(const Endpoint &e, int timeout_ms) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    int fd = -1;
+    if (e.is_unix) {
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        if (e.path.size() >= sizeof a.sun_path) fail(GP_ERR_REMOTE, "socket path too long: ", e.path);
+        std::memcpy(a.sun_path, e.path.c_str(), e.path.size() + 1);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) {
+            ::close(fd);
+            fd = -1;
+        }
+    } else {
+        addrinfo hints{}, *res = nullptr;
+        hints.ai_socktype = SOCK_STREAM;
+        hints.ai_flags = AI_NUMERICSERV;
+        if (getaddrinfo(e.host.c_str(), e.port.c_str(), &hints, &res) != 0 || !res)
+            fail(GP_ERR_REMOTE, "cannot resolve ", e.text);
+        for (addrinfo *a = res; a && fd < 0; a = a->ai_next) {
+            fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            if (fd >= 0 && !connect_by(fd, a->ai_addr, a->ai_addrlen, end)) {
+                ::close(fd);
+                fd = -1;
+            }
+        }
+        freeaddrinfo(res);
+        if (fd >= 0) {
+            int one = 1;
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        }
+    }
+    if (fd < 0) fail(GP_ERR_REMOTE, "no gpuprover-server answered at ", e.text, " within ", timeout_ms, " ms");
+    if (!frame::write_all(fd, frame::kPreface, sizeof frame::kPreface)) {
+        ::close(fd);
+        fail(GP_ERR_REMOTE, "the connection to gpuprover-server at ", e.text, " was lost");
+    }
+    return std::make_unique<DirectClientLink>(fd);
+}
+
+}  // namespace gp
