@@ -26,6 +26,13 @@
 // Run: gpuprover-server --unix /tmp/gp.sock & ./gp_bench_server --server=/tmp/gp.sock
 #include <benchmark/benchmark.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -34,6 +41,7 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpuprover.h"
@@ -44,6 +52,16 @@
 namespace {
 
 std::string g_server, g_tcp;
+
+bool gp_write_all(int fd, const char *p, size_t n) {
+    while (n > 0) {
+        const ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w <= 0) return false;
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
 gp_backend g_backend = GP_BACKEND_CUDA;
 uint32_t g_scale = 0;
 
@@ -181,49 +199,124 @@ void run(benchmark::State &st, const Workload &w, int mode) {
 }
 
 // The transport alone: a request that does no work (gp_context_memory_stats:
-// one round trip), and a 256 MiB upload, in process, over the unix socket
-// (shared memory) and over TCP (8 MiB messages).
-void transport(benchmark::State &st, int mode, bool upload) {
-    const std::string &ep = mode == 1 ? g_server : g_tcp;
-    if (mode && ep.empty()) {
+// one round trip), a 256 MiB upload (gp_buffer_from_host) and download
+// (gp_buffer_to_host), in process, over the unix socket (shared memory) and
+// over TCP (8 MiB chunks), each through the direct transport and through
+// gRPC (GPUPROVER_TRANSPORT=grpc). what: 0 round trip, 1 upload, 2 download.
+enum { kInprocT, kUnixT, kTcpT };
+void transport(benchmark::State &st, int mode, bool grpc, int what) {
+    const std::string &ep = mode == kUnixT ? g_server : g_tcp;
+    if (mode != kInprocT && ep.empty()) {
         st.SkipWithError("no endpoint for this row");
         return;
     }
+    setenv("GPUPROVER_TRANSPORT", grpc ? "grpc" : "direct", 1);
     gp_context_options o;
     gp_context_options_init(&o);
-    o.backend = mode ? GP_BACKEND_REMOTE : g_backend;
-    if (mode) o.endpoint = ep.c_str();
+    o.backend = mode != kInprocT ? GP_BACKEND_REMOTE : g_backend;
+    if (mode != kInprocT) o.endpoint = ep.c_str();
     gp_context *ctx = nullptr;
-    if (gp_context_create(&o, &ctx) != GP_OK) {
+    const gp_status cs = gp_context_create(&o, &ctx);
+    unsetenv("GPUPROVER_TRANSPORT");
+    if (cs != GP_OK) {
         st.SkipWithError(gp_last_error());
         return;
     }
     const uint64_t n = 1ull << 15, cols = 1024;  // 256 MiB of Goldilocks
+    std::vector<uint64_t> host(what ? n * cols : 0, 7);
     gp_buffer *b = nullptr;
-    if (upload && gp_buffer_create(ctx, GP_FIELD_GOLDILOCKS, 1, n, cols, &b) != GP_OK) {
+    if (what == 2 &&
+        gp_buffer_from_host(ctx, GP_FIELD_GOLDILOCKS, 1, n, cols, GP_LAYOUT_COL_MAJOR, host.data(), &b) != GP_OK) {
         st.SkipWithError(gp_last_error());
         gp_context_destroy(ctx);
         return;
     }
-    std::vector<uint64_t> host(upload ? n * cols : 0, 7);
+    if (what == 2) std::fill(host.begin(), host.end(), 0);  // the download brings the 7s back
     for (auto _ : st) {
-        if (upload) {
+        bool ok = true;
+        if (what == 1) {
             gp_buffer *t = nullptr;
-            if (gp_buffer_from_host(ctx, GP_FIELD_GOLDILOCKS, 1, n, cols, GP_LAYOUT_COL_MAJOR, host.data(), &t) != GP_OK) {
-                st.SkipWithError(gp_last_error());
-                break;
-            }
+            ok = gp_buffer_from_host(ctx, GP_FIELD_GOLDILOCKS, 1, n, cols, GP_LAYOUT_COL_MAJOR, host.data(), &t) == GP_OK;
             gp_buffer_destroy(t);
+        } else if (what == 2) {
+            ok = gp_buffer_to_host(b, GP_LAYOUT_COL_MAJOR, host.data(), host.size() * 8) == GP_OK;
         } else {
             gp_memory_stats ms;
             std::memset(&ms, 0, sizeof ms);
             ms.struct_size = sizeof ms;
-            gp_context_memory_stats(ctx, &ms);
+            ok = gp_context_memory_stats(ctx, &ms) == GP_OK;
+        }
+        if (!ok) {
+            st.SkipWithError(gp_last_error());
+            break;
         }
     }
-    if (upload) st.SetBytesProcessed((int64_t)st.iterations() * (int64_t)(n * cols * 8));
+    if (what) st.SetBytesProcessed((int64_t)st.iterations() * (int64_t)(n * cols * 8));
+    if (what == 2 && host[n * cols - 1] != 7) st.SkipWithError("the download differs from the upload");
     gp_buffer_destroy(b);
     gp_context_destroy(ctx);
+}
+
+// The floor of the TCP rows: 256 MiB over a plain loopback TCP connection
+// of this process (8 MiB writes, one thread reading into one buffer), and
+// a one-byte ping-pong (the round trip's floor).
+void tcp_floor(benchmark::State &st, bool bulk) {
+    const int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (ls < 0 || bind(ls, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 || listen(ls, 1) != 0 ||
+        getsockname(ls, reinterpret_cast<sockaddr *>(&a), &len) != 0) {
+        st.SkipWithError("no loopback socket");
+        if (ls >= 0) close(ls);
+        return;
+    }
+    const size_t total = bulk ? 256u << 20 : 1, chunk = 8u << 20;
+    const int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(s, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) {
+        st.SkipWithError("cannot connect on loopback");
+        close(s);
+        close(ls);
+        return;
+    }
+    const int c = accept(ls, nullptr, nullptr);
+    setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    std::thread peer([c, total] {
+        std::vector<char> buf(total);
+        for (;;) {
+            size_t got = 0;
+            while (got < total) {
+                const ssize_t r = recv(c, buf.data() + got, total - got, 0);
+                if (r <= 0) return;
+                got += (size_t)r;
+            }
+            char ok = 1;
+            if (send(c, &ok, 1, MSG_NOSIGNAL) != 1) return;
+        }
+    });
+    std::vector<char> src(total, 7);
+    bool ok = true;
+    for (auto _ : st) {
+        for (size_t o = 0; o < total && ok; o += chunk) {
+            const size_t n = std::min(chunk, total - o);
+            ok = gp_write_all(s, src.data() + o, n);
+        }
+        char ack = 0;
+        ok = ok && recv(s, &ack, 1, MSG_WAITALL) == 1;
+        if (!ok) {
+            st.SkipWithError("the loopback connection failed");
+            break;
+        }
+    }
+    if (bulk) st.SetBytesProcessed((int64_t)st.iterations() * (int64_t)total);
+    shutdown(s, SHUT_RDWR);
+    close(s);
+    peer.join();
+    close(c);
+    close(ls);
 }
 
 }  // namespace
@@ -251,16 +344,21 @@ int main(int argc, char **argv) {
                 ->Threads(4)
                 ->MinTime(0.5);
     const char *modes[3] = {"inproc", "server", "server_tcp"};
-    for (int m = 0; m < 3; ++m) {
-        benchmark::RegisterBenchmark((std::string("RoundTrip/") + modes[m]).c_str(),
-                                     [m](benchmark::State &st) { transport(st, m, false); })
-            ->Unit(benchmark::kMicrosecond)
-            ->UseRealTime();
-        benchmark::RegisterBenchmark((std::string("Upload256MiB/") + modes[m]).c_str(),
-                                     [m](benchmark::State &st) { transport(st, m, true); })
-            ->Unit(benchmark::kMillisecond)
-            ->UseRealTime();
-    }
+    const char *whats[3] = {"RoundTrip", "Upload256MiB", "Download256MiB"};
+    for (int what = 0; what < 3; ++what)
+        for (int m = 0; m < 3; ++m)
+            for (int grpc = 0; grpc < (m == kInprocT ? 1 : 2); ++grpc) {
+                const std::string name = std::string(whats[what]) + "/" + modes[m] + (grpc ? "_grpc" : "");
+                benchmark::RegisterBenchmark(name.c_str(), [m, grpc, what](benchmark::State &st) {
+                    transport(st, m, grpc != 0, what);
+                })->Unit(what ? benchmark::kMillisecond : benchmark::kMicrosecond)->UseRealTime();
+            }
+    benchmark::RegisterBenchmark("RoundTrip/tcp_floor", [](benchmark::State &st) { tcp_floor(st, false); })
+        ->Unit(benchmark::kMicrosecond)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark("Upload256MiB/tcp_floor", [](benchmark::State &st) { tcp_floor(st, true); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
     benchmark::Initialize(&n, rest.data());
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

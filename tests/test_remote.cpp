@@ -33,6 +33,7 @@
 
 #include "core/merkle_tree.h"
 #include "gpuprover.grpc.pb.h"
+#include "remote/frame.h"
 #include "remote/shm.h"
 #include "remote/wire.h"
 #include "server/scheduler.h"
@@ -2322,4 +2323,182 @@ TEST(RemoteRelay, TheProtocolFromRawClients) {
     }
     EXPECT_TRUE(s.drained()) << s.status();
     EXPECT_TRUE(serves(s));
+}
+
+// ---- the direct transport (remote/frame.h) beside gRPC ----
+
+namespace {
+
+// Sets GPUPROVER_TRANSPORT while it lives (contexts read it when created).
+struct TransportEnv {
+    explicit TransportEnv(const char *t) { setenv("GPUPROVER_TRANSPORT", t, 1); }
+    ~TransportEnv() { unsetenv("GPUPROVER_TRANSPORT"); }
+};
+
+// A direct connection written by hand: the preface, then frames.
+struct DirectRaw {
+    int fd = -1;
+    uint64_t id = 0;
+    explicit DirectRaw(const std::string &path, bool preface = true) {
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+        EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a), 0) << path;
+        timeval tv{20, 0};  // a test never waits forever on a server that went quiet
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        if (preface) EXPECT_TRUE(gp::frame::write_all(fd, gp::frame::kPreface, sizeof gp::frame::kPreface));
+    }
+    ~DirectRaw() { close(fd); }
+    bool send(v1::Request q, const std::string &payload = std::string()) {
+        q.set_id(++id);
+        std::string m;
+        return q.SerializeToString(&m) && gp::frame::write_frame(fd, m, payload.data(), payload.size());
+    }
+    bool header(uint32_t message, uint32_t reserved, uint64_t payload) {
+        unsigned char h[16];
+        for (int i = 0; i < 4; ++i) h[i] = (unsigned char)(message >> (8 * i)), h[4 + i] = (unsigned char)(reserved >> (8 * i));
+        for (int i = 0; i < 8; ++i) h[8 + i] = (unsigned char)(payload >> (8 * i));
+        return gp::frame::write_all(fd, h, sizeof h);
+    }
+    // The next reply; false at the connection's end.
+    bool reply(v1::Reply &r, std::string *payload = nullptr) {
+        uint32_t mb = 0;
+        uint64_t pb = 0;
+        if (gp::frame::read_header(fd, 64u << 20, 64u << 20, mb, pb) != gp::frame::Read::ok) return false;
+        std::string m, p;
+        if (!gp::frame::read_string(fd, m, mb) || !gp::frame::read_string(fd, p, pb)) return false;
+        if (payload) *payload = p;
+        return r.ParseFromString(m);
+    }
+    bool hello(v1::Reply &r) {
+        v1::Request q;
+        q.mutable_hello()->set_version(1);
+        return send(q) && reply(r) && r.status() == 0;
+    }
+    // True once the server has closed the connection.
+    bool closed() {
+        char c;
+        return recv(fd, &c, 1, 0) == 0;
+    }
+};
+
+}  // namespace
+
+TEST(RemoteDirect, BothTransportsGiveTheSameBytes) {
+    Server s;
+    ASSERT_TRUE(s.start({"--tcp", "127.0.0.1:0"}));
+    const Bytes want = local_workload(GP_FIELD_GOLDILOCKS, 64, 5, 9);
+    const FieldRef &F = field_ref(GP_FIELD_GOLDILOCKS);
+    Rng rng(11);
+    // 2^18 x 9 Goldilocks: 18 MiB, two whole 8 MiB chunks and a part over TCP.
+    const HostMat big = random_mat(F, 1u << 18, 9, 1, rng);
+    for (const char *t : {"direct", "grpc"}) {
+        TransportEnv env(t);
+        for (const std::string &ep : {s.sock, s.tcp()}) {
+            CtxPtr c;
+            ASSERT_GP_OK(remote_ctx(ep, &c));
+            EXPECT_TRUE(bytes_equal(workload(c.get(), GP_FIELD_GOLDILOCKS, 64, 5, 9), want)) << t << " " << ep;
+            BufPtr b;
+            ASSERT_GP_OK(upload(c.get(), F, big, GP_LAYOUT_COL_MAJOR, &b));
+            HostMat back;
+            ASSERT_GP_OK(download(b.get(), F, GP_LAYOUT_COL_MAJOR, &back));
+            EXPECT_TRUE(back.v == big.v) << t << " " << ep;
+        }
+    }
+    {
+        TransportEnv env("carrier-pigeon");
+        CtxPtr c;
+        EXPECT_GP_ERR(remote_ctx(s.sock, &c), GP_ERR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(gp_last_error()).find("GPUPROVER_TRANSPORT"), std::string::npos) << gp_last_error();
+    }
+    EXPECT_TRUE(s.drained()) << s.status();
+}
+
+TEST(RemoteDirect, MalformedFramesEndOnlyTheirSession) {
+    Server s;
+    ASSERT_TRUE(s.start({"--max-message-mib", "1"}));
+    v1::Reply r;
+    v1::Request info;
+    info.mutable_info();
+    {
+        // A length beyond the limit: answered, then the connection ends
+        // (nothing of the frame is read).
+        DirectRaw a(s.sock);
+        ASSERT_TRUE(a.hello(r)) << r.message();
+        ASSERT_TRUE(a.header(3u << 20, 0, 0));
+        ASSERT_TRUE(a.reply(r));
+        EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT);
+        EXPECT_NE(r.message().find("exceeds the server's limits"), std::string::npos) << r.message();
+        EXPECT_TRUE(a.closed());
+    }
+    {
+        // A payload beyond the limit, and a nonzero reserved word.
+        DirectRaw a(s.sock), b(s.sock);
+        ASSERT_TRUE(a.hello(r) && b.hello(r));
+        ASSERT_TRUE(a.header(8, 0, 2u << 20));
+        ASSERT_TRUE(a.reply(r));
+        EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+        ASSERT_TRUE(b.header(8, 1, 0));
+        ASSERT_TRUE(b.reply(r));
+        EXPECT_NE(r.message().find("reserved"), std::string::npos) << r.message();
+        EXPECT_TRUE(a.closed() && b.closed());
+    }
+    {
+        // A payload beside anything but a Put: malformed, the session ends.
+        DirectRaw a(s.sock);
+        ASSERT_TRUE(a.hello(r));
+        ASSERT_TRUE(a.send(info, "bulk"));
+        ASSERT_TRUE(a.reply(r));
+        EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT);
+        EXPECT_NE(r.message().find("malformed"), std::string::npos) << r.message();
+        EXPECT_TRUE(a.closed());
+        DirectRaw h(s.sock);
+        v1::Request q;
+        q.mutable_hello()->set_version(1);
+        ASSERT_TRUE(h.send(q, "bulk"));  // ... the first one too
+        ASSERT_TRUE(h.reply(r));
+        EXPECT_EQ(r.status(), GP_ERR_REMOTE);
+        EXPECT_TRUE(h.closed());
+    }
+    {
+        // A Put of the window through the payload, read back by Get.
+        DirectRaw a(s.sock);
+        ASSERT_TRUE(a.hello(r));
+        v1::Request w;
+        w.mutable_attach_shm()->set_bytes(1u << 16);
+        ASSERT_TRUE(a.send(w) && a.reply(r));
+        ASSERT_EQ(r.status(), 0) << r.message();
+        v1::Request put, get;
+        put.mutable_put()->set_offset(100);
+        get.mutable_get()->set_offset(100);
+        get.mutable_get()->set_size(5);
+        ASSERT_TRUE(a.send(put, "hello") && a.reply(r));
+        ASSERT_EQ(r.status(), 0) << r.message();
+        std::string got;
+        ASSERT_TRUE(a.send(get) && a.reply(r, &got));
+        ASSERT_EQ(r.status(), 0) << r.message();
+        EXPECT_EQ(got, "hello");
+        EXPECT_TRUE(r.data().empty());  // the bytes came beside the message
+        put.mutable_put()->set_offset((1u << 16) - 2);  // past the window's end
+        ASSERT_TRUE(a.send(put, "hello") && a.reply(r));
+        EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+        ASSERT_TRUE(a.send(info) && a.reply(r));  // the session goes on
+        EXPECT_EQ(r.status(), 0) << r.message();
+    }
+    {
+        // A frame cut short, a wrong preface, a connection that says nothing.
+        DirectRaw a(s.sock);
+        ASSERT_TRUE(a.hello(r));
+        ASSERT_TRUE(a.header(100, 0, 0));
+        ASSERT_TRUE(gp::frame::write_all(a.fd, "abc", 3));
+        DirectRaw b(s.sock, false), quiet(s.sock, false);
+        ASSERT_TRUE(gp::frame::write_all(b.fd, "GPWRONG!", 8));
+        EXPECT_TRUE(b.closed());
+    }
+    CtxPtr c;
+    ASSERT_GP_OK(remote_ctx(s.sock, &c));
+    EXPECT_TRUE(bytes_equal(workload(c.get(), GP_FIELD_GOLDILOCKS, 32, 3, 2), local_workload(GP_FIELD_GOLDILOCKS, 32, 3, 2)));
+    c.reset();
+    EXPECT_TRUE(s.drained()) << s.status();
 }

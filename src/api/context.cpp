@@ -229,9 +229,7 @@ GP_EXPORT gp_status gp_context_memory_stats(const gp_context *ctx, gp_memory_sta
         gp_memory_stats s;
         s.struct_size = sizeof(s);
         s.buffer_bytes = c->buffer_bytes;
-        s.cache_bytes = c->backend->cache_bytes();
-        s.allocations = c->backend->allocations();
-        s.evictions = c->backend->evictions();
+        c->backend->cache_figures(s.cache_bytes, s.allocations, s.evictions);
         size_t n = stats->struct_size < sizeof(s) ? stats->struct_size : sizeof(s);
         uint32_t keep = stats->struct_size;
         std::memcpy(stats, &s, n);

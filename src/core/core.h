@@ -428,6 +428,12 @@ public:
     virtual uint64_t allocations() const = 0;
     // Cached tables evicted to keep the cache within its budget.
     virtual uint64_t evictions() const = 0;
+    // The three above at once (a remote backend asks its server once).
+    virtual void cache_figures(uint64_t &cache, uint64_t &allocs, uint64_t &evicted) const {
+        cache = cache_bytes();
+        allocs = allocations();
+        evicted = evictions();
+    }
 };
 
 std::unique_ptr<Backend> make_cpu_backend(unsigned threads);

@@ -10,10 +10,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "core/checks.h"
 #include "remote/frame.h"
@@ -22,6 +24,9 @@
 namespace gp {
 
 namespace {
+
+std::atomic<uint32_t> g_next_address{0};
+constexpr int kCloseWaitMs = 5000;
 
 class DirectClientLink final : public ClientLink {
 public:
@@ -65,8 +70,28 @@ public:
 
     std::string finish() override { return why_; }
 
+    // The stream's end, then the server's: the session is closed there
+    // (its memory released) by the time this returns, as gRPC's Finish
+    // waits for the call's end. Bounded: a server that does not close
+    // within kCloseWaitMs is left to notice the closed socket itself.
     void close() override {
         if (fd_ < 0) return;
+        if (shutdown(fd_, SHUT_WR) == 0) {
+            const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(kCloseWaitMs);
+            char sink[4096];
+            for (;;) {
+                const auto left =
+                    std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+                if (left.count() <= 0) break;
+                pollfd p{fd_, POLLIN, 0};
+                const int r = poll(&p, 1, (int)left.count());
+                if (r < 0 && errno == EINTR) continue;
+                if (r <= 0) break;
+                const ssize_t n = recv(fd_, sink, sizeof sink, 0);  // replies no one waits for
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) break;
+            }
+        }
         ::close(fd_);
         fd_ = -1;
     }
@@ -132,7 +157,13 @@ std::unique_ptr<ClientLink> connect_direct(const Endpoint &e, int timeout_ms) {
         hints.ai_flags = AI_NUMERICSERV;
         if (getaddrinfo(e.host.c_str(), e.port.c_str(), &hints, &res) != 0 || !res)
             fail(GP_ERR_REMOTE, "cannot resolve ", e.text);
-        for (addrinfo *a = res; a && fd < 0; a = a->ai_next) {
+        // Every address of the name, from a rotating start, so that the
+        // sessions of a name with several addresses spread over them.
+        std::vector<addrinfo *> all;
+        for (addrinfo *a = res; a; a = a->ai_next) all.push_back(a);
+        const size_t start = g_next_address.fetch_add(1) % all.size();
+        for (size_t i = 0; i < all.size() && fd < 0; ++i) {
+            const addrinfo *a = all[(start + i) % all.size()];
             fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
             if (fd >= 0 && !connect_by(fd, a->ai_addr, a->ai_addrlen, end)) {
                 ::close(fd);

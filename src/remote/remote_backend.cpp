@@ -520,6 +520,12 @@ public:
     uint64_t cache_bytes() const override { return info().cache_bytes(); }
     uint64_t allocations() const override { return info().allocations(); }
     uint64_t evictions() const override { return info().evictions(); }
+    void cache_figures(uint64_t &cache, uint64_t &allocs, uint64_t &evicted) const override {
+        const v1::InfoReply i = info();
+        cache = i.cache_bytes();
+        allocs = i.allocations();
+        evicted = i.evictions();
+    }
     void mem_info(uint64_t &free_bytes, uint64_t &total_bytes) override {
         const v1::InfoReply i = info();
         free_bytes = i.mem_free();
