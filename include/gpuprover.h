@@ -687,11 +687,12 @@ typedef struct gp_lde_options {
      *  times the randomizer, which leaves the values on the trace domain as
      *  they were. randomizer_count must not exceed n x (blowup - 1). Where
      *  randomizer_count <= n and blowup x randomizer_count <= max(n,
-     *  n x blowup / 8) (Triton's 98 at any real height), on a local device
-     *  or the CPU, the randomizer joins the LDE's own coefficients: the
-     *  call costs blowup x randomizer_count more elements a column and
-     *  about the plain LDE's time. Otherwise (and in a gpuprover-server
-     *  session) it costs one more transform of the output's size and that
+     *  n x blowup / 8) (Triton's 98 at any real height), the randomizer
+     *  joins the LDE's own coefficients: the call costs blowup x
+     *  randomizer_count more elements a column and about the plain LDE's
+     *  time (in a gpuprover-server session where those elements of all
+     *  columns take at most 16 MiB, which travel with the request).
+     *  Otherwise it costs one more transform of the output's size and that
      *  size again in device memory while it runs. Contexts of several
      *  devices and gp_commit_host take it within the first rule only
      *  (otherwise GP_ERR_UNSUPPORTED). (Appended after

@@ -1826,6 +1826,49 @@ TEST(RemoteHostile, MalformedMessagesEnumsAndAlignment) {
 
 // One OOD request grew the server by 1 GiB (its sums, then a reply too
 // large to send); a buffer named again and again multiplied one job's work.
+// The randomizer addend of an Lde request (Lde.rand_add, rand_m): the
+// counts the LDE admits, the exact size, canonical values (the values of
+// randomized LDEs through a server: LdeRandomTest.* in RemoteSuite).
+TEST(RemoteHostile, RandomizerAddendIsChecked) {
+    Server s;
+    ASSERT_TRUE(s.start({}));
+    Hostile a(s.sock);
+    ASSERT_TRUE(a.ok);
+    const uint64_t n = 8, cols = 2, B = 4;
+    const uint64_t in = a.alloc(n * cols * 8), out = a.alloc(n * B * cols * 8);
+    auto lde = [&](uint64_t m, const std::string &add) {
+        v1::Request q;
+        auto *l = q.mutable_lde();
+        l->set_field(kGold);
+        l->set_ext(1);
+        l->set_rows_in(n);
+        l->set_cols(cols);
+        l->set_log_n(3);
+        l->set_log_blowup(2);
+        l->set_shift(7);
+        l->set_input_shift(1);
+        *l->mutable_in_buf() = gold_buf(in, n, cols);
+        *l->mutable_out() = gold_buf(out, n * B, cols);
+        l->set_rand_m(m);
+        l->set_rand_add(add);
+        return a.send(q);
+    };
+    auto words = [](uint64_t count, uint64_t v) { return std::string(count * 8, '\0').replace(0, 8, std::string(reinterpret_cast<const char *>(&v), 8)); };
+    // m = 2: B m = 8 <= max(n, nB/8) = 8, so 2 x 4 x 2 = 16 words.
+    v1::Reply r = lde(2, words(16, 1));
+    EXPECT_EQ(r.status(), 0) << r.message();
+    r = lde(3, words(24, 1));  // B m = 12 > 8
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+    r = lde(0, words(16, 1));  // an addend without a count
+    EXPECT_EQ(r.status(), GP_ERR_INVALID_ARGUMENT) << r.message();
+    r = lde(2, words(15, 1));
+    EXPECT_EQ(r.status(), GP_ERR_SHAPE_MISMATCH) << r.message();
+    r = lde(2, words(16, ~0ull));  // not canonical
+    EXPECT_EQ(r.status(), GP_ERR_NON_CANONICAL) << r.message();
+    EXPECT_NE(r.message().find("rand_add"), std::string::npos) << r.message();
+    EXPECT_TRUE(serves(s));
+}
+
 TEST(RemoteHostile, OodSumsAndRepeatedBuffersAreBounded) {
     Server s;
     ASSERT_TRUE(s.start({}));

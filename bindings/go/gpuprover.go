@@ -1073,9 +1073,10 @@ type LDEOptions struct {
 	// The slice is read during the call only (it is copied to C memory for
 	// the call). Where count <= N and Blowup*count <= max(N, N*Blowup/8)
 	// (Triton's 98 at any real height) the randomizer joins the LDE's own
-	// coefficients and costs about nothing; otherwise (and in a server
-	// session) one more transform of the output's size and that size again
-	// in device memory while it runs. Contexts of several devices and
+	// coefficients and costs about nothing (in a server session where its
+	// Blowup*count elements of every column take at most 16 MiB); otherwise
+	// one more transform of the output's size and that size again in device
+	// memory while it runs. Contexts of several devices and
 	// CommitHost take it within the first rule only (else ErrUnsupported);
 	// CommitHost's cover every matrix's columns in turn.
 	Randomizers interface{}

@@ -355,6 +355,8 @@ public:
     // Whether lde() takes LdeArgs::rand_add (else the core randomizes with
     // a second transform).
     virtual bool lde_adds() const { return false; }
+    // The most addend bytes (all columns of one LdeArgs) it takes at once.
+    virtual uint64_t max_rand_add_bytes() const { return ~0ull; }
     virtual void ntt(Buffer &buf, const NttArgs &a) = 0;
     // Applies permutation `perm` (a gp_permutation, already validated) to
     // `count` host states in place.

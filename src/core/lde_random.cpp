@@ -62,7 +62,11 @@ bool lde_adds_randomizers(const Backend &be, const LdeArgs &a, uint64_t count) {
     const uint64_t n = 1ull << a.log_n;
     // The addend (B m words a column, made on the host) stays small beside
     // the output (n B words) and the second transform's n + m coefficients.
-    return be.lde_adds() && count <= n && (count << a.log_blowup) <= std::max(n, (n << a.log_blowup) / 8);
+    if (!be.lde_adds() || count > n || (count << a.log_blowup) > std::max(n, (n << a.log_blowup) / 8)) return false;
+    // B m elements a base column (at most n by the rule above: no overflow).
+    const uint64_t col = (count << a.log_blowup) * a.field->elem_size;
+    const uint64_t cols = a.cols * a.ext;
+    return cols <= be.max_rand_add_bytes() / col;
 }
 
 std::vector<unsigned char> randomizer_addend(const LdeArgs &a, const void *coeffs, uint64_t count) {

@@ -272,8 +272,16 @@ public:
         l->set_order(a.order);
         l->set_in_layout(a.in_layout);
         wire::put_buffer(*a.out, l->mutable_out());
+        // Columns [c0, c0 + cn)'s part of the randomizer addend.
+        const uint64_t rand_col = a.rand_add ? (a.rand_m * a.ext * a.field->elem_size) << a.log_blowup : 0;
+        auto randomize = [&](v1::Lde *p, uint64_t c0, uint64_t cn) {
+            if (!a.rand_add) return;
+            p->set_rand_add(static_cast<const char *>(a.rand_add) + c0 * rand_col, cn * rand_col);
+            p->set_rand_m(a.rand_m);
+        };
         if (a.in_buf) {
             wire::put_buffer(*a.in_buf, l->mutable_in_buf());
+            randomize(l, 0, a.cols);
             call(q);
             return;
         }
@@ -296,11 +304,13 @@ public:
                               part.data = static_cast<char *>(a.out->data) + c0 * out_col;
                               wire::put_buffer(part, p->mutable_out());
                               *p->mutable_in_host() = d;
+                              randomize(p, c0, cn);
                           });
                 return;
             }
         }
         put_host(a.in_host, bytes, l->mutable_in_host());
+        randomize(l, 0, a.cols);
         call(q);
     }
 
@@ -516,6 +526,11 @@ public:
         }
         regions_.erase(it);
     }
+
+    // The server's backends add randomizers inside the LDE; the addend
+    // travels in the Lde request (lde_random.cpp bounds it).
+    bool lde_adds() const override { return true; }
+    uint64_t max_rand_add_bytes() const override { return wire::kMaxRandAddBytes; }
 
     uint64_t cache_bytes() const override { return info().cache_bytes(); }
     uint64_t allocations() const override { return info().allocations(); }

@@ -20,6 +20,8 @@ constexpr uint32_t kVersion = 1;
 constexpr uint64_t kChunkBytes = 8ull << 20;
 // The largest message either side accepts by default.
 constexpr int kMaxMessageBytes = 64 << 20;
+// The most randomizer addend one Lde request carries (Lde.rand_add).
+constexpr uint64_t kMaxRandAddBytes = 16ull << 20;
 
 inline void put_buffer(const Buffer &b, v1::BufferRef *r) {
     r->set_field((int)b.field->id);

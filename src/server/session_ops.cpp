@@ -403,6 +403,21 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
                 const uint64_t bytes = host_bytes(*a.field, a.rows_in, a.cols * a.ext);
                 a.in_host = mem.host(l.in_host(), bytes, a.field->elem_size, "lde input");
             }
+            if (l.rand_m() || !l.rand_add().empty()) {
+                // As lde_adds_randomizers admits them: m <= n, B m <= max(n, nB/8).
+                const uint64_t n = 1ull << a.log_n, m = l.rand_m();
+                if (!be.lde_adds() || m == 0 || m > n || (m << a.log_blowup) > std::max(n, (n << a.log_blowup) / 8))
+                    fail(GP_ERR_INVALID_ARGUMENT, "lde: rand_m = ", m, " is not added inside an LDE of n = ", n,
+                         " and blowup ", 1ull << a.log_blowup);
+                const uint64_t elems = checked_mul(a.cols * a.ext, m << a.log_blowup, "lde: rand_add elements");
+                if (l.rand_add().size() != checked_mul(elems, a.field->elem_size, "lde: rand_add bytes"))
+                    fail(GP_ERR_SHAPE_MISMATCH, "lde: rand_add has ", l.rand_add().size(), " bytes, not ", elems,
+                         " elements");
+                const uint64_t bad = first_non_canonical(*a.field, l.rand_add().data(), 0, elems);
+                if (bad < elems) fail_non_canonical(*a.field, l.rand_add().data(), bad, "lde: rand_add");
+                a.rand_add = l.rand_add().data();
+                a.rand_m = m;
+            }
             be.lde(a);
             return;
         }
