@@ -1981,7 +1981,7 @@ class Context:
     @_api("Context.commit_host")
     def commit_host(self, field, matrices, options=None, *, keep=Keep.DEVICE, device_budget=0, into=None, n=0,
                     blowup=2, shift=0, input_shift=0, output_order=Order.NATURAL, input_layout=Layout.COL_MAJOR,
-                    **kwargs):
+                    randomizers=None, **kwargs):
         """Commits host traces in one call (gp_commit_host): the coset LDE of
         every matrix, then one Merkle tree over all of them, with the same
         root and openings as lde_host() of each matrix followed by
@@ -2000,7 +2000,13 @@ class Context:
         minimum. into (Keep.DEVICE only): a list of Buffers of this context,
         one per matrix of its LDE's shape, that receive the LDE instead of new
         ones (gp_commit_options.lde_into; they are not counted in the budget),
-        so that trace after trace of one shape reuses them.
+        so that trace after trace of one shape reuses them. randomizers:
+        None, or the randomizer coefficients of every matrix's columns in
+        turn (matrix 0's, then matrix 1's, each laid out as lde_host() takes
+        them), the same count per column, added inside the LDE
+        (gp_commit_options.lde randomizers): at most n coefficients with
+        blowup x count <= max(n, n x blowup / 8), else GpuproverError
+        (Status.UNSUPPORTED); Triton VM's tables fit.
 
         Returns (lde, tree): lde is the list of the kept LDE Buffers (one per
         matrix, Keep.DEVICE: new ones, or `into`) or [] (Keep.HOST,
@@ -2030,6 +2036,15 @@ class Context:
             specs.append(m)
         if not specs:
             raise _error(fn, Status.INVALID_ARGUMENT, "no matrices (a tree needs at least one)")
+        rand = None
+        if randomizers is not None:
+            rand = _host(fn, "randomizers", randomizers, esize)
+            per = sum(_uint("cols", m.cols) * _uint("ext_degree", m.ext_degree, _U32_MAX) for m in specs)
+            if per == 0 or rand.count % per:
+                raise _error(fn, Status.SHAPE_MISMATCH, "randomizers has %d values, not a multiple of the "
+                             "matrices' columns x ext_degree = %d", rand.count, per)
+            lde_opts.randomizers = rand.ptr
+            lde_opts.randomizer_count = rand.count // per
         count = _uint("len(matrices)", len(specs), _U32_MAX)
         cmats = (_CommitMatrix * count)()
         hosts, dests, shapes = [], [], []

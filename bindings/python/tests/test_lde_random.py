@@ -66,6 +66,34 @@ class TestRandomizedLde(unittest.TestCase):
             ctx.lde_host(gp.Field.GOLDILOCKS, [1] * 16, 8, 2, randomizers=[1] * 18)
         self.assertEqual(cm.exception.status, gp.Status.INVALID_ARGUMENT)
 
+    def test_commit_host_randomizes_every_matrix(self):
+        """commit_host's randomizers span both matrices' columns: the root is
+        that of lde_host of each with its own part, then merkle_commit."""
+        ctx = gp.Context(backend=gp.Backend.CPU)
+        self.addCleanup(ctx.close)
+        rng = random.Random(3)
+        n, blowup, m = 16, 4, 3
+        a = [rng.randrange(P) for _ in range(n * 2)]
+        b = [rng.randrange(P) for _ in range(n)]
+        rand = [rng.randrange(P) for _ in range(3 * m)]
+        for keep in (gp.Keep.DEVICE, gp.Keep.NONE):
+            lde, tree = ctx.commit_host(gp.Field.GOLDILOCKS, [(a, n, 2), (b, n, 1)], keep=keep, blowup=blowup,
+                                        randomizers=rand)
+            with tree:
+                got = tree.root()
+            for buf in lde:
+                buf.close()
+            with ctx.lde_host(gp.Field.GOLDILOCKS, a, n, 2, blowup=blowup, randomizers=rand[:2 * m]) as la, \
+                    ctx.lde_host(gp.Field.GOLDILOCKS, b, n, 1, blowup=blowup, randomizers=rand[2 * m:]) as lb:
+                with ctx.merkle_commit([la, lb]) as ref:
+                    self.assertEqual(got, ref.root())
+        with self.assertRaises(gp.GpuproverError) as cm:  # not a multiple of the 3 columns
+            ctx.commit_host(gp.Field.GOLDILOCKS, [(a, n, 2), (b, n, 1)], randomizers=rand[:4])
+        self.assertEqual(cm.exception.status, gp.Status.SHAPE_MISMATCH)
+        with self.assertRaises(gp.GpuproverError) as cm:  # blowup x 9 > max(n, n blowup / 8)
+            ctx.commit_host(gp.Field.GOLDILOCKS, [(a, n, 2), (b, n, 1)], blowup=blowup, randomizers=[1] * 27)
+        self.assertEqual(cm.exception.status, gp.Status.UNSUPPORTED)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -123,7 +123,27 @@ impl Context {
         matrices: Vec<CommitMatrix<T>>,
         options: &CommitOptions,
     ) -> Result<(Vec<Buffer>, MerkleTree)> {
-        self.commit_host_impl(field, matrices, options, None)
+        self.commit_host_impl(field, matrices, options, None, &[])
+    }
+
+    /// Like [`Context::commit_host`], with the LDE randomized inside its own
+    /// passes as [`Context::lde_randomized`] describes (zero knowledge, as
+    /// Triton VM commits its tables): `randomizers` holds the coefficients
+    /// of every matrix's columns in turn (matrix 0's, then matrix 1's, each
+    /// laid out as `lde_host_randomized` takes them), `count` a column. The
+    /// library adds them inside the LDE only: at most `n` coefficients with
+    /// `blowup * count <= max(n, n * blowup / 8)` (Triton's 98 at any real
+    /// height); otherwise [`Status::Unsupported`]. They are copied, so a
+    /// [`Keep::None`] tree reopens rows without them. Triton draws the
+    /// coefficients from its seeded `StdRng`: the caller's business.
+    pub fn commit_host_randomized<T: Element>(
+        &self,
+        field: Field,
+        matrices: Vec<CommitMatrix<T>>,
+        options: &CommitOptions,
+        randomizers: &[T],
+    ) -> Result<(Vec<Buffer>, MerkleTree)> {
+        self.commit_host_impl(field, matrices, options, None, randomizers)
     }
 
     /// Like [`Context::commit_host`] with [`Keep::Device`], the LDE written
@@ -167,7 +187,7 @@ impl Context {
                 ),
             ));
         }
-        self.commit_host_impl(field, matrices, options, Some(into))
+        self.commit_host_impl(field, matrices, options, Some(into), &[])
             .map(|(_, tree)| tree)
     }
 
@@ -177,6 +197,7 @@ impl Context {
         mut matrices: Vec<CommitMatrix<T>>,
         options: &CommitOptions,
         mut into: Option<&mut [Buffer]>,
+        randomizers: &[T],
     ) -> Result<(Vec<Buffer>, MerkleTree)> {
         check_element::<T>(field)?;
         let count = crate::merkle::matrix_count(matrices.len())?;
@@ -205,7 +226,20 @@ impl Context {
                 lde_host_bytes,
             });
         }
-        let raw_lde = options.lde.to_raw();
+        let mut raw_lde = options.lde.to_raw();
+        if !randomizers.is_empty() {
+            // Every matrix's columns in turn, each of its degree.
+            let mut columns = 0usize;
+            for m in &matrices {
+                columns = columns
+                    .checked_add(crate::element_count(1, m.cols, m.ext_degree)?)
+                    .ok_or_else(|| Error::new(Status::SizeOverflow, "the matrices' columns overflow usize"))?;
+            }
+            raw_lde.randomizer_count = crate::randomizer_count(randomizers.len(), columns, 1)?;
+            // `randomizers` holds count * columns elements of the field's
+            // size (checked just now) and outlives the call (it is copied).
+            raw_lde.randomizers = nonnull(randomizers);
+        }
         let raw_merkle = options.merkle.to_raw(field);
         // SAFETY: plain data, filled by gp_commit_options_init.
         let mut raw_options: sys::gp_commit_options = unsafe { std::mem::zeroed() };

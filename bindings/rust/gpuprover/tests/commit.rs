@@ -567,3 +567,71 @@ fn commit_host_into_caller_buffers() {
     assert_eq!(err.status(), Status::FieldMismatch, "{}", err);
     assert!(err.message().contains("lde_into[0]"), "{}", err);
 }
+
+#[test]
+fn commit_host_randomized_spans_every_matrix() {
+    // Triton VM's way: randomizers added inside the LDE of every column of
+    // both matrices (two base columns, then one cubic), the same root as
+    // lde_host_randomized of each matrix with its part, then merkle_commit.
+    let ctx = cpu();
+    let mut rng = Rng::new(707);
+    let field = Field::Goldilocks;
+    let (n, count) = (32usize, 4usize);
+    let lde = LdeOptions {
+        blowup: 8,
+        ..LdeOptions::default()
+    };
+    let a = Arc::new(rng.vec(n * 2, GOLDILOCKS_P));
+    let b = Arc::new(rng.vec(n * 3, GOLDILOCKS_P));
+    let randomizers = rng.vec(count * (2 + 3), GOLDILOCKS_P);
+    let mut la = Buffer::new(&ctx, field, 1, n * 8, 2).unwrap();
+    ctx.lde_host_randomized(field, 1, &a, n, 2, &lde, &randomizers[..count * 2], &mut la)
+        .unwrap();
+    let mut lb = Buffer::new(&ctx, field, 3, n * 8, 1).unwrap();
+    ctx.lde_host_randomized(field, 3, &b, n, 1, &lde, &randomizers[count * 2..], &mut lb)
+        .unwrap();
+    let want = ctx
+        .merkle_commit(&[&la, &lb], &MerkleOptions::default())
+        .unwrap()
+        .root()
+        .unwrap();
+    let mats = || {
+        vec![
+            CommitMatrix::new(a.clone(), n, 2),
+            CommitMatrix {
+                ext_degree: 3,
+                ..CommitMatrix::new(b.clone(), n, 1)
+            },
+        ]
+    };
+    for keep in [Keep::Device, Keep::Host, Keep::None] {
+        let options = CommitOptions {
+            lde,
+            keep,
+            ..CommitOptions::default()
+        };
+        let mut m = mats();
+        if keep == Keep::Host {
+            m[0].lde_host = Some(vec![0u64; n * 8 * 2]);
+            m[1].lde_host = Some(vec![0u64; n * 8 * 3]);
+        }
+        let (_, tree) = ctx
+            .commit_host_randomized(field, m, &options, &randomizers)
+            .unwrap();
+        assert_eq!(tree.root().unwrap(), want, "{:?}", keep);
+    }
+    let options = CommitOptions {
+        lde,
+        ..CommitOptions::default()
+    };
+    // Not a multiple of the five base columns.
+    let e = ctx
+        .commit_host_randomized(field, mats(), &options, &randomizers[..7])
+        .unwrap_err();
+    assert_eq!(e.status(), Status::ShapeMismatch, "{}", e);
+    // blowup x count = 8 x 5 > max(n, n x blowup / 8) = 32: not inside the LDE.
+    let e = ctx
+        .commit_host_randomized(field, mats(), &options, &rng.vec(5 * 5, GOLDILOCKS_P))
+        .unwrap_err();
+    assert_eq!(e.status(), Status::Unsupported, "{}", e);
+}
