@@ -192,7 +192,10 @@ typedef enum gp_backend {
      *  height is not a power of two; a server's limits (docs/SERVER.md)
      *  refuse with a status naming the limit. Buffers and trees live on the
      *  server's device. On the same host bulk
-     *  data goes through shared memory. Creating the context fails with
+     *  data goes through shared memory. The GPUPROVER_TRANSPORT
+     *  environment variable picks the session's transport: "direct" (the
+     *  default; framed messages on the socket) or "grpc"; another value
+     *  fails with GP_ERR_INVALID_ARGUMENT. Creating the context fails with
      *  GP_ERR_REMOTE when no server answers. The remote client is a plugin,
      *  libgpuprover-remote.so.VERSION, loaded by the first remote context
      *  (in-process contexts load no RPC library): from the
