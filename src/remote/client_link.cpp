@@ -28,6 +28,20 @@ namespace {
 std::atomic<uint32_t> g_next_address{0};
 constexpr int kCloseWaitMs = 5000;
 
+using Clock = std::chrono::steady_clock;
+
+// Waits for `events` on fd until `end`: > 0 when they came, 0 at the
+// deadline, < 0 on an error (EINTR retried).
+int poll_until(int fd, short events, Clock::time_point end) {
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now());
+        if (left.count() <= 0) return 0;
+        pollfd p{fd, events, 0};
+        const int r = poll(&p, 1, (int)left.count());
+        if (r >= 0 || errno != EINTR) return r;
+    }
+}
+
 class DirectClientLink final : public ClientLink {
 public:
     explicit DirectClientLink(int fd) : fd_(fd) {}
@@ -77,19 +91,11 @@ public:
     void close() override {
         if (fd_ < 0) return;
         if (shutdown(fd_, SHUT_WR) == 0) {
-            const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(kCloseWaitMs);
+            const auto end = Clock::now() + std::chrono::milliseconds(kCloseWaitMs);
             char sink[4096];
-            for (;;) {
-                const auto left =
-                    std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
-                if (left.count() <= 0) break;
-                pollfd p{fd_, POLLIN, 0};
-                const int r = poll(&p, 1, (int)left.count());
-                if (r < 0 && errno == EINTR) continue;
-                if (r <= 0) break;
+            while (poll_until(fd_, POLLIN, end) > 0) {
                 const ssize_t n = recv(fd_, sink, sizeof sink, 0);  // replies no one waits for
-                if (n < 0 && errno == EINTR) continue;
-                if (n <= 0) break;
+                if (n == 0 || (n < 0 && errno != EINTR)) break;
             }
         }
         ::close(fd_);
@@ -108,22 +114,13 @@ private:
 
 // Connects `s` to `a` within the time left until `end`; s is blocking again
 // on success.
-bool connect_by(int s, const sockaddr *a, socklen_t n, std::chrono::steady_clock::time_point end) {
+bool connect_by(int s, const sockaddr *a, socklen_t n, Clock::time_point end) {
     fcntl(s, F_SETFL, fcntl(s, F_GETFL) | O_NONBLOCK);
     if (connect(s, a, n) != 0) {
-        if (errno != EINPROGRESS) return false;
-        for (;;) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
-            if (left.count() <= 0) return false;
-            pollfd p{s, POLLOUT, 0};
-            const int r = poll(&p, 1, (int)left.count());
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) return false;
-            int err = 0;
-            socklen_t len = sizeof err;
-            if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) return false;
-            break;
-        }
+        if (errno != EINPROGRESS || poll_until(s, POLLOUT, end) <= 0) return false;
+        int err = 0;
+        socklen_t len = sizeof err;
+        if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) return false;
     }
     fcntl(s, F_SETFL, fcntl(s, F_GETFL) & ~O_NONBLOCK);
     return true;
@@ -139,7 +136,7 @@ bool transport_is_grpc() {
 }
 
 std::unique_ptr<ClientLink> connect_direct(const Endpoint &e, int timeout_ms) {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    const auto end = Clock::now() + std::chrono::milliseconds(timeout_ms);
     int fd = -1;
     if (e.is_unix) {
         sockaddr_un a{};

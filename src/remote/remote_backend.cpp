@@ -161,10 +161,9 @@ public:
             cancels_->cv.notify_all();
             if (sender.joinable()) sender.join();
         }
-        if (link_ && !finished_) {
-            if (dead_) link_->cancel();
-            link_->close();
-        }
+        // A dead connection is cut rather than closed in order (the link's
+        // destructor closes it).
+        if (link_ && dead_) link_->cancel();
     }
 
     gp_backend kind() const override { return GP_BACKEND_REMOTE; }
@@ -730,7 +729,6 @@ private:
             std::lock_guard<std::mutex> lock(write_mu_);
             why = link_->finish();
         }
-        finished_ = true;
         dead_why_ = "the connection to gpuprover-server at " + text_ + " was lost" +
                     (why.empty() ? std::string() : ": " + why);
         fail(GP_ERR_REMOTE, dead_why_);
@@ -952,7 +950,6 @@ private:
     // The thread answering a Progress frame (the monitor's poll runs there).
     mutable std::atomic<std::thread::id> answering_{};
     mutable std::atomic<bool> dead_{false};
-    mutable bool finished_ = false;  // Finish() was called
     mutable std::string dead_why_;
     ShmRegion shm_;
     uint64_t window_ = 0;

@@ -47,6 +47,9 @@ constexpr uint64_t kMaxRepeat = 4;
 // its Progress frames (Ack or Cancel); after that the request reports no
 // more progress.
 constexpr int kProgressAnswerMs = 30000;
+// A new connection's first bytes (gRPC's preface, or the direct
+// transport's, remote/frame.h) must come within this many milliseconds.
+constexpr int kPrefaceMs = 10000;
 
 // ---- resource limits ----
 
@@ -80,6 +83,3 @@ struct ResourceLimits {
 
 }  // namespace server
 }  // namespace gp
-// A new connection's first bytes (gRPC's preface, or the direct
-// transport's, remote/frame.h) must come within this many milliseconds.
-constexpr int kPrefaceMs = 10000;

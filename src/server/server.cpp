@@ -22,8 +22,8 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <set>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "gpuprover.grpc.pb.h"
@@ -205,9 +205,9 @@ struct Server::Impl final : public grpc::Service {
     std::map<int, Conn> conns;
     // Connection threads (until each knows its transport; direct sessions
     // to their end) and the direct sessions' descriptors.
-    std::mutex direct_mu;
-    std::condition_variable direct_cv;
-    unsigned direct_threads = 0;
+    std::mutex threads_mu;
+    std::condition_variable threads_cv;
+    unsigned conn_threads = 0;
     std::set<int> direct_fds;
 
     explicit Impl(Config c) : core(std::move(c)), replies(core.config().limits.max_reply_bytes_in_flight) {
@@ -296,14 +296,14 @@ struct Server::Impl final : public grpc::Service {
             return;
         }
         {
-            std::lock_guard<std::mutex> lock(direct_mu);
+            std::lock_guard<std::mutex> lock(threads_mu);
             // As many threads as gRPC's quota allows its streams.
-            if (direct_threads >= l.max_sessions + 32) {
+            if (conn_threads >= l.max_sessions + 32) {
                 log_line("connection_refused", "peer=" + quote(p.text) + " reason=" + quote("thread limit"));
                 close(c);
                 return;
             }
-            ++direct_threads;
+            ++conn_threads;
         }
         int one = 1;
         if (!unix_socket) setsockopt(c, IPPROTO_TCP, 1 /* TCP_NODELAY */, &one, sizeof one);
@@ -313,9 +313,9 @@ struct Server::Impl final : public grpc::Service {
         }
         std::thread([this, c, p] {
             serve_classified(c, p);
-            std::lock_guard<std::mutex> lock(direct_mu);
-            --direct_threads;
-            direct_cv.notify_all();
+            std::lock_guard<std::mutex> lock(threads_mu);
+            --conn_threads;
+            threads_cv.notify_all();
         }).detach();
     }
 
@@ -343,14 +343,14 @@ struct Server::Impl final : public grpc::Service {
                 timeval none{0, 0};
                 setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
                 {
-                    std::lock_guard<std::mutex> lock(direct_mu);
+                    std::lock_guard<std::mutex> lock(threads_mu);
                     direct_fds.insert(c);
                 }
                 // The message limit (--max-message-mib) bounds a payload too.
                 const uint64_t max_message = cfg().max_message_bytes;
                 DirectLink link(c, (uint32_t)max_message, std::min<uint64_t>(max_message, kMaxChunkBytes));
                 serve_session(link, p);
-                std::lock_guard<std::mutex> lock(direct_mu);
+                std::lock_guard<std::mutex> lock(threads_mu);
                 direct_fds.erase(c);
             }
         }
@@ -856,10 +856,10 @@ void Server::shutdown(int grace_ms) {
     {
         // Direct sessions end with their clients' streams, as gRPC's calls
         // do, or are cut once gRPC's deadline has passed too.
-        std::unique_lock<std::mutex> lock(m.direct_mu);
-        m.direct_cv.wait_until(lock, cut, [&m] { return m.direct_threads == 0; });
+        std::unique_lock<std::mutex> lock(m.threads_mu);
+        m.threads_cv.wait_until(lock, cut, [&m] { return m.conn_threads == 0; });
         for (int fd : m.direct_fds) ::shutdown(fd, SHUT_RDWR);
-        m.direct_cv.wait(lock, [&m] { return m.direct_threads == 0; });
+        m.threads_cv.wait(lock, [&m] { return m.conn_threads == 0; });
     }
     if (m.grpc_server) m.grpc_server->Wait();
     const Config &c = m.cfg();
