@@ -1476,6 +1476,21 @@ __global__ void k_scale_powers(typename F::T *data, uint64_t col_stride, uint64_
     }
 }
 
+// dst[v dst_stride + i] = src[v src_stride + i] pw[i] for i < rows_in and
+// 0 for rows_in <= i < 2^n, per column v: a coset region of basefold's
+// encoding (CudaBackend::encode_impl).
+template <class F>
+__global__ void k_scale_into(const typename F::T *__restrict__ src, uint64_t src_stride, uint64_t rows_in,
+                             typename F::T *__restrict__ dst, uint64_t dst_stride, uint64_t ncols, uint32_t n,
+                             const typename F::Tw *__restrict__ pw) {
+    const uint64_t N = 1ull << n, total = N * ncols;
+    for (uint64_t g = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; g < total;
+         g += (uint64_t)gridDim.x * blockDim.x) {
+        uint64_t v = g >> n, i = g & (N - 1);
+        dst[v * dst_stride + i] = i < rows_in ? F::mul_tw(src[v * src_stride + i], pw[i]) : (typename F::T)0;
+    }
+}
+
 // dst[bitrev(i)] = src[i] per column.
 template <class T>
 __global__ void k_bitrev_copy(const T *__restrict__ src, T *__restrict__ dst, uint64_t ncols,

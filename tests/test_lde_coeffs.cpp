@@ -57,28 +57,48 @@ TEST_P(LdeCoeffs, MatchesHornerEverywhere) {
                         }
 }
 
-// The same bytes as the caller's own padding + gp_ntt_batch, at a size where
-// the transforms run their real kernels.
+// The same bytes as the caller's own padding + gp_ntt_batch, at sizes where
+// the transforms run their real kernels (the CUDA backend encodes in B
+// n-point transforms: each blowup, both orders, a shift, fewer rows than n,
+// one transform of several tile passes).
 TEST_P(LdeCoeffs, EqualsNttOfPaddedCoefficients) {
     Rng rng(77);
-    for (gp_field field : {GP_FIELD_KOALABEAR, GP_FIELD_GOLDILOCKS}) {
-        const FieldRef &F = field_ref(field);
-        const uint64_t n = 1 << 12;
-        const uint32_t blowup = 4;
-        const HostMat in = random_mat(F, n, 5, 1, rng);
-        const gp_lde_options o = coeff_opts(n, blowup, 1, GP_ORDER_BIT_REVERSED);
+    struct Case {
+        gp_field field;
+        uint32_t d;
+        uint64_t n, rows;
+        uint32_t blowup;
+        uint64_t shift;
+        gp_order order;
+    };
+    const Case cases[] = {
+        {GP_FIELD_KOALABEAR, 1, 1 << 12, 1 << 12, 4, 1, GP_ORDER_BIT_REVERSED},
+        {GP_FIELD_GOLDILOCKS, 1, 1 << 12, 1 << 12, 4, 1, GP_ORDER_BIT_REVERSED},
+        {GP_FIELD_KOALABEAR, 1, 1 << 12, (1 << 12) - 3, 2, 3, GP_ORDER_NATURAL},
+        {GP_FIELD_BABYBEAR, 4, 1 << 11, 1 << 11, 8, 31, GP_ORDER_BIT_REVERSED},
+        {GP_FIELD_GOLDILOCKS, 2, 1 << 10, 1000, 1, 7, GP_ORDER_NATURAL},
+        {GP_FIELD_BABYBEAR, 1, 1 << 10, 1 << 10, 32, 1, GP_ORDER_NATURAL},
+        {GP_FIELD_KOALABEAR, 1, 1 << 16, (1 << 16) - 1, 2, 3, GP_ORDER_BIT_REVERSED},
+        {GP_FIELD_GOLDILOCKS, 1, 1 << 16, 1 << 16, 2, 7, GP_ORDER_NATURAL},
+    };
+    for (const Case &k : cases) {
+        const FieldRef &F = field_ref(k.field);
+        const HostMat in = random_mat(F, k.rows, 3, k.d, rng);
+        const gp_lde_options o = coeff_opts(k.n, k.blowup, k.shift, k.order);
         HostMat got;
         ASSERT_GP_OK(run_lde(ctx(), F, in, o, LdePath::kBuffer, GP_LAYOUT_COL_MAJOR, &got));
-        HostMat padded(n * blowup, in.cols, 1);
+        HostMat padded(k.n * k.blowup, in.cols, k.d);
         for (uint64_t c = 0; c < in.cols; ++c)
-            for (uint64_t r = 0; r < n; ++r) padded.at(r, c, 0) = in.at(r, c, 0);
+            for (uint64_t r = 0; r < k.rows; ++r)
+                for (uint32_t j = 0; j < k.d; ++j) padded.at(r, c, j) = in.at(r, c, j);
         BufPtr buf;
         ASSERT_GP_OK(upload(ctx(), F, padded, GP_LAYOUT_COL_MAJOR, &buf));
-        const gp_ntt_options no = ntt_opts(GP_NTT_FORWARD, 1, GP_ORDER_NATURAL, GP_ORDER_BIT_REVERSED);
+        const gp_ntt_options no = ntt_opts(GP_NTT_FORWARD, k.shift, GP_ORDER_NATURAL, k.order);
         ASSERT_GP_OK(gp_ntt_batch(ctx(), buf.get(), &no));
         HostMat want;
         ASSERT_GP_OK(download(buf.get(), F, GP_LAYOUT_COL_MAJOR, &want));
-        EXPECT_TRUE(mats_equal(got, want)) << F.name;
+        EXPECT_TRUE(mats_equal(got, want)) << F.name << " d=" << k.d << " n=" << k.n << " rows=" << k.rows
+                                           << " B=" << k.blowup << " order=" << k.order;
     }
 }
 

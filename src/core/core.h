@@ -130,7 +130,8 @@ struct LdeArgs {
     // The domains' root is the library's to this odd power (lde_root.h);
     // backends see 1 only.
     uint64_t root_power = 1;
-    // The input rows are coefficients (lde_coeffs.h); backends see false only.
+    // The input rows are coefficients (lde_coeffs.h), in in_buf; backends
+    // see true only where Backend::lde_takes_coefficients().
     bool coefficients = false;
     // The randomizer addend (lde_random.h), or null: rand_m > 0 elements a
     // coset and base column, in host memory, laid out [base column][coset r
@@ -355,6 +356,9 @@ public:
     // Whether lde() takes LdeArgs::rand_add (else the core randomizes with
     // a second transform).
     virtual bool lde_adds() const { return false; }
+    // Whether lde() takes LdeArgs::coefficients (basefold's encoding; else
+    // the core pads the coefficients into the output and transforms it).
+    virtual bool lde_takes_coefficients() const { return false; }
     // The most addend bytes (all columns of one LdeArgs) it takes at once.
     virtual uint64_t max_rand_add_bytes() const { return ~0ull; }
     virtual void ntt(Buffer &buf, const NttArgs &a) = 0;

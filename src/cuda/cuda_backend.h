@@ -71,6 +71,7 @@ public:
 
     void lde(const LdeArgs &a) override;
     bool lde_adds() const override { return true; }
+    bool lde_takes_coefficients() const override { return true; }
     void ntt(Buffer &buf, const NttArgs &a) override;
 
     void permute(int perm, void *states, uint64_t count) override;
@@ -224,6 +225,13 @@ private:
     void lde_impl(const LdeArgs &a);
     template <class F>
     void ntt_impl(Buffer &buf, const NttArgs &a);
+    template <class F>
+    void ntt_columns(FieldId id, typename F::T *data, uint64_t ncols, uint32_t n, bool inverse, bool in_rev,
+                     const typename F::Tw *tw);
+    template <class F>
+    void bitrev_columns(typename F::T *data, uint64_t ncols, uint32_t n);
+    template <class F>
+    void encode_impl(const LdeArgs &a);
     // Device to host copies of results, counted as transfers.
     void to_host(void *dst, const void *src, uint64_t bytes);
     // A batch or layer boundary: progress, and on cancellation the queued

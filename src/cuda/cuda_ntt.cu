@@ -411,6 +411,7 @@ bool CudaBackend::turn_for(uint32_t elem_bytes, uint32_t log_n, uint32_t log_b, 
 template <class F>
 void CudaBackend::lde_impl(const LdeArgs &a) {
     using T = typename F::T;
+    if (a.coefficients) return encode_impl<F>(a);
     const FieldId id = a.field->id;
     LdePlan<F> p{};
     p.log_n = a.log_n;
@@ -559,23 +560,14 @@ void CudaBackend::lde_impl(const LdeArgs &a) {
     finish_canonical_check("data");
 }
 
+// The transform of ntt_impl without its scalings and reordering, in place on
+// ncols contiguous columns of 2^n: natural in, bit-reversed out (DIF), or
+// bit-reversed in, natural out (in_rev, DIT); tw the table of direction
+// `inverse`.
 template <class F>
-void CudaBackend::ntt_impl(Buffer &buf, const NttArgs &a) {
-    using T = typename F::T;
-    const FieldId id = buf.field->id;
-    const uint32_t n = log2_exact(buf.rows);
-    const uint64_t N = buf.rows, ncols = buf.base_cols();
-    const bool inverse = a.direction == GP_NTT_INVERSE;
-    const bool in_rev = a.input_order == GP_ORDER_BIT_REVERSED;
-    T *data = static_cast<T *>(buf.data);
-    const typename F::Tw *tw = dev_twiddles<F>(id, n, inverse);
-    T s = (T)a.shift;
-    uint32_t sgrid = grid_blocks((N * ncols + 255) / 256);
-    if (!inverse && s != 1) {
-        const typename F::Tw *pw = dev_powers<F>(id, n, s, 1);
-        kern::k_scale_powers<F><<<sgrid, 256, 0, compute_>>>(data, N, ncols, n, in_rev, pw);
-        check_launch();
-    }
+void CudaBackend::ntt_columns(FieldId id, typename F::T *data, uint64_t ncols, uint32_t n, bool inverse, bool in_rev,
+                              const typename F::Tw *tw) {
+    const uint64_t N = 1ull << n;
     bool single;
     SegmentPlan seg = plan_for<F>(n, single);
     // Two segments take the top one in four-step form (k_turn_pass, as the
@@ -607,18 +599,86 @@ void CudaBackend::ntt_impl(Buffer &buf, const NttArgs &a) {
     } else {
         tile_passes<F, true>(data, N, ncols, n, seg, 0, seg.count, tw, inverse);
     }
+}
+
+// Bit-reverses the rows of ncols contiguous columns of 2^n in place,
+// through the permutation scratch in batches of columns (at most 1 GiB of
+// scratch beyond one column).
+template <class F>
+void CudaBackend::bitrev_columns(typename F::T *data, uint64_t ncols, uint32_t n) {
+    using T = typename F::T;
+    const uint64_t col_bytes = sizeof(T) << n;
+    const uint64_t batch = std::min<uint64_t>(ncols, std::max<uint64_t>(1, (1ull << 30) / col_bytes));
+    T *tmp = static_cast<T *>(scratch(perm_, batch * col_bytes, "permutation scratch"));
+    for (uint64_t c0 = 0; c0 < ncols; c0 += batch) {
+        const uint64_t nc = std::min(batch, ncols - c0);
+        kern::k_bitrev_copy<T><<<grid_blocks(((nc << n) + 255) / 256), 256, 0, compute_>>>(data + (c0 << n), tmp, nc, n);
+        check_launch();
+        GP_CUDA(cudaMemcpyAsync(data + (c0 << n), tmp, nc * col_bytes, cudaMemcpyDeviceToDevice, compute_));
+    }
+}
+
+template <class F>
+void CudaBackend::ntt_impl(Buffer &buf, const NttArgs &a) {
+    using T = typename F::T;
+    const FieldId id = buf.field->id;
+    const uint32_t n = log2_exact(buf.rows);
+    const uint64_t N = buf.rows, ncols = buf.base_cols();
+    const bool inverse = a.direction == GP_NTT_INVERSE;
+    const bool in_rev = a.input_order == GP_ORDER_BIT_REVERSED;
+    T *data = static_cast<T *>(buf.data);
+    const typename F::Tw *tw = dev_twiddles<F>(id, n, inverse);
+    T s = (T)a.shift;
+    uint32_t sgrid = grid_blocks((N * ncols + 255) / 256);
+    if (!inverse && s != 1) {
+        const typename F::Tw *pw = dev_powers<F>(id, n, s, 1);
+        kern::k_scale_powers<F><<<sgrid, 256, 0, compute_>>>(data, N, ncols, n, in_rev, pw);
+        check_launch();
+    }
+    ntt_columns<F>(id, data, ncols, n, inverse, in_rev, tw);
     const bool out_rev = !in_rev;
     if (inverse) {
         const typename F::Tw *pw = dev_powers<F>(id, n, finv<F>(s), finv<F>((T)(N % F::P)));
         kern::k_scale_powers<F><<<sgrid, 256, 0, compute_>>>(data, N, ncols, n, out_rev, pw);
         check_launch();
     }
-    if (out_rev != (a.output_order == GP_ORDER_BIT_REVERSED)) {
-        T *tmp = static_cast<T *>(scratch(perm_, buf.bytes, "permutation scratch"));
-        kern::k_bitrev_copy<T><<<sgrid, 256, 0, compute_>>>(data, tmp, ncols, n);
+    if (out_rev != (a.output_order == GP_ORDER_BIT_REVERSED)) bitrev_columns<F>(data, ncols, n);
+    GP_CUDA(cudaStreamSynchronize(compute_));
+}
+
+// Basefold's encoding (LdeArgs::coefficients, core/lde_coeffs.h). Split the
+// nB output points g w_nB^k, k = j + B m (j < B, m < n): they are the n
+// points w_n^m of the coset shifted by g w_nB^j, and bit reversal of k
+// puts them in region r = bitrev_B(j) of the bit-reversed output, at row
+// r n + bitrev_n(m). So each region is the n-point forward transform
+// (natural in, bit-reversed out) of the coefficients times the powers of
+// its shift g w_nB^j: one scaled copy a region (rows past the input's
+// zeroed) and one transform of B n-point columns a column, instead of a
+// zero-padded nB-point transform. Natural order: the whole column
+// bit-reversed after. Input: a device buffer (the core uploads host
+// input first).
+template <class F>
+void CudaBackend::encode_impl(const LdeArgs &a) {
+    using T = typename F::T;
+    if (!a.in_buf) fail(GP_ERR_INTERNAL, "encoding from coefficients takes a device buffer");
+    const FieldId id = a.field->id;
+    const uint32_t n = a.log_n, lb = a.log_blowup;
+    const uint64_t N = 1ull << n, B = 1ull << lb, NB = N << lb;
+    const uint64_t ncols = a.cols * a.ext, rows_in = a.rows_in;
+    const T *in = static_cast<const T *>(a.in_buf->data);
+    T *out = static_cast<T *>(a.out->data);
+    const T w = two_adic_generator<F>(n + lb);
+    const uint32_t grid = grid_blocks((N * ncols + 255) / 256);
+    for (uint64_t r = 0; r < B; ++r) {
+        // The table of each region is queued for before the next is
+        // fetched: a later fetch that evicts it waits for this launch.
+        const T base = F::mul((T)a.shift, fpow<F>(w, bit_reverse(r, lb)));
+        const typename F::Tw *pw = dev_powers<F>(id, n, base, 1);
+        kern::k_scale_into<F><<<grid, 256, 0, compute_>>>(in, rows_in, rows_in, out + r * N, NB, ncols, n, pw);
         check_launch();
-        GP_CUDA(cudaMemcpyAsync(data, tmp, buf.bytes, cudaMemcpyDeviceToDevice, compute_));
     }
+    ntt_columns<F>(id, out, ncols * B, n, false, false, dev_twiddles<F>(id, n, false));
+    if (a.order == GP_ORDER_NATURAL) bitrev_columns<F>(out, ncols, n + lb);
     GP_CUDA(cudaStreamSynchronize(compute_));
 }
 

@@ -190,6 +190,10 @@ public:
     bool lde_adds() const override {
         return std::all_of(parts_.begin(), parts_.end(), [](const std::unique_ptr<Backend> &p) { return p->lde_adds(); });
     }
+    bool lde_takes_coefficients() const override {
+        return std::all_of(parts_.begin(), parts_.end(),
+                           [](const std::unique_ptr<Backend> &p) { return p->lde_takes_coefficients(); });
+    }
     void lde(const LdeArgs &a) override {
         const uint64_t es = a.field->elem_size;
         recheck_host_values(*a.field, a.in_host, a.rows_in * a.cols * a.ext, "data", [&] {
