@@ -109,11 +109,18 @@ struct Sp1BabyBearW16 {
 // s'_i = 2^-32 (sum + D_i s_i) as one Montgomery reduction of a 64-bit
 // integer a lane (sum + 2 (p - s_0) for D_0 = -2, sum + (s_i << k_i) for
 // the powers of two), as cheap as a diagonal product. Linear, so the same on
-// canonical values and on the Tw form.
+// canonical values and on the Tw form. Lazy (kLazy): lanes 1..15 leave the
+// reduction uncorrected, hi - q + P in (0, 2P), and enter the next layer so
+// (sum + (s_i << k) < 2^48 stays far below P 2^32, the reduction's bound);
+// lane 0, which meets the S-box next, is canonical. The lane sum takes
+// lanes below 2P (poseidon2_lane_sum<..., true>), and poseidon2_permute
+// corrects lanes 1..15 once after the partial rounds: one instruction a
+// lane and round less than a corrected reduction.
 template <class F>
 struct Poseidon2MontyShiftDiag {
     using T = typename F::T;
     static_assert(sizeof(T) == 4, "SP1's internal layer is defined for the 31-bit fields");
+    static constexpr bool kLazy = true;
     template <int I>
     GP_HD static T term(T x, T sum) {
         static_assert(I >= 0 && I < 16, "width 16");
@@ -121,7 +128,15 @@ struct Poseidon2MontyShiftDiag {
             return F::mont_reduce((uint64_t)sum + 2 * (uint64_t)(F::P - x));
         } else {
             constexpr int k = I == 15 ? 15 : I - 1;
-            return F::mont_reduce((uint64_t)sum + ((uint64_t)x << k));
+            const uint64_t v = (uint64_t)sum + ((uint64_t)x << k);
+            const uint32_t lo = (uint32_t)v, hi = (uint32_t)(v >> 32);
+            const uint32_t m = lo * F::PINV_POS;
+#if defined(__CUDA_ARCH__)
+            const uint32_t q = __umulhi(m, F::P);
+#else
+            const uint32_t q = (uint32_t)(((uint64_t)m * F::P) >> 32);
+#endif
+            return hi - q + F::P;
         }
     }
 };

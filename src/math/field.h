@@ -334,6 +334,23 @@ struct Mont31 {
         uint32_t t = hi - q;
         return umn(t, t + P);
     }
+    // Signed Montgomery reduction: |x| < P 2^31 -> x 2^-32 mod P as a value
+    // in (-P, P). m = lo(x) P^-1 read as a signed word makes m P agree with
+    // x in the low word, so (x - m P) / 2^32 = hi(x) - hi(m P) exactly, and
+    // |m P| <= 2^31 P keeps it in range. No correction: products of such
+    // values (|a b| < P^2) reduce again directly, so a chain of products
+    // (the Poseidon2 S-box) corrects once at its end (from_signed).
+    GP_HD static int32_t mont_reduce_signed(int64_t x) {
+        const int32_t m = (int32_t)((uint32_t)x * PINV_POS);
+#if defined(__CUDA_ARCH__)
+        const int32_t q = __mulhi(m, (int32_t)P);
+#else
+        const int32_t q = (int32_t)(((int64_t)m * (int64_t)P) >> 32);
+#endif
+        return (int32_t)(x >> 32) - q;
+    }
+    // (-P, P) -> canonical: the unsigned minimum of t and t + P.
+    GP_HD static T from_signed(int32_t t) { return umn((T)t, (T)t + P); }
     // x / 2^K for 1 <= K <= 32, exact and canonical: a Montgomery reduction
     // by 2^K instead of 2^32. m = -x P^-1 mod 2^K makes x + m P divisible by
     // 2^K, and x + m P < 2^K P keeps the quotient below P.
