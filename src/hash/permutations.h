@@ -19,25 +19,31 @@
 namespace gp {
 namespace perm {
 
-template <class F, int W>
-struct Poseidon2Default {
-    using T = typename F::T;
-    static constexpr int WIDTH = W;
-    GP_HD static void apply(T *s) { poseidon2_permute_default<F, W>(s); }
-};
-// A named instance of poseidon2_constants (the HorizenLabs ones).
+// The Poseidon2 permutations also run on their Tw form (apply_tw, with
+// to_tw / from_tw for the values that enter and leave it): a sponge keeps
+// its state so between permutations (tree_hash.h, FieldSpongeHasher) and
+// converts only the elements it absorbs and the digest it squeezes, instead
+// of the whole state around every permutation. Only the 31-bit fields have
+// a form to convert (Goldilocks' is the value itself: kTw false).
 template <class C>
 struct Poseidon2Instance {
     using T = typename C::Field::T;
+    using F = typename C::Field;
     static constexpr int WIDTH = C::WIDTH;
+    static constexpr bool kTw = sizeof(T) == 4;
     GP_HD static void apply(T *s) { poseidon2_permute_instance<C>(s); }
+    GP_HD static void apply_tw(T *s) { poseidon2_permute_instance_tw<C>(s); }
+    GP_HD static T to_tw(T x) { return F::to_tw(x); }
+    GP_HD static T from_tw(T x) { return F::from_tw(x); }
 };
+// Plonky3's default instances (a named instance each).
+template <class F, int W>
+struct Poseidon2Default : Poseidon2Instance<typename ::gp::Poseidon2Default<F, W>::Constants> {};
 // SP1's instances (hash/poseidon2_sp1.h).
 template <class C>
-struct Poseidon2Sp1 {
-    using T = typename C::Field::T;
-    static constexpr int WIDTH = C::WIDTH;
-    GP_HD static void apply(T *s) { poseidon2_permute_sp1<C>(s); }
+struct Poseidon2Sp1 : Poseidon2Instance<C> {
+    GP_HD static void apply(typename C::Field::T *s) { poseidon2_permute_sp1<C>(s); }
+    GP_HD static void apply_tw(typename C::Field::T *s) { poseidon2_permute_sp1_tw<C>(s); }
 };
 struct Rpo256 {
     using T = uint64_t;

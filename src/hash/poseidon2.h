@@ -578,16 +578,14 @@ GP_HD void poseidon2_internal_round(typename F::Tw *s, typename F::Tw c, const D
 
 // ---- the permutation ----
 
-// In place on state[WIDTH] (canonical in, canonical out); round constants
-// from p, internal diagonal from the policy diag. The rounds run on the Tw
-// form (see "Working form" at the top).
+// The rounds on the Tw form, in place on s[WIDTH] (Tw in, Tw out; see
+// "Working form" at the top): round constants from p, internal diagonal
+// from the policy diag. A sponge that keeps its state in Tw form between
+// permutations (tree_hash.h, FieldSpongeHasher) calls this directly and
+// converts only what it absorbs and squeezes.
 template <class F, int WIDTH, Poseidon2Mat4 M4, class Diag>
-GP_HD void poseidon2_permute(const Poseidon2Params<F, WIDTH, M4> &p, const Diag &diag,
-                             typename F::T *state) {
+GP_HD void poseidon2_permute_tw(const Poseidon2Params<F, WIDTH, M4> &p, const Diag &diag, typename F::Tw *s) {
     using P = Poseidon2Params<F, WIDTH, M4>;
-    typename F::Tw *s = state;  // the same storage type for every field
-    GP_P2_UNROLL
-    for (int i = 0; i < WIDTH; ++i) s[i] = F::to_tw(state[i]);
     poseidon2_external_linear<F, WIDTH, M4>(s);
     GP_ROLLED
     for (int r = 0; r < P::kHalfRoundsF; ++r)
@@ -605,6 +603,17 @@ GP_HD void poseidon2_permute(const Poseidon2Params<F, WIDTH, M4> &p, const Diag 
     GP_ROLLED
     for (int r = 0; r < P::kHalfRoundsF; ++r)
         poseidon2_external_round<F, WIDTH, M4>(s, p.external_terminal_tw[r]);
+}
+
+// In place on state[WIDTH] (canonical in, canonical out): converted to the
+// Tw form once, the rounds, converted back once.
+template <class F, int WIDTH, Poseidon2Mat4 M4, class Diag>
+GP_HD void poseidon2_permute(const Poseidon2Params<F, WIDTH, M4> &p, const Diag &diag,
+                             typename F::T *state) {
+    typename F::Tw *s = state;  // the same storage type for every field
+    GP_P2_UNROLL
+    for (int i = 0; i < WIDTH; ++i) s[i] = F::to_tw(state[i]);
+    poseidon2_permute_tw(p, diag, s);
     GP_P2_UNROLL
     for (int i = 0; i < WIDTH; ++i) state[i] = F::from_tw(s[i]);
 }
@@ -620,6 +629,11 @@ GP_HD void poseidon2_permute(const Poseidon2Params<F, WIDTH, M4> &p, typename F:
 template <class C>
 GP_HD void poseidon2_permute_instance(typename C::Field::T *state) {
     poseidon2_permute(poseidon2_params<C>(), Poseidon2StaticDiag<C>{}, state);
+}
+// The same on the Tw form (poseidon2_permute_tw).
+template <class C>
+GP_HD void poseidon2_permute_instance_tw(typename C::Field::Tw *s) {
+    poseidon2_permute_tw(poseidon2_params<C>(), Poseidon2StaticDiag<C>{}, s);
 }
 
 // Plonky3 default instance of (F, WIDTH).

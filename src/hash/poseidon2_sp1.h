@@ -146,5 +146,10 @@ template <class C>
 GP_HD void poseidon2_permute_sp1(typename C::Field::T *state) {
     poseidon2_permute(poseidon2_params<C>(), Poseidon2MontyShiftDiag<typename C::Field>{}, state);
 }
+// The same on the Tw form (poseidon2_permute_tw).
+template <class C>
+GP_HD void poseidon2_permute_sp1_tw(typename C::Field::Tw *s) {
+    poseidon2_permute_tw(poseidon2_params<C>(), Poseidon2MontyShiftDiag<typename C::Field>{}, s);
+}
 
 }  // namespace gp

@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "hash/blake3.h"
 #include "hash/keccak.h"
@@ -90,8 +91,24 @@ GP_HD void sponge_hash_row(const H &h, const MatView<T> *mats, uint32_t m0, uint
 
 // ---- Plonky3 PaddingFreeSponge (overwrite mode) + TruncatedPermutation ----
 
+// Whether permutation type X runs on a Tw form (apply_tw, to_tw, from_tw;
+// hash/permutations.h).
+template <class X, class = void>
+struct PermHasTw {
+    static constexpr bool value = false;
+};
+template <class X>
+struct PermHasTw<X, std::void_t<decltype(X::kTw)>> {
+    static constexpr bool value = X::kTw;
+};
+
 // P: the sponge's permutation; C: the compression's (Plonky3 may pair a
-// wide sponge with a narrow compression).
+// wide sponge with a narrow compression). Where P has a Tw form the state
+// stays in it from one permutation to the next (absorbed elements are
+// converted as they enter, the digest as it leaves): the same bytes as the
+// canonical state, with a conversion an absorbed element instead of two a
+// state word and permutation. The compression converts its inputs and
+// digest likewise.
 template <class P, class C = P>
 struct FieldSpongeHasher {
     using T = typename P::T;
@@ -101,8 +118,17 @@ struct FieldSpongeHasher {
     static constexpr uint32_t kMaxDigest = (P::WIDTH < C::WIDTH ? P::WIDTH : C::WIDTH) / 2;
     uint32_t rate, digest;
 
-    using S = T;
+    using S = T;  // in P's Tw form where it has one
     static constexpr int kState = kWidth;
+    static constexpr bool kTw = PermHasTw<P>::value, kCTw = PermHasTw<C>::value;
+    GP_HD static T in(T x) {
+        if constexpr (kTw) return P::to_tw(x);
+        else return x;
+    }
+    GP_HD static T out(T x) {
+        if constexpr (kTw) return P::from_tw(x);
+        else return x;
+    }
     GP_HD uint64_t block() const { return rate; }
     GP_HD void init(S *s, uint64_t) const {
         GP_UNROLL
@@ -115,16 +141,17 @@ struct FieldSpongeHasher {
         for (const uint64_t end = left - count; left > end;) {
             GP_UNROLL
             for (int k = 0; k < kWidth - 1; ++k)
-                if ((uint32_t)k < rate && (uint64_t)k < left) s[k] = c.next();
+                if ((uint32_t)k < rate && (uint64_t)k < left) s[k] = in(c.next());
             left -= left < rate ? left : rate;
-            P::apply(s);
+            if constexpr (kTw) P::apply_tw(s);
+            else P::apply(s);
         }
     }
     // out = state[0, digest).
     GP_HD void squeeze(const S *s, W *out) const {
         GP_UNROLL
         for (uint32_t k = 0; k < kMaxDigest; ++k)
-            if (k < digest) out[k] = s[k];
+            if (k < digest) out[k] = FieldSpongeHasher::out(s[k]);
     }
     GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
         sponge_hash_row(*this, mats, m0, m1, row, out);
@@ -140,10 +167,19 @@ struct FieldSpongeHasher {
             const uint32_t kr = k - digest < kMaxDigest ? k - digest : kMaxDigest - 1;
             s[k] = k < digest ? l[kl] : k < 2 * digest ? r[kr] : 0;
         }
-        C::apply(s);
-        GP_UNROLL
-        for (uint32_t k = 0; k < kMaxDigest; ++k)
-            if (k < digest) out[k] = s[k];
+        if constexpr (kCTw) {
+            GP_UNROLL
+            for (uint32_t k = 0; k < (uint32_t)kCWidth; ++k) s[k] = C::to_tw(s[k]);  // 0 stays 0
+            C::apply_tw(s);
+            GP_UNROLL
+            for (uint32_t k = 0; k < kMaxDigest; ++k)
+                if (k < digest) out[k] = C::from_tw(s[k]);
+        } else {
+            C::apply(s);
+            GP_UNROLL
+            for (uint32_t k = 0; k < kMaxDigest; ++k)
+                if (k < digest) out[k] = s[k];
+        }
     }
 };
 
