@@ -1491,6 +1491,42 @@ __global__ void k_scale_into(const typename F::T *__restrict__ src, uint64_t src
     }
 }
 
+// Bit reversal of the rows of each column (2^n rows, n >= 10, columns 2^n
+// apart), in place. Row i = (a, b, c), a the top 5 bits, c the low 5, b the
+// n - 10 between: bitrev(i) = (rev c, rev b, rev a). Every row of the tile
+// {(a, b, c): a, c < 32} lands in the tile of rev b, so one block swaps a
+// tile with its partner (or transposes a tile that is its own), through
+// shared memory: each 32-row run of the loads and the stores is contiguous
+// (the naive copy's stores land 2^(n-1) rows apart).
+template <class T>
+__global__ void k_bitrev_tiles(T *data, uint64_t ncols, uint32_t n) {
+    __shared__ T x[32][33], y[32][33];
+    const uint32_t mid = n - 10;
+    const uint64_t tiles = 1ull << mid, total = tiles * ncols;
+    const uint32_t tx = threadIdx.x, ty = threadIdx.y;
+    const uint32_t rtx = __brev(tx) >> 27;
+    for (uint64_t g = blockIdx.x; g < total; g += gridDim.x) {
+        const uint64_t v = g >> mid, b = g & (tiles - 1);
+        const uint64_t rb = mid ? (uint64_t)(__brevll(b) >> (64 - mid)) : 0;
+        if (rb < b) continue;  // the partner's block does it
+        T *col = data + (v << n);
+        const uint32_t hi = n - 5;
+        for (uint32_t a = ty; a < 32; a += 8) {
+            x[a][tx] = col[((uint64_t)a << hi) | (b << 5) | tx];
+            y[a][tx] = col[((uint64_t)a << hi) | (rb << 5) | tx];
+        }
+        __syncthreads();
+        // Row (rev c, rev b, rev a) of the tile of rev b takes x[a][c]:
+        // thread tx stores rev a = tx, a = rtx.
+        for (uint32_t c = ty; c < 32; c += 8) {
+            const uint64_t rc = __brev(c) >> 27;
+            col[(rc << hi) | (rb << 5) | tx] = x[rtx][c];
+            if (rb != b) col[(rc << hi) | (b << 5) | tx] = y[rtx][c];
+        }
+        __syncthreads();
+    }
+}
+
 // dst[bitrev(i)] = src[i] per column.
 template <class T>
 __global__ void k_bitrev_copy(const T *__restrict__ src, T *__restrict__ dst, uint64_t ncols,

@@ -601,21 +601,22 @@ void CudaBackend::ntt_columns(FieldId id, typename F::T *data, uint64_t ncols, u
     }
 }
 
-// Bit-reverses the rows of ncols contiguous columns of 2^n in place,
-// through the permutation scratch in batches of columns (at most 1 GiB of
-// scratch beyond one column).
+// Bit-reverses the rows of ncols contiguous columns of 2^n in place: tile
+// pairs swapped through shared memory (kern::k_bitrev_tiles) from 2^10
+// rows, else through the permutation scratch.
 template <class F>
 void CudaBackend::bitrev_columns(typename F::T *data, uint64_t ncols, uint32_t n) {
     using T = typename F::T;
-    const uint64_t col_bytes = sizeof(T) << n;
-    const uint64_t batch = std::min<uint64_t>(ncols, std::max<uint64_t>(1, (1ull << 30) / col_bytes));
-    T *tmp = static_cast<T *>(scratch(perm_, batch * col_bytes, "permutation scratch"));
-    for (uint64_t c0 = 0; c0 < ncols; c0 += batch) {
-        const uint64_t nc = std::min(batch, ncols - c0);
-        kern::k_bitrev_copy<T><<<grid_blocks(((nc << n) + 255) / 256), 256, 0, compute_>>>(data + (c0 << n), tmp, nc, n);
+    if (n >= 10) {
+        kern::k_bitrev_tiles<T><<<grid_blocks(ncols << (n - 10)), dim3(32, 8), 0, compute_>>>(data, ncols, n);
         check_launch();
-        GP_CUDA(cudaMemcpyAsync(data + (c0 << n), tmp, nc * col_bytes, cudaMemcpyDeviceToDevice, compute_));
+        return;
     }
+    const uint64_t bytes = ncols * (sizeof(T) << n);
+    T *tmp = static_cast<T *>(scratch(perm_, bytes, "permutation scratch"));
+    kern::k_bitrev_copy<T><<<grid_blocks(((ncols << n) + 255) / 256), 256, 0, compute_>>>(data, tmp, ncols, n);
+    check_launch();
+    GP_CUDA(cudaMemcpyAsync(data, tmp, bytes, cudaMemcpyDeviceToDevice, compute_));
 }
 
 template <class F>

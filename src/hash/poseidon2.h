@@ -494,7 +494,7 @@ GP_HD constexpr uint64_t poseidon2_fold31_bound(uint64_t bound) {
 }
 
 // Sum of the WIDTH lanes, canonical. For Goldilocks through the accumulator.
-// LAZY (31-bit fields): lanes 1.. may be any value below 2P (lane 0 is
+// LAZY (31-bit fields): lanes 1.. may be any 32-bit value (lane 0 is
 // canonical), as a lazy diagonal leaves them.
 // For the 31-bit fields (p < 2^31) the lanes are added as 64-bit integers
 // (two instructions an addition against three for F::add), then reduced once:
@@ -509,7 +509,7 @@ GP_HD typename F::T poseidon2_lane_sum(const typename F::T *s) {
         uint64_t acc = s[0];
         GP_P2_UNROLL
         for (int i = 1; i < WIDTH; ++i) acc += s[i];
-        constexpr uint64_t b0 = LAZY ? (uint64_t)(F::P - 1) + (uint64_t)(WIDTH - 1) * (2 * (uint64_t)F::P - 1)
+        constexpr uint64_t b0 = LAZY ? (uint64_t)(F::P - 1) + (uint64_t)(WIDTH - 1) * 0xffffffffull
                                      : (uint64_t)WIDTH * (F::P - 1);
         constexpr uint64_t b1 = poseidon2_fold31_bound<F>(b0);
         constexpr uint64_t b2 = b1 >> 32 ? poseidon2_fold31_bound<F>(b1) : b1;
@@ -596,9 +596,9 @@ GP_HD void poseidon2_permute_tw(const Poseidon2Params<F, WIDTH, M4> &p, const Di
 #endif
     for (int r = 0; r < P::kRoundsP; ++r)
         poseidon2_internal_round<F, WIDTH>(s, p.internal_tw[r], diag);
-    if constexpr (Diag::kLazy) {  // lanes 1.. below 2P: canonical again
+    if constexpr (Diag::kLazy) {  // lanes 1.. canonical again
         GP_P2_UNROLL
-        for (int i = 1; i < WIDTH; ++i) s[i] = F::umn(s[i], s[i] - F::P);
+        for (int i = 1; i < WIDTH; ++i) s[i] = Diag::lazy_canonical(s[i]);
     }
     GP_ROLLED
     for (int r = 0; r < P::kHalfRoundsF; ++r)

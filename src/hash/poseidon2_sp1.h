@@ -106,16 +106,24 @@ struct Sp1BabyBearW16 {
 }  // namespace poseidon2_constants
 
 // The internal layer of SP1's instances (width 16, 31-bit fields):
-// s'_i = 2^-32 (sum + D_i s_i) as one Montgomery reduction of a 64-bit
-// integer a lane (sum + 2 (p - s_0) for D_0 = -2, sum + (s_i << k_i) for
-// the powers of two), as cheap as a diagonal product. Linear, so the same on
-// canonical values and on the Tw form. Lazy (kLazy): lanes 1..15 leave the
-// reduction uncorrected, hi - q + P in (0, 2P), and enter the next layer so
-// (sum + (s_i << k) < 2^48 stays far below P 2^32, the reduction's bound);
-// lane 0, which meets the S-box next, is canonical. The lane sum takes
-// lanes below 2P (poseidon2_lane_sum<..., true>), and poseidon2_permute
-// corrects lanes 1..15 once after the partial rounds: one instruction a
-// lane and round less than a corrected reduction.
+// s'_i = 2^-32 (sum + D_i s_i),  D = (-2, 2^0, ..., 2^13, 2^15). Linear, so
+// the same on canonical values and on the Tw form. Two forms of a lane:
+//   - one Montgomery reduction of a 64-bit integer: sum + 2 (p - s_0) for
+//     D_0 = -2, sum + (s_i << k) for the powers of two (three products: the
+//     wide sum, m, the high half of m p);
+//   - for k >= 8: 2^-32 sum + s_i / 2^(32 - k), the first term shared by the
+//     lanes and the division exact in 32 bits (F::div_pow2's form for
+//     K <= 24, p = 1 mod 2^K: one product), so these lanes load the integer
+//     adders instead of the multipliers, which bound the Merkle leaf kernel
+//     (H100: the permutation 6% faster).
+// Lazy (kLazy): lanes 1..15 leave the reductions uncorrected. A reduced lane
+// is hi - q + p in (0, 2p); a divided one (x + m p) / 2^K + 2^-32 sum is
+// below 2p + 2p / 2^17 (< 2^32 - 2^24, so x + 2^K - 1 and the next layer's
+// sums stay in range; sum + (s_i << k) < 2^48 stays far below p 2^32, the
+// reduction's bound). Lane 0, which meets the S-box next, is canonical. The
+// lane sum takes lanes below 2^32 (poseidon2_lane_sum<..., true>), and
+// poseidon2_permute makes lanes 1..15 canonical once after the partial
+// rounds (lazy_canonical).
 template <class F>
 struct Poseidon2MontyShiftDiag {
     using T = typename F::T;
@@ -128,16 +136,29 @@ struct Poseidon2MontyShiftDiag {
             return F::mont_reduce((uint64_t)sum + 2 * (uint64_t)(F::P - x));
         } else {
             constexpr int k = I == 15 ? 15 : I - 1;
-            const uint64_t v = (uint64_t)sum + ((uint64_t)x << k);
-            const uint32_t lo = (uint32_t)v, hi = (uint32_t)(v >> 32);
-            const uint32_t m = lo * F::PINV_POS;
+            constexpr int K = 32 - k;
+            if constexpr (K <= 24 && ((F::P - 1) & (((uint64_t)1 << K) - 1)) == 0) {
+                constexpr uint32_t mask = (1u << K) - 1;
+                const uint32_t m = (0u - x) & mask;
+                // mont_reduce(sum) is the same in every such lane (one CSE).
+                return ((x + mask) >> K) + m * ((F::P - 1) >> K) + F::mont_reduce(sum);
+            } else {
+                const uint64_t v = (uint64_t)sum + ((uint64_t)x << k);
+                const uint32_t lo = (uint32_t)v, hi = (uint32_t)(v >> 32);
+                const uint32_t m = lo * F::PINV_POS;
 #if defined(__CUDA_ARCH__)
-            const uint32_t q = __umulhi(m, F::P);
+                const uint32_t q = __umulhi(m, F::P);
 #else
-            const uint32_t q = (uint32_t)(((uint64_t)m * F::P) >> 32);
+                const uint32_t q = (uint32_t)(((uint64_t)m * F::P) >> 32);
 #endif
-            return hi - q + F::P;
+                return hi - q + F::P;
+            }
         }
+    }
+    // A lazy lane (below 2p + 2p / 2^17) made canonical.
+    GP_HD static T lazy_canonical(T x) {
+        x = F::umn(x, x - 2 * F::P);
+        return F::umn(x, x - F::P);
     }
 };
 
