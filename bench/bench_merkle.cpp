@@ -290,14 +290,16 @@ void BM_ConstraintCommit_CUDA(benchmark::State &st) {
 }
 void BM_OodDeep_CPU(benchmark::State &st) { run_ood_deep(st, GP_BACKEND_CPU); }
 
-const int64_t kAllProfiles[] = {P2_GL8, P2_GL12, P2_GL16, P2_GL_HL8, P2_BB16, P2_BB24, P2_KB16,
-                                P2_KB24, RPO,    RPX,     TIP5,    PLONKY2, KECCAK};
+const int64_t kAllProfiles[] = {P2_GL8, P2_GL12, P2_GL16, P2_GL_HL8, P2_BB16, P2_BB24, P2_KB16, P2_KB16_SP1,
+                                P2_BB16_SP1, P2_KB24, RPO, RPX, TIP5, PLONKY2, KECCAK};
 
 int64_t field_for(int64_t p) {
     switch (p) {
         case P2_BB16:
+        case P2_BB16_SP1:
         case P2_BB24: return BB;
         case P2_KB16:
+        case P2_KB16_SP1:
         case P2_KB24: return KB;
         default: return GL;
     }
@@ -318,6 +320,10 @@ BENCHMARK(BM_Commit_CUDA)
     ->Args({KECCAK, GL, 22, 256})
     ->Args({P2_GL12, GL, 22, 256})
     ->Args({P2_KB16, KB, 23, 128})
+    ->Args({P2_KB16, KB, 22, 128})
+    ->Args({P2_KB16_SP1, KB, 22, 128})  // SP1's commitment shapes (issue 44)
+    ->Args({P2_KB16_SP1, KB, 23, 128})
+    ->Args({P2_BB16_SP1, BB, 22, 128})
     ->Args({RPO, GL, 22, 256})
     ->Args({RPX, GL, 22, 256})
     ->Args({TIP5, GL, 22, 256})

@@ -42,6 +42,8 @@ enum Profile : int64_t {
     WF_BLAKE3 = 27,        // the same with Blake3_256
     WF_BLAKE3_192 = 28,    // the same with Blake3_192 (24-byte digests)
     WF_RP64 = 29,          // the same with Rp64_256
+    P2_KB16_SP1 = 30,      // SP1 v6's tensor tree: its Poseidon2 KoalaBear w16 instance, rate 8, digest 8
+    P2_BB16_SP1 = 31,      // SP1 v4/v5's: its Poseidon2 BabyBear w16 instance
 };
 
 struct ProfileInfo {
@@ -98,6 +100,8 @@ inline ProfileInfo info(int64_t p) {
         case WF_BLAKE3: return {"winterfell_blake3", GP_MERKLE_WINTERFELL, GP_PERM_BLAKE3, 8, 4, 0, 0};
         case WF_BLAKE3_192: return {"winterfell_blake3_192", GP_MERKLE_WINTERFELL, GP_PERM_BLAKE3_192, 8, 3, 0, 0};
         case WF_RP64: return {"winterfell_rp64", GP_MERKLE_WINTERFELL, GP_PERM_RP64_256, 8, 4, 0, 0};
+        case P2_KB16_SP1: return {"poseidon2_kb16_sp1", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_KOALABEAR_16_SP1, 8, 8, p2_muls(16, 2, 20), p2_muls(16, 2, 20)};
+        case P2_BB16_SP1: return {"poseidon2_bb16_sp1", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_BABYBEAR_16_SP1, 8, 8, p2_muls(16, 4, 13), p2_muls(16, 4, 13)};
         case P2_BB24_16: return {"poseidon2_bb24_16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_BABYBEAR_24, 16, 8, 0, 0, GP_PERM_POSEIDON2_BABYBEAR_16};
         case P2_KB24_16: return {"poseidon2_kb24_16", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_KOALABEAR_24, 16, 8, 0, 0, GP_PERM_POSEIDON2_KOALABEAR_16};
         case P2_GL12_8: return {"poseidon2_gl12_8", GP_MERKLE_FIELD_SPONGE, GP_PERM_POSEIDON2_GOLDILOCKS_12, 8, 4, 0, 0, GP_PERM_POSEIDON2_GOLDILOCKS_8};
@@ -141,6 +145,14 @@ inline void hash_counters(benchmark::State &st, const ProfileInfo &pi, double pe
         const double gen_s = perms * pi.general_muls / modmul_rate(f);
         st.counters["gen_floor_ms"] = gen_s * 1e3;
         st.counters["x_gen"] = x_floor_counter(gen_s);
+    }
+    // The permutation's own ceiling on this GPU (bench/poseidon2_rate.cu):
+    // the commitment's permutations at that rate.
+    const double prate = cuda ? poseidon2_perm_rate(pi.perm) : 0;
+    if (prate > 0 && (pi.compress == 0 || pi.compress == pi.perm)) {
+        const double perm_s = perms / prate;
+        st.counters["perm_floor_ms"] = perm_s * 1e3;
+        st.counters["x_perm"] = x_floor_counter(perm_s);
     }
 #else
     (void)f;

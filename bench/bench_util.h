@@ -143,6 +143,11 @@ double butterfly_rate(gp_field f);
 // Goldilocks), with 2^k - 1 general products a group; other fields'
 // butterfly_rate. The arithmetic ceiling of the decomposed NTT.
 double pow2_butterfly_rate(gp_field f);
+// Permutations per second of a width-16 Poseidon2 permutation over BabyBear
+// or KoalaBear (Plonky3's instances and SP1's) on its Tw form, from
+// registers, as the Merkle sponge runs it: the ceiling of a commitment's
+// hashing (bench/poseidon2_rate.cu); 0 for other permutations.
+double poseidon2_perm_rate(gp_permutation perm);
 #endif
 
 // The context of `backend`, or null after marking the benchmark skipped.
