@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "bench_util.h"
+#include "launch_rate.cuh"
 #include "kernels/ntt.cuh"
 #include "math/field.h"
 
@@ -89,36 +90,6 @@ __global__ void k_pow2_group(typename F::T *out, uint64_t seed) {
 #pragma unroll
     for (int c = 0; c < R; ++c) acc = F::add(acc, v[c]);
     if (acc == (T)0x12345) out[0] = acc;
-}
-
-// Best of 5 timed launches of `kernel`, as work items per second.
-template <class T, class K>
-double launch_rate(K kernel, double per_thread) {
-    int dev = 0, sms = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    T *out = nullptr;
-    if (cudaMalloc(&out, sizeof(T)) != cudaSuccess) return 0;
-    const int threads = 256, blocks = sms * 16;
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    kernel<<<blocks, threads>>>(out, 1);
-    float best = 1e30f;
-    for (int i = 0; i < 5; ++i) {
-        cudaEventRecord(e0);
-        kernel<<<blocks, threads>>>(out, 2 + i);
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, e0, e1);
-        if (ms < best) best = ms;
-    }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cudaFree(out);
-    if (cudaGetLastError() != cudaSuccess) return 0;
-    return (double)blocks * threads * per_thread / (best * 1e-3);
 }
 
 template <class F>

@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "bench_util.h"
+#include "launch_rate.cuh"
 #include "hash/permutations.h"
 
 namespace {
@@ -32,35 +33,10 @@ __global__ void k_perm_chain(typename P::T *out, uint64_t seed) {
     if (acc == (T)0x12345) out[0] = acc;  // keeps the work; practically never stores
 }
 
-// Best of 5 timed launches, in permutations per second.
+// Permutations per second.
 template <class P>
 double chain_rate() {
-    using T = typename P::T;
-    int dev = 0, sms = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    T *out = nullptr;
-    if (cudaMalloc(&out, sizeof(T)) != cudaSuccess) return 0;
-    const int threads = 256, blocks = sms * 32;
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    k_perm_chain<P><<<blocks, threads>>>(out, 1);
-    float best = 1e30f;
-    for (int i = 0; i < 5; ++i) {
-        cudaEventRecord(e0);
-        k_perm_chain<P><<<blocks, threads>>>(out, 2 + i);
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, e0, e1);
-        if (ms < best) best = ms;
-    }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cudaFree(out);
-    if (cudaGetLastError() != cudaSuccess) return 0;
-    return (double)blocks * threads * kPerms / (best * 1e-3);
+    return launch_rate<typename P::T>(k_perm_chain<P>, (double)kPerms, 32);
 }
 
 }  // namespace
