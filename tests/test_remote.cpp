@@ -2458,6 +2458,48 @@ TEST(RemoteDirect, BothTransportsGiveTheSameBytes) {
     EXPECT_TRUE(s.drained()) << s.status();
 }
 
+// Shutdown while a relay session's request runs and its next one already
+// waits in the session's reader: the running one finishes, the waiting one
+// is answered (done, or refused as the server shuts down) instead of left
+// without an answer while the reader waits for more, and the server exits
+// once the client goes.
+TEST(RemoteDirect, ShutdownAnswersTheRequestWaitingBehindTheRunningOne) {
+    Server s;
+    ASSERT_TRUE(s.start({"--cpu-threads", "1", "--grace-ms", "600000"}));
+    DirectRaw a(s.sock);
+    v1::Reply r;
+    v1::Request hello;
+    hello.mutable_hello()->set_version(1);
+    hello.mutable_hello()->set_relay(true);
+    ASSERT_TRUE(a.send(hello) && a.reply(r));
+    ASSERT_EQ(r.status(), 0) << r.message();
+    const uint64_t states = 1u << 13, bytes = states * 12 * 8;  // RPO states of the zero window
+    v1::Request w;
+    w.mutable_attach_shm()->set_bytes(bytes);
+    ASSERT_TRUE(a.send(w) && a.reply(r));
+    ASSERT_EQ(r.status(), 0) << r.message();
+    v1::Request job, info;
+    job.mutable_permute()->set_perm(GP_PERM_RPO256);
+    job.mutable_permute()->set_count(states);
+    job.mutable_permute()->mutable_states()->set_size(bytes);
+    info.mutable_info();
+    ASSERT_TRUE(a.send(job) && a.send(info));  // ids 3 and 4
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    kill(s.pid, SIGTERM);
+    ASSERT_TRUE(a.reply(r)) << "the running request's answer";
+    EXPECT_EQ(r.id(), 3u);
+    EXPECT_EQ(r.status(), 0) << r.message();
+    ASSERT_TRUE(a.reply(r)) << "the waiting request's answer";
+    EXPECT_EQ(r.id(), 4u);
+    EXPECT_TRUE(r.status() == 0 || (r.status() == GP_ERR_REMOTE && r.message().find("shutting down") != std::string::npos))
+        << r.status() << " " << r.message();
+    close(a.fd);
+    a.fd = -1;
+    const int code = wait_exit(s.pid, 300000);
+    s.pid = -1;
+    EXPECT_TRUE(code != -1 && WIFEXITED(code) && WEXITSTATUS(code) == 0) << code;
+}
+
 TEST(RemoteDirect, MalformedFramesEndOnlyTheirSession) {
     Server s;
     ASSERT_TRUE(s.start({"--max-message-mib", "1"}));

@@ -691,10 +691,33 @@ struct Server::Impl final : public grpc::Service {
                 break;
             }
         }
+        // Shutdown: a request the reader took already gets its refusal, so
+        // that its client does not wait for an answer this session will
+        // not give (the client's next request, or its stream's end, then
+        // stops the reader below).
+        if (!broken && core.stopping()) {
+            v1::Request pending;
+            bool have = false;
+            {
+                std::lock_guard<std::mutex> lock(r.mu);
+                if (r.has_next && r.next_framed) {
+                    pending = std::move(r.next);
+                    have = true;
+                }
+            }
+            if (have) {
+                v1::Reply rep;
+                rep.set_id(pending.id());
+                rep.set_status(GP_ERR_REMOTE);
+                rep.set_message("gpuprover-server is shutting down: the session takes no more requests");
+                write_reply(link, rep);
+            }
+        }
         bool reading;
         {
             std::lock_guard<std::mutex> lock(r.mu);
             r.stop = true;
+            r.has_next = false;
             reading = !r.ended;
             r.cv.notify_all();
         }
