@@ -11,6 +11,15 @@
 
 namespace {
 
+// This thread's N lanes, canonical values of field F drawn from its index
+// and the launch's seed.
+template <class F, int N>
+__device__ __forceinline__ void seed_lanes(typename F::T (&v)[N], uint64_t seed) {
+    const uint64_t id = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+#pragma unroll
+    for (int c = 0; c < N; ++c) v[c] = (typename F::T)((id * 0x9e3779b97f4a7c15ull + seed + c) % F::P);
+}
+
 // Best of 5 timed launches of `kernel`, as work items per second.
 template <class T, class K>
 double launch_rate(K kernel, double per_thread, int blocks_per_sm = 16) {

@@ -24,9 +24,7 @@ template <class F>
 __global__ void k_modmul(typename F::T *out, uint64_t seed) {
     using T = typename F::T;
     T a[kChains];
-    const uint64_t id = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-#pragma unroll
-    for (int c = 0; c < kChains; ++c) a[c] = (T)((id * 0x9e3779b97f4a7c15ull + seed + c) % F::P);
+    seed_lanes<F>(a, seed);
 #pragma unroll 4
     for (int s = 0; s < kSteps; ++s) {
 #pragma unroll
@@ -46,9 +44,7 @@ __global__ void k_butterfly(typename F::T *out, uint64_t seed) {
     using T = typename F::T;
     using Tw = typename F::Tw;
     T v[16];
-    const uint64_t id = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-#pragma unroll
-    for (int c = 0; c < 16; ++c) v[c] = (T)((id * 0x9e3779b97f4a7c15ull + seed + c) % F::P);
+    seed_lanes<F>(v, seed);
     const Tw w0 = F::to_tw((T)(seed * 3 + 5)), w1 = F::to_tw((T)(seed * 7 + 11));
 #pragma unroll 2
     for (int s = 0; s < kSteps / 2; ++s) {
@@ -77,9 +73,7 @@ __global__ void k_pow2_group(typename F::T *out, uint64_t seed) {
     using Tw = typename F::Tw;
     constexpr int R = 1 << RL;
     T v[R];
-    const uint64_t id = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-#pragma unroll
-    for (int c = 0; c < R; ++c) v[c] = (T)((id * 0x9e3779b97f4a7c15ull + seed + c) % F::P);
+    seed_lanes<F>(v, seed);
     const Tw w0 = F::to_tw((T)(seed * 3 + 5)), w1 = F::to_tw((T)(seed * 7 + 11));
     for (int s = 0; s < kGroupSteps; ++s) {
         gp::kern::pow2_stages<F, RL, true, false>(v);

@@ -23,9 +23,7 @@ __global__ void k_perm_chain(typename P::T *out, uint64_t seed) {
     using T = typename P::T;
     using F = typename P::F;
     T s[16];
-    const uint64_t id = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-#pragma unroll
-    for (int i = 0; i < 16; ++i) s[i] = (T)((id * 0x9e3779b97f4a7c15ull + seed * 0x632be59bd9b4e019ull + i) % F::P);
+    seed_lanes<F>(s, seed);
     for (int r = 0; r < kPerms; ++r) P::apply_tw(s);
     T acc = 0;
 #pragma unroll
