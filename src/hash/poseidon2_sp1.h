@@ -138,20 +138,11 @@ struct Poseidon2MontyShiftDiag {
             constexpr int k = I == 15 ? 15 : I - 1;
             constexpr int K = 32 - k;
             if constexpr (K <= 24 && ((F::P - 1) & (((uint64_t)1 << K) - 1)) == 0) {
-                constexpr uint32_t mask = (1u << K) - 1;
-                const uint32_t m = (0u - x) & mask;
-                // mont_reduce(sum) is the same in every such lane (one CSE).
-                return ((x + mask) >> K) + m * ((F::P - 1) >> K) + F::mont_reduce(sum);
+                // F::div_pow2's one-product form; mont_reduce(sum) is the
+                // same in every such lane (one CSE).
+                return F::template div_pow2<K>(x) + F::mont_reduce(sum);
             } else {
-                const uint64_t v = (uint64_t)sum + ((uint64_t)x << k);
-                const uint32_t lo = (uint32_t)v, hi = (uint32_t)(v >> 32);
-                const uint32_t m = lo * F::PINV_POS;
-#if defined(__CUDA_ARCH__)
-                const uint32_t q = __umulhi(m, F::P);
-#else
-                const uint32_t q = (uint32_t)(((uint64_t)m * F::P) >> 32);
-#endif
-                return hi - q + F::P;
+                return F::mont_reduce_lazy((uint64_t)sum + ((uint64_t)x << k));
             }
         }
     }

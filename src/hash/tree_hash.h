@@ -101,6 +101,23 @@ template <class X>
 struct PermHasTw<X, std::void_t<decltype(X::kTw)>> {
     static constexpr bool value = X::kTw;
 };
+// Into and out of X's working form, and X on it (the identity and
+// X::apply where it has no Tw form).
+template <class X>
+GP_HD typename X::T perm_in(typename X::T v) {
+    if constexpr (PermHasTw<X>::value) return X::to_tw(v);
+    else return v;
+}
+template <class X>
+GP_HD typename X::T perm_out(typename X::T v) {
+    if constexpr (PermHasTw<X>::value) return X::from_tw(v);
+    else return v;
+}
+template <class X>
+GP_HD void perm_run(typename X::T *s) {
+    if constexpr (PermHasTw<X>::value) X::apply_tw(s);
+    else X::apply(s);
+}
 
 // P: the sponge's permutation; C: the compression's (Plonky3 may pair a
 // wide sponge with a narrow compression). Where P has a Tw form the state
@@ -120,15 +137,6 @@ struct FieldSpongeHasher {
 
     using S = T;  // in P's Tw form where it has one
     static constexpr int kState = kWidth;
-    static constexpr bool kTw = PermHasTw<P>::value, kCTw = PermHasTw<C>::value;
-    GP_HD static T in(T x) {
-        if constexpr (kTw) return P::to_tw(x);
-        else return x;
-    }
-    GP_HD static T out(T x) {
-        if constexpr (kTw) return P::from_tw(x);
-        else return x;
-    }
     GP_HD uint64_t block() const { return rate; }
     GP_HD void init(S *s, uint64_t) const {
         GP_UNROLL
@@ -141,17 +149,16 @@ struct FieldSpongeHasher {
         for (const uint64_t end = left - count; left > end;) {
             GP_UNROLL
             for (int k = 0; k < kWidth - 1; ++k)
-                if ((uint32_t)k < rate && (uint64_t)k < left) s[k] = in(c.next());
+                if ((uint32_t)k < rate && (uint64_t)k < left) s[k] = perm_in<P>(c.next());
             left -= left < rate ? left : rate;
-            if constexpr (kTw) P::apply_tw(s);
-            else P::apply(s);
+            perm_run<P>(s);
         }
     }
     // out = state[0, digest).
     GP_HD void squeeze(const S *s, W *out) const {
         GP_UNROLL
         for (uint32_t k = 0; k < kMaxDigest; ++k)
-            if (k < digest) out[k] = FieldSpongeHasher::out(s[k]);
+            if (k < digest) out[k] = perm_out<P>(s[k]);
     }
     GP_HD void hash_row(const MatView<T> *mats, uint32_t m0, uint32_t m1, uint64_t row, W *out) const {
         sponge_hash_row(*this, mats, m0, m1, row, out);
@@ -165,21 +172,12 @@ struct FieldSpongeHasher {
             // digest <= kMaxDigest; the clamps only keep the reads provably in bounds.
             const uint32_t kl = k < kMaxDigest ? k : kMaxDigest - 1;
             const uint32_t kr = k - digest < kMaxDigest ? k - digest : kMaxDigest - 1;
-            s[k] = k < digest ? l[kl] : k < 2 * digest ? r[kr] : 0;
+            s[k] = perm_in<C>(k < digest ? l[kl] : k < 2 * digest ? r[kr] : 0);  // 0 stays 0
         }
-        if constexpr (kCTw) {
-            GP_UNROLL
-            for (uint32_t k = 0; k < (uint32_t)kCWidth; ++k) s[k] = C::to_tw(s[k]);  // 0 stays 0
-            C::apply_tw(s);
-            GP_UNROLL
-            for (uint32_t k = 0; k < kMaxDigest; ++k)
-                if (k < digest) out[k] = C::from_tw(s[k]);
-        } else {
-            C::apply(s);
-            GP_UNROLL
-            for (uint32_t k = 0; k < kMaxDigest; ++k)
-                if (k < digest) out[k] = s[k];
-        }
+        perm_run<C>(s);
+        GP_UNROLL
+        for (uint32_t k = 0; k < kMaxDigest; ++k)
+            if (k < digest) out[k] = perm_out<C>(s[k]);
     }
 };
 
