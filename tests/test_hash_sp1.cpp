@@ -237,6 +237,56 @@ TEST_P(Sp1, CommitmentRefusals) {
     EXPECT_EQ(gp_merkle_sp1_commitment(raw, out.data(), 32), GP_OK) << gp_last_error();
 }
 
+// The partial rounds run SP1's internal layer at a scale, with lazy lanes
+// (Sp1PartialRounds): one layer at the edges of its input ranges (lane 0
+// canonical, lanes 1..15 anywhere below kLaneBound, where a lane's
+// arithmetic would overflow first) against the layer's formula in plain
+// modular arithmetic, 2^(kScale - 32) (sum + D_i t_i), and its output
+// ranges.
+template <class C>
+void check_scaled_layer_at_bounds(const char *key) {
+    using L = gp::Sp1PartialRounds<C>;
+    const uint64_t p = C::Field::P;
+    const uint64_t top = L::kLaneBound - 1;
+    const uint64_t D[16] = {p - 2, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 32768};
+    const uint64_t scale = inv_mod(pow_mod(2, 32 - L::kScale, p), p);
+    const uint64_t lane0[] = {0, 1, p - 1, p / 2};
+    const uint64_t edges[] = {0, 1, p - 1, p, 2 * p - 1, 2 * p, top - 1, top};
+    Rng rng(0x5CA1E);
+    int checked = 0;
+    for (int pattern = 0; pattern < 200; ++pattern) {
+        uint32_t t[16];
+        t[0] = (uint32_t)lane0[pattern % 4];
+        for (int i = 1; i < 16; ++i) {
+            // All lanes at one edge, then each lane at the top with the
+            // others random, then random edges.
+            uint64_t v;
+            if (pattern < 32) v = edges[pattern % 8];
+            else if (pattern < 64) v = i == (pattern % 15) + 1 ? top : rng.next() % (top + 1);
+            else v = edges[rng.next() % 8];
+            t[i] = (uint32_t)v;
+        }
+        uint64_t sum = 0;
+        for (int i = 0; i < 16; ++i) sum = (sum + t[i]) % p;
+        uint64_t want[16];
+        for (int i = 0; i < 16; ++i) want[i] = mul_mod(scale, (sum + mul_mod(D[i], t[i] % p, p)) % p, p);
+        L::internal_layer(t);
+        ASSERT_LT(t[0], p) << key << " pattern " << pattern;
+        for (int i = 0; i < 16; ++i) {
+            ASSERT_LE(t[i], top) << key << " pattern " << pattern << " lane " << i;
+            ASSERT_EQ(t[i] % p, want[i]) << key << " pattern " << pattern << " lane " << i;
+        }
+        ++checked;
+    }
+    EXPECT_EQ(checked, 200);
+}
+
+TEST(Sp1Layer, ScaledInternalLayerAtItsBounds) {
+    namespace pc = gp::poseidon2_constants;
+    check_scaled_layer_at_bounds<pc::Sp1KoalaBearW16>("sp1_v6_koalabear_w16");
+    check_scaled_layer_at_bounds<pc::Sp1BabyBearW16>("sp1_v5_babybear_w16");
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Sp1, ::testing::Values(GP_BACKEND_CPU, GP_BACKEND_CUDA),
                          [](const auto &i) { return std::string(backend_name(i.param)); });
 

@@ -304,7 +304,6 @@ GP_HD typename F::T poseidon2_diag_cheap(typename F::T x, typename F::T sum) {
 template <class F>
 struct Poseidon2RuntimeDiag {
     using T = typename F::T;
-    static constexpr bool kLazy = false;  // every lane canonical (see Poseidon2MontyShiftDiag)
     const typename F::Tw *diag_tw;  // F::to_tw(V[i])
     template <int I>
     GP_HD T term(T x, T sum) const {
@@ -317,7 +316,6 @@ template <class C>
 struct Poseidon2StaticDiag {
     using F = typename C::Field;
     using T = typename F::T;
-    static constexpr bool kLazy = false;
     template <int I>
     GP_HD static T term(T x, T sum) {
         constexpr T v = C::internal_diag[I];
@@ -346,22 +344,46 @@ GP_HD typename F::Tw poseidon2_sbox_tw(typename F::Tw x) {
 // which need no correction between them: one correction for the whole
 // S-box instead of one for the addition and one a product (10 instead of
 // 12 instructions for x^3 on sm_90, 18 instead of 22 for x^7).
+namespace detail {
+// a^(D-1) b / 2^(32 (D-1)) as a signed value in (-P, P), for a, b in
+// (-P, P) (a 31-bit field): the S-box chain with b as its last factor
+// (b = a: a^D in the Tw form).
+template <class F, int D>
+GP_HD int32_t poseidon2_sbox_signed(int32_t a, int32_t b) {
+    static_assert(D == 3 || D == 7, "S-box degree 3 or 7");
+    const int32_t a2 = F::mont_reduce_signed((int64_t)a * a);
+    const int32_t a3 = F::mont_reduce_signed((int64_t)a2 * b);
+    if constexpr (D == 3) {
+        return a3;
+    } else {
+        const int32_t a4 = F::mont_reduce_signed((int64_t)a2 * a2);
+        return F::mont_reduce_signed((int64_t)a3 * a4);
+    }
+}
+}  // namespace detail
+
 template <class F, int D>
 GP_HD typename F::Tw poseidon2_add_sbox_tw(typename F::Tw x, typename F::Tw rc) {
     if constexpr (sizeof(typename F::T) == 4) {
-        static_assert(D == 3 || D == 7, "S-box degree 3 or 7");
         const int32_t a = (int32_t)(x + (rc - F::P));
-        const int32_t a2 = F::mont_reduce_signed((int64_t)a * a);
-        const int32_t a3 = F::mont_reduce_signed((int64_t)a2 * a);
-        if constexpr (D == 3) {
-            return F::from_signed(a3);
-        } else {
-            const int32_t a4 = F::mont_reduce_signed((int64_t)a2 * a2);
-            return F::from_signed(F::mont_reduce_signed((int64_t)a3 * a4));
-        }
+        return F::from_signed(detail::poseidon2_sbox_signed<F, D>(a, a));
     } else {
         return poseidon2_sbox_tw<F, D>(F::add(x, rc));
     }
+}
+
+// The same on a scaled lane (31-bit fields): x = sigma X for a state value
+// X and a known scale sigma, rc = sigma c. With kappa = sigma^(1 - D) 2^32
+// (a Tw multiplier) it returns sigma (X + c)^D, the S-box of the unscaled
+// value at the same scale: one more product, sigma^(1 - D) (X + c), taken
+// beside the chain's first and used as its last factor (the chain's depth
+// stays two products for x^3).
+template <class F, int D>
+GP_HD typename F::Tw poseidon2_add_sbox_scaled_tw(typename F::Tw x, typename F::Tw rc, typename F::Tw kappa) {
+    static_assert(sizeof(typename F::T) == 4, "scaled S-boxes are defined for the 31-bit fields");
+    const int32_t a = (int32_t)(x + (rc - F::P));
+    const int32_t b = F::mont_reduce_signed((int64_t)a * (int32_t)kappa);
+    return F::from_signed(detail::poseidon2_sbox_signed<F, D>(a, b));
 }
 
 // x^D, canonical in and out.
@@ -494,14 +516,12 @@ GP_HD constexpr uint64_t poseidon2_fold31_bound(uint64_t bound) {
 }
 
 // Sum of the WIDTH lanes, canonical. For Goldilocks through the accumulator.
-// LAZY (31-bit fields): lanes 1.. may be any 32-bit value (lane 0 is
-// canonical), as a lazy diagonal leaves them.
 // For the 31-bit fields (p < 2^31) the lanes are added as 64-bit integers
 // (two instructions an addition against three for F::add), then reduced once:
 // fold the bits from 2^31 up with 2^31 = 2^31 - p (mod p) until the value
 // fits in 32 bits, then subtract p as often as the compile-time bound needs
 // (once for KoalaBear: 2^31 - p = 2^24 - 1 is small).
-template <class F, int WIDTH, bool LAZY = false>
+template <class F, int WIDTH>
 GP_HD typename F::T poseidon2_lane_sum(const typename F::T *s) {
     using T = typename F::T;
     if constexpr (sizeof(T) == 4) {
@@ -509,8 +529,7 @@ GP_HD typename F::T poseidon2_lane_sum(const typename F::T *s) {
         uint64_t acc = s[0];
         GP_P2_UNROLL
         for (int i = 1; i < WIDTH; ++i) acc += s[i];
-        constexpr uint64_t b0 = LAZY ? (uint64_t)(F::P - 1) + (uint64_t)(WIDTH - 1) * 0xffffffffull
-                                     : (uint64_t)WIDTH * (F::P - 1);
+        constexpr uint64_t b0 = (uint64_t)WIDTH * (F::P - 1);
         constexpr uint64_t b1 = poseidon2_fold31_bound<F>(b0);
         constexpr uint64_t b2 = b1 >> 32 ? poseidon2_fold31_bound<F>(b1) : b1;
         static_assert(b2 >> 32 == 0 && b2 < 4 * (uint64_t)F::P, "lane sum bound");
@@ -522,7 +541,6 @@ GP_HD typename F::T poseidon2_lane_sum(const typename F::T *s) {
         if constexpr (b2 >= F::P) r = r >= F::P ? r - F::P : r;
         return r;
     } else {
-        static_assert(!LAZY, "lazy lanes are defined for the 31-bit fields");
         using Acc = Poseidon2Acc<F>;
         typename Acc::A acc = Acc::from(s[0]);
         GP_P2_UNROLL
@@ -534,7 +552,7 @@ GP_HD typename F::T poseidon2_lane_sum(const typename F::T *s) {
 template <class F, int WIDTH, class Diag, int... I>
 GP_HD void poseidon2_internal_linear(typename F::T *s, const Diag &diag,
                                      std::integer_sequence<int, I...>) {
-    const typename F::T sum = poseidon2_lane_sum<F, WIDTH, Diag::kLazy>(s);
+    const typename F::T sum = poseidon2_lane_sum<F, WIDTH>(s);
     ((s[I] = diag.template term<I>(s[I], sum)), ...);
 }
 }  // namespace detail
@@ -578,44 +596,68 @@ GP_HD void poseidon2_internal_round(typename F::Tw *s, typename F::Tw c, const D
 
 // ---- the permutation ----
 
+// The partial rounds of an instance whose internal layer is a diagonal
+// policy (Poseidon2RuntimeDiag, Poseidon2StaticDiag): a policy of the
+// partial rounds for poseidon2_rounds_tw, which takes any object with
+// operator()(params, s) running all R_P rounds on the Tw form (SP1's
+// instances bring their own, hash/poseidon2_sp1.h).
+template <class Diag>
+struct Poseidon2DiagRounds {
+    Diag diag;
+    template <class F, int WIDTH, Poseidon2Mat4 M4>
+    GP_HD void operator()(const Poseidon2Params<F, WIDTH, M4> &p, typename F::Tw *s) const {
+        using P = Poseidon2Params<F, WIDTH, M4>;
+#if defined(__CUDA_ARCH__)
+        constexpr int kPartialUnroll = Poseidon2Field<F>::kPartialUnroll;
+#pragma unroll kPartialUnroll
+#endif
+        for (int r = 0; r < P::kRoundsP; ++r)
+            poseidon2_internal_round<F, WIDTH>(s, p.internal_tw[r], diag);
+    }
+};
+
 // The rounds on the Tw form, in place on s[WIDTH] (Tw in, Tw out; see
-// "Working form" at the top): round constants from p, internal diagonal
-// from the policy diag. A sponge that keeps its state in Tw form between
-// permutations (tree_hash.h, FieldSpongeHasher) calls this directly and
-// converts only what it absorbs and squeezes.
-template <class F, int WIDTH, Poseidon2Mat4 M4, class Diag>
-GP_HD void poseidon2_permute_tw(const Poseidon2Params<F, WIDTH, M4> &p, const Diag &diag, typename F::Tw *s) {
+// "Working form" at the top): external rounds with the constants of p, the
+// partial rounds from the policy `partial`.
+template <class F, int WIDTH, Poseidon2Mat4 M4, class Partial>
+GP_HD void poseidon2_rounds_tw(const Poseidon2Params<F, WIDTH, M4> &p, const Partial &partial, typename F::Tw *s) {
     using P = Poseidon2Params<F, WIDTH, M4>;
     poseidon2_external_linear<F, WIDTH, M4>(s);
     GP_ROLLED
     for (int r = 0; r < P::kHalfRoundsF; ++r)
         poseidon2_external_round<F, WIDTH, M4>(s, p.external_initial_tw[r]);
-#if defined(__CUDA_ARCH__)
-    constexpr int kPartialUnroll = Poseidon2Field<F>::kPartialUnroll;
-#pragma unroll kPartialUnroll
-#endif
-    for (int r = 0; r < P::kRoundsP; ++r)
-        poseidon2_internal_round<F, WIDTH>(s, p.internal_tw[r], diag);
-    if constexpr (Diag::kLazy) {  // lanes 1.. canonical again
-        GP_P2_UNROLL
-        for (int i = 1; i < WIDTH; ++i) s[i] = Diag::lazy_canonical(s[i]);
-    }
+    partial(p, s);
     GP_ROLLED
     for (int r = 0; r < P::kHalfRoundsF; ++r)
         poseidon2_external_round<F, WIDTH, M4>(s, p.external_terminal_tw[r]);
 }
 
-// In place on state[WIDTH] (canonical in, canonical out): converted to the
+// The same on state[WIDTH] (canonical in, canonical out): converted to the
 // Tw form once, the rounds, converted back once.
-template <class F, int WIDTH, Poseidon2Mat4 M4, class Diag>
-GP_HD void poseidon2_permute(const Poseidon2Params<F, WIDTH, M4> &p, const Diag &diag,
-                             typename F::T *state) {
+template <class F, int WIDTH, Poseidon2Mat4 M4, class Partial>
+GP_HD void poseidon2_rounds(const Poseidon2Params<F, WIDTH, M4> &p, const Partial &partial, typename F::T *state) {
     typename F::Tw *s = state;  // the same storage type for every field
     GP_P2_UNROLL
     for (int i = 0; i < WIDTH; ++i) s[i] = F::to_tw(state[i]);
-    poseidon2_permute_tw(p, diag, s);
+    poseidon2_rounds_tw(p, partial, s);
     GP_P2_UNROLL
     for (int i = 0; i < WIDTH; ++i) state[i] = F::from_tw(s[i]);
+}
+
+// The permutation on the Tw form with internal diagonal from the policy
+// diag. A sponge that keeps its state in Tw form between permutations
+// (tree_hash.h, FieldSpongeHasher) calls this directly and converts only what
+// it absorbs and squeezes.
+template <class F, int WIDTH, Poseidon2Mat4 M4, class Diag>
+GP_HD void poseidon2_permute_tw(const Poseidon2Params<F, WIDTH, M4> &p, const Diag &diag, typename F::Tw *s) {
+    poseidon2_rounds_tw(p, Poseidon2DiagRounds<Diag>{diag}, s);
+}
+
+// In place on state[WIDTH] (canonical in, canonical out).
+template <class F, int WIDTH, Poseidon2Mat4 M4, class Diag>
+GP_HD void poseidon2_permute(const Poseidon2Params<F, WIDTH, M4> &p, const Diag &diag,
+                             typename F::T *state) {
+    poseidon2_rounds(p, Poseidon2DiagRounds<Diag>{diag}, state);
 }
 
 // Any instance, all constants (diagonal included) read from p at run time.

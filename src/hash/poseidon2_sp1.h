@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "hash/poseidon2.h"
 
@@ -31,8 +32,8 @@ namespace gp {
 namespace poseidon2_constants {
 
 // SP1 v6's KoalaBear instance: KoalaBearW16's round constants; the diagonal
-// here is D of the internal layer above (read by Poseidon2MontyShiftDiag's
-// documentation and tests only; the layer is not 1 + diag(V)).
+// here is D of the internal layer above, for reference (the layer is not
+// 1 + diag(V); Sp1PartialRounds below computes it).
 struct Sp1KoalaBearW16 : KoalaBearW16 {
     static constexpr const char *SOURCE = "sp1_v6_koalabear_w16";
     static constexpr T internal_diag[16] = {
@@ -105,63 +106,159 @@ struct Sp1BabyBearW16 {
 
 }  // namespace poseidon2_constants
 
-// The internal layer of SP1's instances (width 16, 31-bit fields):
-// s'_i = 2^-32 (sum + D_i s_i),  D = (-2, 2^0, ..., 2^13, 2^15). Linear, so
-// the same on canonical values and on the Tw form. Two forms of a lane:
-//   - one Montgomery reduction of a 64-bit integer: sum + 2 (p - s_0) for
-//     D_0 = -2, sum + (s_i << k) for the powers of two (three products: the
-//     wide sum, m, the high half of m p);
-//   - for k >= 8: 2^-32 sum + s_i / 2^(32 - k), the first term shared by the
-//     lanes and the division exact in 32 bits (F::div_pow2's form for
-//     K <= 24, p = 1 mod 2^K: one product), so these lanes load the integer
-//     adders instead of the multipliers, which bound the Merkle leaf kernel
-//     (H100: the permutation 6% faster).
-// Lazy (kLazy): lanes 1..15 leave the reductions uncorrected. A reduced lane
-// is hi - q + p in (0, 2p); a divided one (x + m p) / 2^K + 2^-32 sum is
-// below 2p + 2p / 2^17 (< 2^32 - 2^24, so x + 2^K - 1 and the next layer's
-// sums stay in range; sum + (s_i << k) < 2^48 stays far below p 2^32, the
-// reduction's bound). Lane 0, which meets the S-box next, is canonical. The
-// lane sum takes lanes below 2^32 (poseidon2_lane_sum<..., true>), and
-// poseidon2_permute makes lanes 1..15 canonical once after the partial
-// rounds (lazy_canonical).
-template <class F>
-struct Poseidon2MontyShiftDiag {
+// SP1's partial rounds (width 16, 31-bit fields), with the internal layer
+//   s'_i = 2^-32 (sum + D_i s_i),  D = (-2, 2^0, 2^1, ..., 2^13, 2^15),
+// run on scaled states. Taken as written, each lane of each layer needs a
+// Montgomery reduction (a multiply and two high products), and the leaf
+// kernels of a commitment are bound by the GPU's multipliers. The factor
+// 2^-32 is the expensive part: 2^-K for K <= 15 is an exact division in 32
+// bits with one low product (F::div_pow2's form for p = 1 mod 2^K; both
+// fields have p = 1 mod 2^24). So each layer computes
+//   t'_i = 2^(c - 32) (sum(t) + D_i t_i),  c = kScale = 17,
+// 2^c times SP1's layer: lane i >= 1 is S + t_i / 2^(15 - k) (k the shift of
+// D_i; lane 15 is S + t_15), lane 0 is S - t_0 / 2^14, and S = sum / 2^15 is
+// shared. The state then carries a known scale sigma_r = 2^(c r) before
+// partial round r (a linear layer commutes with it); the round constant is
+// added scaled (rc[r] = sigma_r c_r), the S-box takes one more product to
+// keep the scale (poseidon2_add_sbox_scaled_tw, kappa[r] = sigma_r^(1 - D)),
+// and after the last round every lane is multiplied by sigma_R^-1 once
+// (unscale). Per round 3 high products instead of 12 (KoalaBear); the
+// permutation 6% faster on an H100 (bench/poseidon2_rate.cu), bit for bit the
+// same (tests/test_hash_sp1.cpp, the layer at its bounds too).
+// Lanes 1..15 stay lazy between layers, below kLaneBound = 2p + 2^24
+// (< 2^32): S is canonical, a divided lane is below p + 2^24 / 2^K, and a
+// lane whose K is small (K < kCanonBelow) is first reduced below p + 2^24 by
+// one subtraction; lane 0, which meets the S-box next, is canonical. The
+// bounds are checked at compile time (bounds_hold).
+template <class C>
+struct Sp1PartialTables {
+    using Tw = typename C::Field::Tw;
+    Tw rc[C::ROUNDS_P];     // sigma_r c_r, Tw
+    Tw kappa[C::ROUNDS_P];  // sigma_r^(1 - D) 2^32 mod p
+    Tw unscale;             // sigma_R^-1 2^32 mod p
+};
+
+template <class C>
+struct Sp1PartialRounds {
+    using F = typename C::Field;
     using T = typename F::T;
-    static_assert(sizeof(T) == 4, "SP1's internal layer is defined for the 31-bit fields");
-    static constexpr bool kLazy = true;
+    static_assert(sizeof(T) == 4 && C::WIDTH == 16, "SP1's internal layer is defined for width 16 over a 31-bit field");
+    static constexpr int kScale = 17;
+    static constexpr int kSumShift = 32 - kScale;  // S = sum / 2^kSumShift
+    static constexpr T kSumMask = ((T)1 << kSumShift) - 1;
+    static constexpr uint64_t kLaneBound = 2 * (uint64_t)F::P + ((uint64_t)1 << 24);
+    static constexpr int kCanonBelow = 8;
+    static_assert(((F::P - 1) & kSumMask) == 0, "p = 1 mod 2^15: exact divisions by one low product");
+
+    // K of lane i >= 1: t_i's term is t_i / 2^K.
+    static constexpr int lane_shift(int i) { return kSumShift - (i == 15 ? 15 : i - 1); }
+
+    static constexpr uint64_t umn_bound(uint64_t x_max) {  // max of min(x, x - p) for x <= x_max
+        return x_max >= F::P && x_max - F::P > F::P - 1 ? x_max - F::P : F::P - 1;
+    }
+    static constexpr bool bounds_hold() {
+        const uint64_t p = F::P, L = kLaneBound;
+        if (L > ((uint64_t)1 << 32)) return false;
+        // S before its correction: acc >> kSumShift plus m (p - 1) / 2^kSumShift, below 2p.
+        const uint64_t acc = kSumMask + (p - 1) + 15 * (L - 1);
+        if ((acc >> kSumShift) + (uint64_t)kSumMask * ((p - 1) >> kSumShift) >= 2 * p) return false;
+        for (int i = 1; i < 16; ++i) {
+            const int K = lane_shift(i);
+            const uint64_t x = K < kCanonBelow ? umn_bound(L - 1) : L - 1;
+            if (K > 0 && x + (((uint64_t)1 << K) - 1) >= ((uint64_t)1 << 32)) return false;
+            const uint64_t f = K == 0 ? x : (x + (((uint64_t)1 << K) - 1) * p) >> K;
+            if ((p - 1) + f >= L) return false;
+        }
+        return true;
+    }
+    static_assert(bounds_hold(), "lazy lanes stay below kLaneBound");
+
     template <int I>
-    GP_HD static T term(T x, T sum) {
-        static_assert(I >= 0 && I < 16, "width 16");
-        if constexpr (I == 0) {
-            return F::mont_reduce((uint64_t)sum + 2 * (uint64_t)(F::P - x));
+    GP_HD static T lane(T x, T S) {
+        constexpr int K = lane_shift(I);
+        if constexpr (K < kCanonBelow) x = F::umn(x, x - F::P);
+        if constexpr (K == 0) {
+            return S + x;
         } else {
-            constexpr int k = I == 15 ? 15 : I - 1;
-            constexpr int K = 32 - k;
-            if constexpr (K <= 24 && ((F::P - 1) & (((uint64_t)1 << K) - 1)) == 0) {
-                // F::div_pow2's one-product form; mont_reduce(sum) is the
-                // same in every such lane (one CSE).
-                return F::template div_pow2<K>(x) + F::mont_reduce(sum);
-            } else {
-                return F::mont_reduce_lazy((uint64_t)sum + ((uint64_t)x << k));
-            }
+            return S + F::template div_pow2<K>(x);
         }
     }
-    // A lazy lane (below 2p + 2p / 2^17) made canonical.
-    GP_HD static T lazy_canonical(T x) {
-        x = F::umn(x, x - 2 * F::P);
-        return F::umn(x, x - F::P);
+    template <int... I>
+    GP_HD static void lanes(T *t, T S, std::integer_sequence<int, 0, I...>) {
+        ((t[I] = lane<I>(t[I], S)), ...);
     }
+    // One internal layer at scale 2^kScale: t'_i = 2^(kScale - 32) (sum +
+    // D_i t_i), lane 0 canonical in and out, lanes 1..15 below kLaneBound in
+    // and out.
+    GP_HD static void internal_layer(T *t) {
+        uint64_t acc = kSumMask;  // acc = sum + 2^K - 1: ceil(sum / 2^K) is acc >> K, -sum mod 2^K is ~acc
+        GP_P2_UNROLL
+        for (int i = 0; i < 16; ++i) acc += t[i];
+        T S = (T)(acc >> kSumShift) + (~(T)acc & kSumMask) * ((F::P - 1) >> kSumShift);
+        S = F::umn(S, S - F::P);
+        t[0] = F::sub(S, F::template div_pow2<kSumShift - 1>(t[0]));
+        lanes(t, S, std::make_integer_sequence<int, 16>{});
+    }
+
+    // The R_P partial rounds on the Tw form (a policy for poseidon2_rounds_tw;
+    // the round constants come scaled from Sp1PartialTables, not from p).
+    template <class Params>
+    GP_HD void operator()(const Params &, T *s) const;
 };
+
+namespace detail {
+constexpr uint32_t sp1_pow_mod(uint64_t b, uint64_t e, uint32_t p) {
+    uint64_t r = 1;
+    b %= p;
+    for (; e; e >>= 1, b = b * b % p)
+        if (e & 1) r = r * b % p;
+    return (uint32_t)r;
+}
+template <class C>
+constexpr Sp1PartialTables<C> sp1_partial_tables() {
+    constexpr uint32_t p = C::Field::P;
+    constexpr int c = Sp1PartialRounds<C>::kScale;
+    Sp1PartialTables<C> t{};
+    const uint64_t r32 = ((uint64_t)1 << 32) % p;
+    for (int r = 0; r < C::ROUNDS_P; ++r) {
+        const uint64_t sigma = sp1_pow_mod(2, (uint64_t)c * r, p);
+        const uint64_t sigma_inv = sp1_pow_mod(sigma, p - 2, p);
+        t.rc[r] = (uint32_t)(sigma * Poseidon2Field<typename C::Field>::const_tw(C::internal[r]) % p);
+        t.kappa[r] = (uint32_t)(sp1_pow_mod(sigma_inv, C::SBOX_DEGREE - 1, p) * r32 % p);
+    }
+    const uint64_t sigma_end = sp1_pow_mod(2, (uint64_t)c * C::ROUNDS_P, p);
+    t.unscale = (uint32_t)(sp1_pow_mod(sigma_end, p - 2, p) * r32 % p);
+    return t;
+}
+template <class C>
+static GP_CONSTANT constexpr Sp1PartialTables<C> kSp1PartialTables = sp1_partial_tables<C>();
+}  // namespace detail
+
+template <class C>
+template <class Params>
+GP_HD void Sp1PartialRounds<C>::operator()(const Params &, T *s) const {
+    const Sp1PartialTables<C> &tab = detail::kSp1PartialTables<C>;
+#if defined(__CUDA_ARCH__)
+    constexpr int kPartialUnroll = Poseidon2Field<F>::kPartialUnroll;
+#pragma unroll kPartialUnroll
+#endif
+    for (int r = 0; r < C::ROUNDS_P; ++r) {
+        s[0] = poseidon2_add_sbox_scaled_tw<F, C::SBOX_DEGREE>(s[0], tab.rc[r], tab.kappa[r]);
+        internal_layer(s);
+    }
+    GP_P2_UNROLL
+    for (int i = 0; i < 16; ++i) s[i] = F::mul_tw(s[i], tab.unscale);
+}
 
 // SP1 instance C in place on state[16] (canonical in and out).
 template <class C>
 GP_HD void poseidon2_permute_sp1(typename C::Field::T *state) {
-    poseidon2_permute(poseidon2_params<C>(), Poseidon2MontyShiftDiag<typename C::Field>{}, state);
+    poseidon2_rounds(poseidon2_params<C>(), Sp1PartialRounds<C>{}, state);
 }
-// The same on the Tw form (poseidon2_permute_tw).
+// The same on the Tw form (poseidon2_rounds_tw).
 template <class C>
 GP_HD void poseidon2_permute_sp1_tw(typename C::Field::Tw *s) {
-    poseidon2_permute_tw(poseidon2_params<C>(), Poseidon2MontyShiftDiag<typename C::Field>{}, s);
+    poseidon2_rounds_tw(poseidon2_params<C>(), Sp1PartialRounds<C>{}, s);
 }
 
 }  // namespace gp

@@ -334,19 +334,6 @@ struct Mont31 {
         uint32_t t = hi - q;
         return umn(t, t + P);
     }
-    // The same without the correction: hi(x) - hi(m P) + P in (0, 2P), for
-    // a sum that takes lazy values (SP1's Poseidon2 internal layer). The
-    // high product as __umulhi on the device (one IMAD.HI where the 64-bit
-    // form above compiles to a wide product there).
-    GP_HD static T mont_reduce_lazy(uint64_t x) {
-        const uint32_t m = (uint32_t)x * PINV_POS;
-#if defined(__CUDA_ARCH__)
-        const uint32_t q = __umulhi(m, P);
-#else
-        const uint32_t q = (uint32_t)(((uint64_t)m * P) >> 32);
-#endif
-        return (uint32_t)(x >> 32) - q + P;
-    }
     // Signed Montgomery reduction: |x| < P 2^31 -> x 2^-32 mod P as a value
     // in (-P, P). m = lo(x) P^-1 read as a signed word makes m P agree with
     // x in the low word, so (x - m P) / 2^32 = hi(x) - hi(m P) exactly, and
