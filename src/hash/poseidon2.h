@@ -25,6 +25,10 @@
 //       generated instance, internal diagonal folded into the code (below)
 //   poseidon2_permute_default<F, WIDTH>(T *state)   the same, Plonky3 default
 //   Poseidon2Params<...>::from_canonical(...)  instance from run-time data
+//   poseidon2_rounds(params, partial, T *state) / poseidon2_rounds_tw
+//       the permutation with its partial rounds from a policy object
+//       (Poseidon2DiagRounds<diagonal policy>, or an instance's own, as
+//       SP1's Sp1PartialRounds in hash/poseidon2_sp1.h)
 // plus the building blocks (poseidon2_sbox, poseidon2_mat4,
 // poseidon2_external_linear, poseidon2_internal_linear, the two round kinds,
 // which work on the Tw form below) for kernels that want to schedule rounds

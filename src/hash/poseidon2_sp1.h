@@ -126,10 +126,12 @@ struct Sp1BabyBearW16 {
 // permutation 6% faster on an H100 (bench/poseidon2_rate.cu), bit for bit the
 // same (tests/test_hash_sp1.cpp, the layer at its bounds too).
 // Lanes 1..15 stay lazy between layers, below kLaneBound = 2p + 2^24
-// (< 2^32): S is canonical, a divided lane is below p + 2^24 / 2^K, and a
-// lane whose K is small (K < kCanonBelow) is first reduced below p + 2^24 by
-// one subtraction; lane 0, which meets the S-box next, is canonical. The
-// bounds are checked at compile time (bounds_hold).
+// (< 2^32): S is canonical, and a lane's t / 2^K, computed as
+// (t + m p) / 2^K, is below p + t_max / 2^K: from the lazy input itself
+// (t_max = kLaneBound) where K >= kCanonBelow, so below p + 2^23; from the
+// input first reduced below p + 2^24 by one subtraction where K is smaller.
+// Lane 0, which meets the S-box next, is canonical. The bounds are checked
+// at compile time (bounds_hold).
 template <class C>
 struct Sp1PartialTables {
     using Tw = typename C::Field::Tw;
