@@ -253,7 +253,6 @@ void check_scaled_layer_at_bounds(const char *key) {
     const uint64_t lane0[] = {0, 1, p - 1, p / 2};
     const uint64_t edges[] = {0, 1, p - 1, p, 2 * p - 1, 2 * p, top - 1, top};
     Rng rng(0x5CA1E);
-    int checked = 0;
     for (int pattern = 0; pattern < 200; ++pattern) {
         uint32_t t[16];
         t[0] = (uint32_t)lane0[pattern % 4];
@@ -276,9 +275,7 @@ void check_scaled_layer_at_bounds(const char *key) {
             ASSERT_LE(t[i], top) << key << " pattern " << pattern << " lane " << i;
             ASSERT_EQ(t[i] % p, want[i]) << key << " pattern " << pattern << " lane " << i;
         }
-        ++checked;
     }
-    EXPECT_EQ(checked, 200);
 }
 
 TEST(Sp1Layer, ScaledInternalLayerAtItsBounds) {

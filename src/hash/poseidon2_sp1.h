@@ -218,18 +218,18 @@ constexpr uint32_t sp1_pow_mod(uint64_t b, uint64_t e, uint32_t p) {
 }
 template <class C>
 constexpr Sp1PartialTables<C> sp1_partial_tables() {
+    using PF = Poseidon2Field<typename C::Field>;  // const_tw: v 2^32 mod p
     constexpr uint32_t p = C::Field::P;
     constexpr int c = Sp1PartialRounds<C>::kScale;
     Sp1PartialTables<C> t{};
-    const uint64_t r32 = ((uint64_t)1 << 32) % p;
     for (int r = 0; r < C::ROUNDS_P; ++r) {
         const uint64_t sigma = sp1_pow_mod(2, (uint64_t)c * r, p);
-        const uint64_t sigma_inv = sp1_pow_mod(sigma, p - 2, p);
-        t.rc[r] = (uint32_t)(sigma * Poseidon2Field<typename C::Field>::const_tw(C::internal[r]) % p);
-        t.kappa[r] = (uint32_t)(sp1_pow_mod(sigma_inv, C::SBOX_DEGREE - 1, p) * r32 % p);
+        const uint32_t sigma_inv = sp1_pow_mod(sigma, p - 2, p);
+        t.rc[r] = (uint32_t)(sigma * PF::const_tw(C::internal[r]) % p);
+        t.kappa[r] = PF::const_tw(sp1_pow_mod(sigma_inv, C::SBOX_DEGREE - 1, p));
     }
-    const uint64_t sigma_end = sp1_pow_mod(2, (uint64_t)c * C::ROUNDS_P, p);
-    t.unscale = (uint32_t)(sp1_pow_mod(sigma_end, p - 2, p) * r32 % p);
+    const uint32_t sigma_end = sp1_pow_mod(2, (uint64_t)c * C::ROUNDS_P, p);
+    t.unscale = PF::const_tw(sp1_pow_mod(sigma_end, p - 2, p));
     return t;
 }
 template <class C>
