@@ -1532,6 +1532,167 @@ GP_API gp_status gp_deep_composition(gp_context *ctx, const gp_buffer *const *co
                                      uint32_t num_points, const void *values, const void *alphas,
                                      gp_buffer *out);
 
+/* ------------------------------------------------------------------------ */
+/* Constraint programs: an AIR's quotient on the device                     */
+/* ------------------------------------------------------------------------ */
+
+/** What a node of a constraint program computes. Leaves read an input of
+ *  the row; the others combine earlier nodes. */
+typedef enum gp_cp_op {
+    /** Main trace column `a` at this row (b = 0) or the next row (b = 1). */
+    GP_CP_MAIN = 1,
+    /** Preprocessed column `a` at this row (b = 0) or the next row (b = 1). */
+    GP_CP_PREPROCESSED = 2,
+    /** Periodic column `a` at this row. */
+    GP_CP_PERIODIC = 3,
+    /** Public value `a` (a base element, the same on every row). */
+    GP_CP_PUBLIC = 4,
+    /** Constant `a` of the program's constants. */
+    GP_CP_CONST = 5,
+    /** Challenge `a`, an element of the extension (ext_degree). */
+    GP_CP_CHALLENGE = 6,
+    /** Plonky3's unnormalized Lagrange selectors of the trace domain
+     *  H = <w_N>: Z_H(x) / (x - 1), Z_H(x) / (x - w_N^-1) and x - w_N^-1,
+     *  with Z_H(x) = x^N - 1. */
+    GP_CP_IS_FIRST_ROW = 7,
+    GP_CP_IS_LAST_ROW = 8,
+    GP_CP_IS_TRANSITION = 9,
+    /** Node a + node b, a - b, a * b (a, b < this node's index). */
+    GP_CP_ADD = 16,
+    GP_CP_SUB = 17,
+    GP_CP_MUL = 18,
+    /** -(node a). */
+    GP_CP_NEG = 19
+} gp_cp_op;
+
+/** One node: `op` (a gp_cp_op) and its operands. Nodes are in topological
+ *  order: an operand names an earlier node, so a program has no cycle. */
+typedef struct gp_cp_node {
+    uint32_t op;
+    uint32_t a;
+    uint32_t b;
+} gp_cp_node;
+
+/** Largest node, constraint and constant counts and widths a program may
+ *  declare (GP_ERR_INVALID_ARGUMENT past them). */
+#define GP_CP_MAX_NODES (1u << 24)
+#define GP_CP_MAX_WIDTH (1u << 24)
+#define GP_CP_MAX_SMALL (1u << 16)
+
+/** A program as the caller describes it; gp_constraint_program_create copies
+ *  what it needs. */
+typedef struct gp_constraint_program_desc {
+    uint32_t struct_size;
+    /** Field of the trace. */
+    gp_field field;
+    /** Degree of the challenges, alpha and the quotient: Goldilocks 1, 2
+     *  or 3, BabyBear and KoalaBear 1 or 4 (Plonky3's extensions). */
+    uint32_t ext_degree;
+    /** Declared widths: main and preprocessed columns, periodic columns,
+     *  public values, challenges (each <= GP_CP_MAX_WIDTH; periodic columns
+     *  and challenges <= GP_CP_MAX_SMALL). */
+    uint32_t main_width;
+    uint32_t preprocessed_width;
+    uint32_t periodic_width;
+    uint32_t public_count;
+    uint32_t challenge_count;
+    /** The DAG: node_count nodes (<= GP_CP_MAX_NODES). */
+    const gp_cp_node *nodes;
+    uint32_t node_count;
+    /** Base-field constants (canonical, elem_size bytes each), for
+     *  GP_CP_CONST (<= GP_CP_MAX_NODES). */
+    const void *constants;
+    uint32_t constant_count;
+    /** The constraints: node indices, in the AIR's order (a node may appear
+     *  more than once); <= GP_CP_MAX_NODES. */
+    const uint32_t *constraints;
+    uint32_t constraint_count;
+} gp_constraint_program_desc;
+
+typedef struct gp_constraint_program gp_constraint_program;
+
+GP_API void gp_constraint_program_desc_init(gp_constraint_program_desc *desc);
+
+/** Validates and compiles a program: every op known, every operand an
+ *  earlier node, every leaf within the declared widths, every constant
+ *  canonical, every count within its bound (GP_ERR_INVALID_ARGUMENT or
+ *  GP_ERR_NON_CANONICAL naming the node and field otherwise). Compiling
+ *  computes common subexpressions once (nodes equal in op and operands,
+ *  sums and products in either order), drops nodes no constraint reaches
+ *  and assigns each value a slot that is reused after its last use. The
+ *  program is a host object of no context: one program serves every
+ *  context and thread. */
+GP_API gp_status gp_constraint_program_create(const gp_constraint_program_desc *desc,
+                                              gp_constraint_program **out);
+
+/** Destroys a program. NULL and a dead handle are no-ops. */
+GP_API void gp_constraint_program_destroy(gp_constraint_program *program);
+
+/** What compiling made of a program. */
+typedef struct gp_constraint_program_info {
+    uint32_t struct_size;
+    /** Distinct nodes the constraints reach, after common subexpressions. */
+    uint64_t nodes;
+    /** Instructions evaluated per row (loads, operations, folds). */
+    uint64_t instructions;
+    /** Value slots a row needs at once: base-field and extension. */
+    uint64_t base_slots;
+    uint64_t ext_slots;
+    /** Constraints. */
+    uint64_t constraints;
+    /** Largest constraint degree (trace columns and periodic columns count
+     *  1, is_first_row and is_last_row 1, is_transition, publics,
+     *  constants and challenges 0; Plonky3's degree_multiple). */
+    uint64_t max_degree;
+} gp_constraint_program_info;
+
+GP_API gp_status gp_constraint_program_get_info(const gp_constraint_program *program,
+                                                gp_constraint_program_info *info);
+
+/** The inputs of one quotient evaluation. */
+typedef struct gp_quotient_options {
+    uint32_t struct_size;
+    /** N = 2^log_trace_rows, the trace domain H = <w_N> (a subgroup). */
+    uint32_t log_trace_rows;
+    /** Q = 2^log_quotient_rows >= N: the quotient domain shift * <w_Q>. */
+    uint32_t log_quotient_rows;
+    /** The coset shift; default (0) the field's generator (Plonky3's
+     *  quotient domain). shift^Q must not be 1 (the coset would meet H). */
+    uint64_t shift;
+    /** Row order of `main` and `preprocessed`: evaluations on
+     *  shift * <w_M>, M = their rows >= Q; the quotient domain is every
+     *  (M/Q)-th row in natural order and the first Q rows bit-reversed
+     *  (Plonky3's committed LDE). Default GP_ORDER_BIT_REVERSED. */
+    gp_order order;
+    /** Base columns (main_width of them; preprocessed_width). */
+    const gp_buffer *main;
+    const gp_buffer *preprocessed;
+    /** Periodic columns on the quotient domain: periodic_rows (a power of
+     *  two <= Q) x periodic_width elements, row-major; row i of the domain
+     *  reads row i mod periodic_rows (Plonky3's PeriodicLdeTable). */
+    const void *periodic;
+    uint64_t periodic_rows;
+    /** public_count base elements; challenge_count elements of ext_degree
+     *  coefficients; alpha (ext_degree coefficients). */
+    const void *public_values;
+    const void *challenges;
+    const void *alpha;
+} gp_quotient_options;
+
+GP_API void gp_quotient_options_init(gp_quotient_options *options);
+
+/** Evaluates the program on every row i of the quotient domain
+ *  (x_i = shift * w_Q^i, natural order; "next row" is x_i w_N) and writes
+ *      q(x_i) = (sum_j alpha^(C-1-j) c_j(x_i)) / Z_H(x_i)
+ *  (c_j the constraints in order, C their count: the Horner fold of
+ *  Plonky3's prover and verifier) into `out`, a buffer of this context with
+ *  Q rows and one column of ext_degree, natural order. Equal, element for
+ *  element, to p3_uni_stark's quotient_values for the same AIR and inputs.
+ *  On the device for the CUDA backend; GP_ERR_UNSUPPORTED on contexts of
+ *  several devices and remote contexts. */
+GP_API gp_status gp_quotient_evaluate(gp_context *ctx, const gp_constraint_program *program,
+                                      const gp_quotient_options *options, gp_buffer *out);
+
 #ifdef __cplusplus
 }
 #endif

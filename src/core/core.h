@@ -284,6 +284,8 @@ struct DeepArgs {
     Buffer *out = nullptr;
 };
 
+struct QuotientArgs;
+
 // One implementation per device kind. Methods throw gp::Error.
 class GP_PLUGIN_EXPORT Backend {
 public:
@@ -417,6 +419,12 @@ public:
     }
     virtual void ood_sums(const OodArgs &a, uint64_t *out) = 0;
     virtual void deep(const DeepArgs &a) = 0;
+    // An AIR's quotient from a compiled constraint program (core/quotient.h;
+    // every input validated). Backends of one device only.
+    virtual void quotient(const QuotientArgs &a) {
+        (void)a;
+        fail(GP_ERR_UNSUPPORTED, "the ", device_name(), " backend does not evaluate constraint programs");
+    }
     virtual void trim() = 0;
     // Registers host memory that later calls pass as host input or output
     // (gpuprover-server's shared memory) so that transfers read it directly

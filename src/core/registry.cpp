@@ -32,6 +32,7 @@ const char *handle_kind_name(HandleKind k) {
         case HandleKind::Buffer: return "gp_buffer";
         case HandleKind::Tree: return "gp_merkle_tree";
         case HandleKind::Fri: return "gp_fri";
+        case HandleKind::Program: return "gp_constraint_program";
     }
     return "handle";
 }
@@ -51,6 +52,13 @@ void register_handle(const void *h, HandleKind k, Context *ctx) {
 void unregister_handle(const void *h) {
     std::lock_guard<std::mutex> g(mu());
     live().erase(h);
+}
+
+bool take_handle(const void *h, HandleKind k) {
+    std::lock_guard<std::mutex> g(mu());
+    if (!is_live_locked(h, k)) return false;
+    live().erase(h);
+    return true;
 }
 
 bool is_live(const void *h, HandleKind k) {

@@ -14,7 +14,7 @@ namespace gp {
 class Context;
 class CallMonitor;
 
-enum class HandleKind : uint8_t { Context, Buffer, Tree, Fri };
+enum class HandleKind : uint8_t { Context, Buffer, Tree, Fri, Program };
 
 // The C type name of a kind ("gp_buffer", ...).
 const char *handle_kind_name(HandleKind k);
@@ -23,6 +23,9 @@ const char *handle_kind_name(HandleKind k);
 void register_handle(const void *h, HandleKind k, Context *ctx);
 // Forgets `h`; nothing if it is not registered.
 void unregister_handle(const void *h);
+// Forgets `h` if it is a live handle of kind `k` and says whether it was:
+// of several threads destroying one handle, one gets true.
+bool take_handle(const void *h, HandleKind k);
 // Whether `h` is a live handle of kind `k`.
 bool is_live(const void *h, HandleKind k);
 

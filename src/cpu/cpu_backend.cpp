@@ -16,6 +16,7 @@
 #include "core/deep_ops.h"
 #include "core/fri_ops.h"
 #include "core/merkle_ops.h"
+#include "core/quotient.h"
 #include "hash/permutations.h"
 #include "math/field.h"
 #include "math/ntt.h"
@@ -261,6 +262,40 @@ public:
                     const Ext<Fd, E> q = deep_row<Fd, E>(sets.data(), (uint32_t)sets.size(), m, r, x, z.data(),
                                                          a.npoints, alpha.data(), a.ncols, corr.data());
                     for (int k = 0; k < E; ++k) out[(uint64_t)k * m + r] = q.c[k];
+                }
+            });
+        });
+    }
+
+    void quotient(const QuotientArgs &a) override {
+        ext_dispatch(a.prog->field->id, a.prog->ext, [&](auto F, auto Dc) {
+            using Fd = decltype(F);
+            using T = typename Fd::T;
+            constexpr int D = decltype(Dc)::value;
+            const QuotientTables<Fd, D> tab(a);
+            QInputs<Fd, D> in = quotient_geometry<Fd, D>(a);
+            in.main = a.main ? static_cast<const T *>(a.main->data) : nullptr;
+            in.prep = a.prep ? static_cast<const T *>(a.prep->data) : nullptr;
+            in.periodic = tab.periodic.empty() ? nullptr : tab.periodic.data();
+            in.uniform = tab.uniform.data();
+            in.challenges = tab.challenges.data();
+            in.weights_tw = tab.weights_tw.data();
+            in.weights = tab.weights.data();
+            const CompiledProgram &p = *a.prog;
+            const uint64_t q = 1ull << a.log_q;
+            T *out = static_cast<T *>(a.out->data);
+            pool_.parallel_ranges(q, [&](uint64_t b, uint64_t e) {
+                struct Slots {
+                    std::vector<typename Fd::Tw> base;
+                    std::vector<T> ext;
+                    typename Fd::Tw &b(uint32_t s) { return base[s]; }
+                    T &e(uint32_t s, int k) { return ext[(uint64_t)s * D + k]; }
+                } slots{std::vector<typename Fd::Tw>(p.base_slots), std::vector<T>(p.ext_slots * D)};
+                for (uint64_t i = b; i < e; ++i) {
+                    if (((i - b) & 4095) == 0) monitor->check_cancelled();
+                    const QRowPoint<Fd> pt = q_row_point<Fd, D>(in, i, p.uses_first, p.uses_last);
+                    const Ext<Fd, D> v = q_eval_row<Fd, D>(p.code.data(), p.code.size(), in, i, pt, slots);
+                    for (int k = 0; k < D; ++k) out[(uint64_t)k * q + i] = v.c[k];
                 }
             });
         });
