@@ -94,6 +94,7 @@ public:
                    uint64_t dst_col) override;
     void ood_sums(const OodArgs &a, uint64_t *out) override;
     void deep(const DeepArgs &a) override;
+    void quotient(const QuotientArgs &a) override;
     void read_tree(const MerkleTree &t, uint64_t offset, void *out, uint64_t bytes) override;
 
     void begin_call() override;

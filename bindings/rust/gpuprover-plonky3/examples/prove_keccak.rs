@@ -222,6 +222,38 @@ fn run_one_call(
     json
 }
 
+/// GpuPcs with `gpuprover_plonky3::prove`: the quotient on the device too.
+#[cfg(not(feature = "plonky3-main"))]
+fn run_device_quotient(
+    dft: GpuDft<Val>,
+    mmcs: GpuMmcs<Val, Val, StockMmcs, 8>,
+    trace: &RowMajorMatrix<Val>,
+    repeats: usize,
+) -> String {
+    let perm = default_koalabear_poseidon2_16();
+    let fri_mmcs = ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone());
+    let pcs = GpuPcs::new(dft, mmcs, FriParameters { query_proof_of_work_bits: 0, ..FriParameters::new_benchmark(fri_mmcs) });
+    let config = StarkConfig::new(pcs, DuplexChallenger::<Val, Perm, 16, 8>::new(perm));
+    let mut json = String::new();
+    for rep in 0..repeats {
+        let before = config.pcs().quotient_stats().nanos();
+        let t = Instant::now();
+        let proof = gpuprover_plonky3::prove(&config, &KeccakAir {}, trace.clone(), &[]);
+        let total = t.elapsed().as_nanos() as u64;
+        let q = config.pcs().quotient_stats().nanos() - before;
+        println!(
+            "quot  run {rep}: total {:9.1} ms | quotient (compile + device + download) {:8.1} ms (gpuprover_plonky3::prove)",
+            ms(total),
+            ms(q)
+        );
+        verify(&config, &KeccakAir {}, &proof, &[]).expect("the proof verifies");
+        json = serde_json::to_string(&proof).unwrap();
+    }
+    let st = config.pcs().quotient_stats();
+    assert!(st.host() == 0, "a quotient ran on the host: {:?}", st.last_fallback());
+    json
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let log_rows: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(14);
@@ -259,7 +291,9 @@ fn main() {
         proofs.push(run("gpu", GpuDft::<Val>::new(&ctx), mmcs.clone(), &trace, repeats));
         let st = mmcs.stats();
         println!("library trees {}, stock trees {}", st.device_commits, st.host_commits);
-        proofs.push(run_one_call(GpuDft::<Val>::new(&ctx), mmcs, &trace, repeats));
+        proofs.push(run_one_call(GpuDft::<Val>::new(&ctx), mmcs.clone(), &trace, repeats));
+        #[cfg(not(feature = "plonky3-main"))]
+        proofs.push(run_device_quotient(GpuDft::<Val>::new(&ctx), mmcs, &trace, repeats));
     }
     if proofs.len() >= 2 {
         let same = proofs.iter().all(|p| *p == proofs[0]);

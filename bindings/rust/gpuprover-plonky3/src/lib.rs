@@ -12,6 +12,10 @@
 //! - [`GpuPcs`]: `TwoAdicFriPcs` over both whose trace commitments are one
 //!   library call each (LDE and tree on the device, the trace crossing
 //!   PCIe once); the rest is `TwoAdicFriPcs`'s.
+//! - [`prove`] / [`prove_with_preprocessed`] (Plonky3 0.6.2):
+//!   `p3_uni_stark`'s prover whose quotient is evaluated on the device from
+//!   the AIR's symbolic constraints ([`compile_air`]); proofs are
+//!   byte-identical to `p3_uni_stark::prove`'s.
 //!
 //! Swap them into a `TwoAdicFriPcs` and prove as before:
 //!
@@ -31,8 +35,14 @@ mod dft;
 mod field;
 mod mmcs;
 mod pcs;
+#[cfg(not(feature = "plonky3-main"))]
+mod prover;
+mod quotient;
 
 pub use dft::{default_context, GpuDft};
 pub use field::{DigestWord, GpuField, WordKind};
 pub use pcs::GpuPcs;
 pub use mmcs::{GpuMmcs, GpuProverData, MmcsStats, StockMmcs};
+#[cfg(not(feature = "plonky3-main"))]
+pub use prover::{prove, prove_with_preprocessed, DeviceLde};
+pub use quotient::{compile_air, QuotientStats};

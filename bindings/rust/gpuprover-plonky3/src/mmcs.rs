@@ -123,6 +123,11 @@ pub enum GpuProverData<M, D> {
         tree: MerkleTree,
         /// The matrices as committed.
         matrices: Vec<M>,
+        /// The committed matrices as the library holds them on the device
+        /// (the LDEs of a [`GpuPcs`](crate::GpuPcs) trace commitment, rows
+        /// bit-reversed), for the work that follows on the device (the
+        /// quotient); empty when the tree was built from host matrices.
+        device: Vec<gpuprover::Buffer>,
     },
     /// Built by `Inner`.
     Host(D),
@@ -437,7 +442,7 @@ where
             match built {
                 Ok((tree, cap)) => {
                     self.count_device();
-                    return (cap, GpuProverData::Device { tree, matrices: inputs });
+                    return (cap, GpuProverData::Device { tree, matrices: inputs, device: Vec::new() });
                 }
                 Err(e) => {
                     if let Ok(mut g) = self.stats.last_fallback.lock() {
@@ -453,7 +458,7 @@ where
 
     fn open_batch<M: Matrix<F>>(&self, index: usize, prover_data: &Self::ProverData<M>) -> BatchOpening<F, Self> {
         match prover_data {
-            GpuProverData::Device { tree, matrices } => {
+            GpuProverData::Device { tree, matrices, .. } => {
                 let rows = rows_at(matrices, index);
                 let path = device_paths::<F, W, DIGEST>(tree, &[index]).remove(0);
                 BatchOpening::new(rows, path)
@@ -490,7 +495,7 @@ where
         prover_data: &Self::ProverData<M>,
     ) -> (Vec<Vec<Vec<F>>>, Self::MultiProof) {
         match prover_data {
-            GpuProverData::Device { tree, matrices } => {
+            GpuProverData::Device { tree, matrices, .. } => {
                 let rows = indices.iter().map(|&index| rows_at(matrices, index)).collect();
                 let mut leaves = indices.to_vec();
                 leaves.sort_unstable();

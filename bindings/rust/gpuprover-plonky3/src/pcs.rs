@@ -20,6 +20,7 @@ use serde::Serialize;
 use crate::dft::{commitment_lde_options, download};
 use crate::field::{DigestWord, GpuField};
 use crate::mmcs::{canonical_rows, GpuMmcs, GpuProverData, StockMmcs};
+use crate::quotient::QuotientStats;
 use crate::GpuDft;
 
 /// Plonky3's `TwoAdicFriPcs` over [`GpuDft`] and [`GpuMmcs`] whose
@@ -40,6 +41,7 @@ pub struct GpuPcs<F, W, Inner, const DIGEST: usize, FriMmcs> {
     mmcs: GpuMmcs<F, W, Inner, DIGEST>,
     log_blowup: usize,
     one_call: Arc<AtomicU64>,
+    quotient: Arc<QuotientStats>,
 }
 
 impl<F, W, Inner: Clone, const DIGEST: usize, FriMmcs> Clone for GpuPcs<F, W, Inner, DIGEST, FriMmcs>
@@ -52,6 +54,7 @@ where
             mmcs: self.mmcs.clone(),
             log_blowup: self.log_blowup,
             one_call: self.one_call.clone(),
+            quotient: self.quotient.clone(),
         }
     }
 }
@@ -60,13 +63,25 @@ impl<F, W, Inner: Clone, const DIGEST: usize, FriMmcs> GpuPcs<F, W, Inner, DIGES
     /// The PCS `TwoAdicFriPcs::new(dft, mmcs, fri)` would be.
     pub fn new(dft: GpuDft<F>, mmcs: GpuMmcs<F, W, Inner, DIGEST>, fri: FriParameters<FriMmcs>) -> Self {
         let log_blowup = fri.log_blowup;
-        GpuPcs { inner: TwoAdicFriPcs::new(dft, mmcs.clone(), fri), mmcs, log_blowup, one_call: Arc::new(AtomicU64::new(0)) }
+        GpuPcs {
+            inner: TwoAdicFriPcs::new(dft, mmcs.clone(), fri),
+            mmcs,
+            log_blowup,
+            one_call: Arc::new(AtomicU64::new(0)),
+            quotient: Arc::new(QuotientStats::default()),
+        }
     }
 
     /// Commitments made in one library call by this value and its clones
     /// (the others went through `TwoAdicFriPcs`).
     pub fn one_call_commits(&self) -> u64 {
         self.one_call.load(Ordering::Relaxed)
+    }
+
+    /// Where [`prove`](crate::prove) computed the quotients of this value
+    /// and its clones.
+    pub fn quotient_stats(&self) -> &QuotientStats {
+        &self.quotient
     }
 }
 
@@ -107,7 +122,7 @@ where
         let cap = GpuMmcs::<F, W, Inner, DIGEST>::cap_of(&tree).ok()?;
         self.mmcs.count_device();
         self.one_call.fetch_add(1, Ordering::Relaxed);
-        Some((cap, GpuProverData::Device { tree, matrices }))
+        Some((cap, GpuProverData::Device { tree, matrices, device: ldes }))
     }
 }
 
@@ -221,5 +236,38 @@ where
         fiat_shamir_challenger: &mut Challenger,
     ) -> Result<(), Self::Error> {
         self.inner.verify(commitments_with_opening_points, proof, fiat_shamir_challenger)
+    }
+}
+
+#[cfg(not(feature = "plonky3-main"))]
+impl<F, W, Inner, const DIGEST: usize, FriMmcs, Challenge, Challenger> crate::DeviceLde<Challenge, Challenger>
+    for GpuPcs<F, W, Inner, DIGEST, FriMmcs>
+where
+    F: GpuField,
+    W: DigestWord + PartialEq,
+    Inner: StockMmcs<F, W, DIGEST>,
+    [W; DIGEST]: Serialize + DeserializeOwned,
+    Challenge: ExtensionField<F>,
+    TwoAdicFriPcs<F, GpuDft<F>, GpuMmcs<F, W, Inner, DIGEST>, FriMmcs>: Pcs<
+        Challenge,
+        Challenger,
+        Domain = TwoAdicMultiplicativeCoset<F>,
+        Commitment = MerkleCap<F, [W; DIGEST]>,
+        ProverData = GpuProverData<Inp<F>, Inner::ProverData<Inp<F>>>,
+    >,
+{
+    fn device_lde<'a>(&self, data: &'a Self::ProverData) -> Option<&'a gpuprover::Buffer> {
+        match data {
+            GpuProverData::Device { device, .. } if device.len() == 1 => Some(&device[0]),
+            _ => None,
+        }
+    }
+
+    fn context(&self) -> &gpuprover::Context {
+        self.mmcs.context()
+    }
+
+    fn quotient_stats(&self) -> &QuotientStats {
+        &self.quotient
     }
 }

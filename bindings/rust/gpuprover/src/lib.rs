@@ -94,6 +94,7 @@ mod fri;
 mod host;
 mod merkle;
 mod monitor;
+mod quotient;
 mod typed;
 
 pub use commit::{CommitMatrix, CommitOptions, Keep};
@@ -102,6 +103,7 @@ pub use fri::{fri_verify, Fri, FriFold, FriLeaf, FriOptions};
 pub use host::HostMemory;
 pub use merkle::{merkle_verify, MatrixDims, MerkleKind, MerkleOpening, MerkleOptions, MerkleTree};
 pub use monitor::{CallStats, CancelHandle, Counters};
+pub use quotient::{ConstraintProgram, Node, ProgramDesc, ProgramInfo, QuotientInputs};
 pub use typed::{BabyBear, FieldType, Goldilocks, KoalaBear};
 
 /// `Result` with [`Error`] as the error type.

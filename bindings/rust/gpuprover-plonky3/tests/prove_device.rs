@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+//! `gpuprover_plonky3::prove` (the quotient on the device from the AIR's
+//! symbolic constraints) against `p3_uni_stark::prove`: the proofs must be
+//! byte-identical, the stock verifier must accept them, every quotient must
+//! have come from the library, and a forged proof must be rejected. AIRs:
+//! Fibonacci with public values, keccak-air, poseidon2-air (degree-7 and
+//! degree-3 S-boxes: several quotient chunks) and an AIR with preprocessed
+//! and periodic columns and a degree-3 constraint; BabyBear, KoalaBear and
+//! Goldilocks; Poseidon2 and Keccak trees.
+#![cfg(not(feature = "plonky3-main"))]
+
+mod common;
+
+use common::{context, keccak_u64, poseidon2_mmcs, tamper};
+use gpuprover_plonky3::{GpuDft, GpuMmcs, GpuPcs};
+use p3_air::{Air, AirBuilder, BaseAir, WindowAccess};
+use p3_baby_bear::{default_babybear_poseidon2_16, BabyBear, Poseidon2BabyBear};
+use p3_challenger::{DuplexChallenger, HashChallenger, SerializingChallenger32, SerializingChallenger64};
+use p3_commit::ExtensionMmcs;
+use p3_dft::Radix2DitParallel;
+use p3_field::extension::BinomialExtensionField;
+use p3_field::{PrimeCharacteristicRing, PrimeField64};
+use p3_fri::{FriParameters, TwoAdicFriPcs};
+use p3_goldilocks::{default_goldilocks_poseidon2_8, Goldilocks, Poseidon2Goldilocks};
+use p3_keccak::Keccak256Hash;
+use p3_keccak_air::KeccakAir;
+use p3_koala_bear::{default_koalabear_poseidon2_16, KoalaBear, Poseidon2KoalaBear};
+use p3_matrix::dense::RowMajorMatrix;
+use p3_uni_stark::{setup_preprocessed, verify_with_preprocessed, Proof, StarkConfig, StarkGenericConfig};
+
+fn fri<M>(mmcs: M, pow_bits: usize) -> FriParameters<M> {
+    FriParameters {
+        log_blowup: 2,
+        log_final_poly_len: 2,
+        max_log_arity: 2,
+        num_queries: 12,
+        commit_proof_of_work_bits: pow_bits,
+        query_proof_of_work_bits: pow_bits,
+        mmcs,
+    }
+}
+
+/// Fibonacci over (x, y) with public first and last values.
+struct Fibonacci;
+impl<F> BaseAir<F> for Fibonacci {
+    fn width(&self) -> usize {
+        2
+    }
+    fn num_public_values(&self) -> usize {
+        3
+    }
+}
+impl<AB: AirBuilder> Air<AB> for Fibonacci {
+    fn eval(&self, builder: &mut AB) {
+        let main = builder.main();
+        let pv = builder.public_values();
+        let (a, b, last) = (pv[0], pv[1], pv[2]);
+        let (x, y) = (main.current_slice()[0], main.current_slice()[1]);
+        let (nx, ny) = (main.next_slice()[0], main.next_slice()[1]);
+        builder.when_first_row().assert_eq(x, a);
+        builder.when_first_row().assert_eq(y, b);
+        builder.when_transition().assert_eq(nx, y);
+        builder.when_transition().assert_eq(ny, x + y);
+        builder.when_last_row().assert_eq(y, last);
+    }
+}
+
+fn fibonacci<F: PrimeField64>(log_n: usize) -> (RowMajorMatrix<F>, Vec<F>) {
+    let n = 1 << log_n;
+    let (mut x, mut y) = (F::ZERO, F::ONE);
+    let mut v = Vec::with_capacity(2 * n);
+    for _ in 0..n {
+        v.extend([x, y]);
+        (x, y) = (y, x + y);
+    }
+    let last = v[2 * n - 1];
+    (RowMajorMatrix::new(v, 2), vec![F::ZERO, F::ONE, last])
+}
+
+/// One main column x, one preprocessed column s and one periodic column p
+/// (period 4): x_0 = 1, x_{i+1} = x_i s_i + p_i on every transition, the
+/// same times s (degree 3), and s_i^2 = s_i (s is 0 or 1).
+struct Mixed {
+    log_n: usize,
+}
+const PERIOD: [u64; 4] = [3, 1, 4, 1];
+fn mixed_s<F: PrimeField64>(i: usize) -> F {
+    F::from_u64(((i * 7 + 3) % 5 < 3) as u64)
+}
+impl<F: PrimeField64> BaseAir<F> for Mixed {
+    fn width(&self) -> usize {
+        1
+    }
+    fn preprocessed_width(&self) -> usize {
+        1
+    }
+    fn preprocessed_trace(&self) -> Option<RowMajorMatrix<F>> {
+        Some(RowMajorMatrix::new((0..1 << self.log_n).map(mixed_s::<F>).collect(), 1))
+    }
+    fn num_periodic_columns(&self) -> usize {
+        1
+    }
+    fn periodic_columns(&self) -> Vec<Vec<F>> {
+        vec![PERIOD.iter().map(|&v| F::from_u64(v)).collect()]
+    }
+}
+impl<AB: AirBuilder> Air<AB> for Mixed
+where
+    AB::F: PrimeField64,
+{
+    fn eval(&self, builder: &mut AB) {
+        let main = builder.main();
+        let (x, nx) = (main.current_slice()[0], main.next_slice()[0]);
+        let pre = builder.preprocessed();
+        let s = pre.current_slice()[0];
+        let p = builder.periodic_values()[0];
+        let step: AB::Expr = nx.into() - x.into() * s.into() - p.into();
+        builder.when_first_row().assert_one(x);
+        builder.when_transition().assert_zero(step.clone());
+        builder.when_transition().assert_zero(step * s.into());
+        builder.assert_bool(s);
+    }
+}
+fn mixed_trace<F: PrimeField64>(log_n: usize) -> RowMajorMatrix<F> {
+    let mut v = vec![F::ONE];
+    for i in 0..(1 << log_n) - 1 {
+        let x = v[i];
+        v.push(x * mixed_s::<F>(i) + F::from_u64(PERIOD[i % 4]));
+    }
+    RowMajorMatrix::new(v, 1)
+}
+
+fn read<SC: StarkGenericConfig>(_: &SC, json: &str) -> Proof<SC> {
+    serde_json::from_str(json).expect("a proof of the stock configuration")
+}
+
+/// Proves with the stock configuration and with GpuPcs through
+/// `gpuprover_plonky3::prove_with_preprocessed`, and checks the proofs.
+macro_rules! check_device_prove {
+    ($val:ty, $chal:ty, $w:ty, $d:literal, $inner:expr, $challenger:expr, $air:expr, $trace:expr, $pis:expr, $pow:expr) => {{
+        type Val = $val;
+        type Challenge = $chal;
+        let (air, trace, pis) = ($air, $trace, $pis);
+        let inner = $inner;
+        let ctx = context();
+        let stock_pcs = TwoAdicFriPcs::new(
+            Radix2DitParallel::<Val>::default(),
+            inner.clone(),
+            fri(ExtensionMmcs::<Val, Challenge, _>::new(inner.clone()), $pow),
+        );
+        let stock = StarkConfig::new(stock_pcs, $challenger);
+        let mmcs = GpuMmcs::<Val, $w, _, $d>::on_device(inner.clone(), &ctx).expect("a library profile");
+        let gpu_pcs =
+            GpuPcs::new(GpuDft::<Val>::new(&ctx), mmcs.clone(), fri(ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone()), $pow));
+        let gpu = StarkConfig::new(gpu_pcs, $challenger);
+        let log_n = p3_matrix::Matrix::height(&trace).trailing_zeros() as usize;
+        let stock_pre = setup_preprocessed(&stock, &air, log_n);
+        let gpu_pre = setup_preprocessed(&gpu, &air, log_n);
+        let p_stock =
+            p3_uni_stark::prove_with_preprocessed(&stock, &air, trace.clone(), &pis, stock_pre.as_ref().map(|p| &p.0));
+        let p_gpu =
+            gpuprover_plonky3::prove_with_preprocessed(&gpu, &air, trace, &pis, gpu_pre.as_ref().map(|p| &p.0));
+        let st = gpu.pcs().quotient_stats();
+        assert!(st.device() == 1 && st.host() == 0, "quotient on the host: {:?}", st.last_fallback());
+        let j_stock = serde_json::to_string(&p_stock).unwrap();
+        let j_gpu = serde_json::to_string(&p_gpu).unwrap();
+        assert!(j_stock == j_gpu, "the proofs differ ({} and {} bytes)", j_stock.len(), j_gpu.len());
+        let vk = stock_pre.as_ref().map(|p| &p.1);
+        verify_with_preprocessed(&stock, &air, &read(&stock, &j_gpu), &pis, vk).expect("the stock verifier accepts it");
+        for path in [&["commitments", "quotient_chunks"][..], &["opened_values", "quotient_chunks"][..]] {
+            let forged = read(&stock, &tamper(&j_gpu, path));
+            assert!(verify_with_preprocessed(&stock, &air, &forged, &pis, vk).is_err(), "forged at {path:?} verifies");
+        }
+    }};
+}
+
+#[test]
+fn fibonacci_public_values_babybear_poseidon2() {
+    let perm = default_babybear_poseidon2_16();
+    let (trace, pis) = fibonacci::<BabyBear>(10);
+    check_device_prove!(
+        BabyBear, BinomialExtensionField<BabyBear, 4>, BabyBear, 8,
+        poseidon2_mmcs::<BabyBear, Poseidon2BabyBear<16>, 16, 8, 8>(perm.clone(), 0),
+        DuplexChallenger::<BabyBear, Poseidon2BabyBear<16>, 16, 8>::new(perm.clone()),
+        Fibonacci, trace, pis, 0
+    );
+}
+
+#[test]
+fn fibonacci_goldilocks_keccak_with_grinding() {
+    // Grinding on: the stock prover (one thread without the `parallel`
+    // feature) finds the least witness, and so does the library's run.
+    let (trace, pis) = fibonacci::<Goldilocks>(9);
+    check_device_prove!(
+        Goldilocks, BinomialExtensionField<Goldilocks, 2>, u64, 4,
+        keccak_u64::<Goldilocks>(1),
+        SerializingChallenger64::<Goldilocks, HashChallenger<u8, Keccak256Hash, 32>>::from_hasher(vec![], Keccak256Hash {}),
+        Fibonacci, trace, pis, 4
+    );
+}
+
+#[test]
+fn mixed_preprocessed_periodic_degree3_all_fields() {
+    let perm = default_koalabear_poseidon2_16();
+    check_device_prove!(
+        KoalaBear, BinomialExtensionField<KoalaBear, 4>, KoalaBear, 8,
+        poseidon2_mmcs::<KoalaBear, Poseidon2KoalaBear<16>, 16, 8, 8>(perm.clone(), 1),
+        DuplexChallenger::<KoalaBear, Poseidon2KoalaBear<16>, 16, 8>::new(perm.clone()),
+        Mixed { log_n: 8 }, mixed_trace::<KoalaBear>(8), Vec::<KoalaBear>::new(), 0
+    );
+    let perm = default_goldilocks_poseidon2_8();
+    check_device_prove!(
+        Goldilocks, BinomialExtensionField<Goldilocks, 2>, Goldilocks, 4,
+        poseidon2_mmcs::<Goldilocks, Poseidon2Goldilocks<8>, 8, 4, 4>(perm.clone(), 0),
+        DuplexChallenger::<Goldilocks, Poseidon2Goldilocks<8>, 8, 4>::new(perm.clone()),
+        Mixed { log_n: 7 }, mixed_trace::<Goldilocks>(7), Vec::<Goldilocks>::new(), 0
+    );
+    check_device_prove!(
+        BabyBear, BinomialExtensionField<BabyBear, 4>, u64, 4,
+        keccak_u64::<BabyBear>(0),
+        SerializingChallenger32::<BabyBear, HashChallenger<u8, Keccak256Hash, 32>>::from_hasher(vec![], Keccak256Hash {}),
+        Mixed { log_n: 9 }, mixed_trace::<BabyBear>(9), Vec::<BabyBear>::new(), 0
+    );
+}
+
+fn keccak_inputs(n: usize) -> Vec<[u64; 25]> {
+    let mut r = common::Rng(0x5eed);
+    (0..n).map(|_| core::array::from_fn(|_| r.next())).collect()
+}
+
+#[test]
+fn keccak_air_koalabear_keccak_tree() {
+    let trace = p3_keccak_air::generate_trace_rows::<KoalaBear>(keccak_inputs(5), 2);
+    check_device_prove!(
+        KoalaBear, BinomialExtensionField<KoalaBear, 4>, u64, 4,
+        keccak_u64::<KoalaBear>(3),
+        SerializingChallenger32::<KoalaBear, HashChallenger<u8, Keccak256Hash, 32>>::from_hasher(vec![], Keccak256Hash {}),
+        KeccakAir {}, trace, Vec::<KoalaBear>::new(), 0
+    );
+}
