@@ -38,6 +38,8 @@ use p3_matrix::{Dimensions, Matrix};
 use p3_merkle_tree::MerkleTreeMmcs;
 use p3_symmetric::{PaddingFreeSponge, TruncatedPermutation};
 use p3_uni_stark::{prove, verify, StarkConfig};
+#[cfg(not(feature = "plonky3-main"))]
+use p3_uni_stark::StarkGenericConfig;
 
 type Val = KoalaBear;
 type Challenge = BinomialExtensionField<Val, 4>;
@@ -233,7 +235,17 @@ fn run_device_quotient(
     let perm = default_koalabear_poseidon2_16();
     let fri_mmcs = ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone());
     let pcs = GpuPcs::new(dft, mmcs, FriParameters { query_proof_of_work_bits: 0, ..FriParameters::new_benchmark(fri_mmcs) });
-    let config = StarkConfig::new(pcs, DuplexChallenger::<Val, Perm, 16, 8>::new(perm));
+    let config = StarkConfig::new(pcs.quotient_on_cpu_backend(true), DuplexChallenger::<Val, Perm, 16, 8>::new(perm));
+    {
+        let layout = p3_air::symbolic::AirLayout { main_width: p3_air::BaseAir::<Val>::width(&KeccakAir {}), ..Default::default() };
+        let t = Instant::now();
+        let program = gpuprover_plonky3::compile_air::<Val, _>(&KeccakAir {}, layout, 4).expect("keccak-air compiles");
+        let info = program.info().expect("program info");
+        println!(
+            "keccak-air as a constraint program: compiled in {:.1} ms; {} nodes, {} instructions a row, {} + {} slots, {} constraints of degree <= {}",
+            t.elapsed().as_secs_f64() * 1e3, info.nodes, info.instructions, info.base_slots, info.ext_slots, info.constraints, info.max_degree
+        );
+    }
     let mut json = String::new();
     for rep in 0..repeats {
         let before = config.pcs().quotient_stats().nanos();

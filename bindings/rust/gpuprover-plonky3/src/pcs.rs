@@ -42,6 +42,7 @@ pub struct GpuPcs<F, W, Inner, const DIGEST: usize, FriMmcs> {
     log_blowup: usize,
     one_call: Arc<AtomicU64>,
     quotient: Arc<QuotientStats>,
+    cpu_quotient: bool,
 }
 
 impl<F, W, Inner: Clone, const DIGEST: usize, FriMmcs> Clone for GpuPcs<F, W, Inner, DIGEST, FriMmcs>
@@ -55,6 +56,7 @@ where
             log_blowup: self.log_blowup,
             one_call: self.one_call.clone(),
             quotient: self.quotient.clone(),
+            cpu_quotient: self.cpu_quotient,
         }
     }
 }
@@ -69,6 +71,7 @@ impl<F, W, Inner: Clone, const DIGEST: usize, FriMmcs> GpuPcs<F, W, Inner, DIGES
             log_blowup,
             one_call: Arc::new(AtomicU64::new(0)),
             quotient: Arc::new(QuotientStats::default()),
+            cpu_quotient: false,
         }
     }
 
@@ -76,6 +79,15 @@ impl<F, W, Inner: Clone, const DIGEST: usize, FriMmcs> GpuPcs<F, W, Inner, DIGES
     /// (the others went through `TwoAdicFriPcs`).
     pub fn one_call_commits(&self) -> u64 {
         self.one_call.load(Ordering::Relaxed)
+    }
+
+    /// Whether [`prove`](crate::prove) evaluates the quotient with the
+    /// library when the context's backend is the CPU (default false: there
+    /// Plonky3's packed `quotient_values` is faster than the library's
+    /// interpreter, and the fallback is counted with that reason).
+    pub fn quotient_on_cpu_backend(mut self, yes: bool) -> Self {
+        self.cpu_quotient = yes;
+        self
     }
 
     /// Where [`prove`](crate::prove) computed the quotients of this value
@@ -257,6 +269,9 @@ where
     >,
 {
     fn device_lde<'a>(&self, data: &'a Self::ProverData) -> Option<&'a gpuprover::Buffer> {
+        if !self.cpu_quotient && self.mmcs.context().backend() == gpuprover::Backend::Cpu {
+            return None;
+        }
         match data {
             GpuProverData::Device { device, .. } if device.len() == 1 => Some(&device[0]),
             _ => None,

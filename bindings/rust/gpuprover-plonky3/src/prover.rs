@@ -20,7 +20,7 @@ use p3_air::symbolic::{AirLayout, SymbolicAirBuilder};
 use p3_air::Air;
 use p3_challenger::{CanObserve, FieldChallenger};
 use p3_commit::{Pcs, PolynomialSpace};
-use p3_field::{BasedVectorSpace, PrimeCharacteristicRing};
+use p3_field::{BasedVectorSpace, ExtensionField, Field, PrimeCharacteristicRing};
 use p3_matrix::dense::RowMajorMatrix;
 use p3_matrix::Matrix;
 use p3_uni_stark::{
@@ -33,9 +33,13 @@ use crate::GpuField;
 
 /// A PCS whose commitments may leave their LDE on a library device: what
 /// [`prove`] needs to evaluate the quotient there.
-pub trait DeviceLde<Challenge, Challenger>: Pcs<Challenge, Challenger> {
+pub trait DeviceLde<Challenge, Challenger>: Pcs<Challenge, Challenger>
+where
+    Challenge: ExtensionField<p3_commit::Val<Self::Domain>>,
+{
     /// The device copy of the LDE of the one matrix committed in `data`
-    /// (rows bit-reversed on the commitment coset), if there is one.
+    /// (rows bit-reversed on the commitment coset), if there is one and the
+    /// quotient should be evaluated from it.
     fn device_lde<'a>(&self, data: &'a Self::ProverData) -> Option<&'a Buffer>;
     /// The library context holding it.
     fn context(&self) -> &Context;
@@ -118,7 +122,7 @@ where
     let quotient_domain = ext_trace_domain.create_disjoint_domain(1 << (log_ext_degree + log_num_quotient_chunks));
     let stats = pcs.quotient_stats();
     let started = std::time::Instant::now();
-    let device = if is_zk {
+    let device = if is_zk != 0 {
         Err("zero-knowledge configurations randomize the trace".to_string())
     } else {
         device_quotient::<SC, A>(
@@ -234,13 +238,27 @@ where
     SC::Pcs: DeviceLde<SC::Challenge, SC::Challenger>,
     A: Air<SymbolicAirBuilder<Val<SC>>>,
 {
-    let main = pcs.device_lde(trace_data).ok_or("the trace was not committed on the device")?;
+    let main = pcs.device_lde(trace_data).ok_or(
+        "the trace was not committed on a device (or the backend is the CPU, where Plonky3's packed evaluation is faster)",
+    )?;
     let preprocessed = match preprocessed_data {
         Some(d) => Some(pcs.device_lde(d).ok_or("the preprocessed trace was not committed on the device")?),
         None => None,
     };
     if trace_domain.first_point() != Val::<SC>::ONE || quotient_domain.first_point() != Val::<SC>::GENERATOR {
         return Err("the trace domain is not the subgroup or the quotient coset is not the generator's".into());
+    }
+    let q = quotient_domain.size();
+    for (b, what) in [(Some(main), "trace"), (preprocessed, "preprocessed trace")] {
+        if let Some(b) = b {
+            if b.rows() < q {
+                return Err(format!(
+                    "the quotient domain ({q} rows) is larger than the committed {what} LDE ({} rows): \
+                     the constraint degree needs a larger blowup, and Plonky3 extends the trace again on the host",
+                    b.rows()
+                ));
+            }
+        }
     }
     let alpha = alpha.as_basis_coefficients_slice();
     let program = compile_air::<Val<SC>, A>(air, layout, alpha.len() as u32)?;

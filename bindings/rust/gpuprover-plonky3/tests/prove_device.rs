@@ -19,7 +19,7 @@ use p3_challenger::{DuplexChallenger, HashChallenger, SerializingChallenger32, S
 use p3_commit::ExtensionMmcs;
 use p3_dft::Radix2DitParallel;
 use p3_field::extension::BinomialExtensionField;
-use p3_field::{PrimeCharacteristicRing, PrimeField64};
+use p3_field::PrimeField64;
 use p3_fri::{FriParameters, TwoAdicFriPcs};
 use p3_goldilocks::{default_goldilocks_poseidon2_8, Goldilocks, Poseidon2Goldilocks};
 use p3_keccak::Keccak256Hash;
@@ -82,6 +82,9 @@ fn fibonacci<F: PrimeField64>(log_n: usize) -> (RowMajorMatrix<F>, Vec<F>) {
 /// same times s (degree 3), and s_i^2 = s_i (s is 0 or 1).
 struct Mixed {
     log_n: usize,
+    /// Adds s^6 = s (degree 6: eight quotient chunks, more than a blowup of
+    /// 4 holds).
+    high_degree: bool,
 }
 const PERIOD: [u64; 4] = [3, 1, 4, 1];
 fn mixed_s<F: PrimeField64>(i: usize) -> F {
@@ -119,6 +122,10 @@ where
         builder.when_transition().assert_zero(step.clone());
         builder.when_transition().assert_zero(step * s.into());
         builder.assert_bool(s);
+        if self.high_degree {
+            let s: AB::Expr = s.into();
+            builder.assert_zero(s.clone() * s.clone() * s.clone() * s.clone() * s.clone() * s.clone() - s);
+        }
     }
 }
 fn mixed_trace<F: PrimeField64>(log_n: usize) -> RowMajorMatrix<F> {
@@ -137,7 +144,10 @@ fn read<SC: StarkGenericConfig>(_: &SC, json: &str) -> Proof<SC> {
 /// Proves with the stock configuration and with GpuPcs through
 /// `gpuprover_plonky3::prove_with_preprocessed`, and checks the proofs.
 macro_rules! check_device_prove {
-    ($val:ty, $chal:ty, $w:ty, $d:literal, $inner:expr, $challenger:expr, $air:expr, $trace:expr, $pis:expr, $pow:expr) => {{
+    ($val:ty, $chal:ty, $w:ty, $d:literal, $inner:expr, $challenger:expr, $air:expr, $trace:expr, $pis:expr, $pow:expr) => {
+        check_device_prove!($val, $chal, $w, $d, $inner, $challenger, $air, $trace, $pis, $pow, true)
+    };
+    ($val:ty, $chal:ty, $w:ty, $d:literal, $inner:expr, $challenger:expr, $air:expr, $trace:expr, $pis:expr, $pow:expr, $on_device:expr) => {{
         type Val = $val;
         type Challenge = $chal;
         let (air, trace, pis) = ($air, $trace, $pis);
@@ -151,7 +161,8 @@ macro_rules! check_device_prove {
         let stock = StarkConfig::new(stock_pcs, $challenger);
         let mmcs = GpuMmcs::<Val, $w, _, $d>::on_device(inner.clone(), &ctx).expect("a library profile");
         let gpu_pcs =
-            GpuPcs::new(GpuDft::<Val>::new(&ctx), mmcs.clone(), fri(ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone()), $pow));
+            GpuPcs::new(GpuDft::<Val>::new(&ctx), mmcs.clone(), fri(ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone()), $pow))
+                .quotient_on_cpu_backend(true);
         let gpu = StarkConfig::new(gpu_pcs, $challenger);
         let log_n = p3_matrix::Matrix::height(&trace).trailing_zeros() as usize;
         let stock_pre = setup_preprocessed(&stock, &air, log_n);
@@ -161,15 +172,24 @@ macro_rules! check_device_prove {
         let p_gpu =
             gpuprover_plonky3::prove_with_preprocessed(&gpu, &air, trace, &pis, gpu_pre.as_ref().map(|p| &p.0));
         let st = gpu.pcs().quotient_stats();
-        assert!(st.device() == 1 && st.host() == 0, "quotient on the host: {:?}", st.last_fallback());
+        if $on_device {
+            assert!(st.device() == 1 && st.host() == 0, "quotient on the host: {:?}", st.last_fallback());
+        } else {
+            assert!(st.device() == 0 && st.host() == 1, "the quotient did not fall back");
+            assert!(st.last_fallback().is_some_and(|r| r.contains("larger blowup")), "{:?}", st.last_fallback());
+        }
         let j_stock = serde_json::to_string(&p_stock).unwrap();
         let j_gpu = serde_json::to_string(&p_gpu).unwrap();
         assert!(j_stock == j_gpu, "the proofs differ ({} and {} bytes)", j_stock.len(), j_gpu.len());
         let vk = stock_pre.as_ref().map(|p| &p.1);
+        // (A quotient of more chunks than the blowup is a configuration
+        // Plonky3's own verifier rejects; such proofs are only compared.)
+        if $on_device {
         verify_with_preprocessed(&stock, &air, &read(&stock, &j_gpu), &pis, vk).expect("the stock verifier accepts it");
         for path in [&["commitments", "quotient_chunks"][..], &["opened_values", "quotient_chunks"][..]] {
             let forged = read(&stock, &tamper(&j_gpu, path));
             assert!(verify_with_preprocessed(&stock, &air, &forged, &pis, vk).is_err(), "forged at {path:?} verifies");
+        }
         }
     }};
 }
@@ -206,20 +226,35 @@ fn mixed_preprocessed_periodic_degree3_all_fields() {
         KoalaBear, BinomialExtensionField<KoalaBear, 4>, KoalaBear, 8,
         poseidon2_mmcs::<KoalaBear, Poseidon2KoalaBear<16>, 16, 8, 8>(perm.clone(), 1),
         DuplexChallenger::<KoalaBear, Poseidon2KoalaBear<16>, 16, 8>::new(perm.clone()),
-        Mixed { log_n: 8 }, mixed_trace::<KoalaBear>(8), Vec::<KoalaBear>::new(), 0
+        Mixed { log_n: 8, high_degree: false }, mixed_trace::<KoalaBear>(8), Vec::<KoalaBear>::new(), 0
     );
     let perm = default_goldilocks_poseidon2_8();
     check_device_prove!(
         Goldilocks, BinomialExtensionField<Goldilocks, 2>, Goldilocks, 4,
         poseidon2_mmcs::<Goldilocks, Poseidon2Goldilocks<8>, 8, 4, 4>(perm.clone(), 0),
         DuplexChallenger::<Goldilocks, Poseidon2Goldilocks<8>, 8, 4>::new(perm.clone()),
-        Mixed { log_n: 7 }, mixed_trace::<Goldilocks>(7), Vec::<Goldilocks>::new(), 0
+        Mixed { log_n: 7, high_degree: false }, mixed_trace::<Goldilocks>(7), Vec::<Goldilocks>::new(), 0
     );
     check_device_prove!(
         BabyBear, BinomialExtensionField<BabyBear, 4>, u64, 4,
         keccak_u64::<BabyBear>(0),
         SerializingChallenger32::<BabyBear, HashChallenger<u8, Keccak256Hash, 32>>::from_hasher(vec![], Keccak256Hash {}),
-        Mixed { log_n: 9 }, mixed_trace::<BabyBear>(9), Vec::<BabyBear>::new(), 0
+        Mixed { log_n: 9, high_degree: false }, mixed_trace::<BabyBear>(9), Vec::<BabyBear>::new(), 0
+    );
+}
+
+/// A constraint of degree 6 needs a quotient domain larger than the
+/// committed LDE: the quotient falls back to Plonky3, counted with the
+/// reason, and the proof is the same bytes (which Plonky3's verifier
+/// rejects for either prover: more quotient chunks than the blowup).
+#[test]
+fn quotient_larger_than_the_lde_falls_back() {
+    let perm = default_babybear_poseidon2_16();
+    check_device_prove!(
+        BabyBear, BinomialExtensionField<BabyBear, 4>, BabyBear, 8,
+        poseidon2_mmcs::<BabyBear, Poseidon2BabyBear<16>, 16, 8, 8>(perm.clone(), 0),
+        DuplexChallenger::<BabyBear, Poseidon2BabyBear<16>, 16, 8>::new(perm.clone()),
+        Mixed { log_n: 6, high_degree: true }, mixed_trace::<BabyBear>(6), Vec::<BabyBear>::new(), 0, false
     );
 }
 
@@ -237,4 +272,92 @@ fn keccak_air_koalabear_keccak_tree() {
         SerializingChallenger32::<KoalaBear, HashChallenger<u8, Keccak256Hash, 32>>::from_hasher(vec![], Keccak256Hash {}),
         KeccakAir {}, trace, Vec::<KoalaBear>::new(), 0
     );
+}
+
+/// Poseidon2 permutations over KoalaBear (degree-3 S-box) and Goldilocks
+/// (degree-7 S-box through one register: several quotient chunks).
+fn poseidon2_states<F: PrimeField64, const W: usize>(n: usize) -> Vec<[F; W]> {
+    let mut r = common::Rng(0xfeed);
+    (0..n).map(|_| core::array::from_fn(|_| F::from_u64(r.below(F::ORDER_U64)))).collect()
+}
+fn poseidon2_constants<F: PrimeField64, const W: usize, const HALF: usize, const PARTIAL: usize>(
+) -> p3_poseidon2_air::RoundConstants<F, W, HALF, PARTIAL> {
+    let mut r = common::Rng(0xc0ffee);
+    let mut e = || F::from_u64(r.below(F::ORDER_U64));
+    let full = |e: &mut dyn FnMut() -> F| -> [[F; W]; HALF] { core::array::from_fn(|_| core::array::from_fn(|_| e())) };
+    let begin = full(&mut e);
+    let partial = core::array::from_fn(|_| e());
+    let end = full(&mut e);
+    p3_poseidon2_air::RoundConstants::new(begin, partial, end)
+}
+
+#[test]
+fn poseidon2_air_koalabear_and_goldilocks() {
+    use p3_goldilocks::{GenericPoseidon2LinearLayersGoldilocks, GOLDILOCKS_POSEIDON2_HALF_FULL_ROUNDS, GOLDILOCKS_POSEIDON2_PARTIAL_ROUNDS_8};
+    use p3_koala_bear::{
+        GenericPoseidon2LinearLayersKoalaBear, KOALABEAR_POSEIDON2_HALF_FULL_ROUNDS, KOALABEAR_POSEIDON2_PARTIAL_ROUNDS_16,
+        KOALABEAR_S_BOX_DEGREE,
+    };
+    use p3_poseidon2_air::{generate_trace_rows, Poseidon2Air};
+    {
+        type L = GenericPoseidon2LinearLayersKoalaBear;
+        const H: usize = KOALABEAR_POSEIDON2_HALF_FULL_ROUNDS;
+        const P: usize = KOALABEAR_POSEIDON2_PARTIAL_ROUNDS_16;
+        let c = poseidon2_constants::<KoalaBear, 16, H, P>();
+        let air = Poseidon2Air::<KoalaBear, L, 16, KOALABEAR_S_BOX_DEGREE, 0, H, P>::new(c.clone());
+        let trace = generate_trace_rows::<KoalaBear, L, 16, KOALABEAR_S_BOX_DEGREE, 0, H, P>(poseidon2_states(64), &c, 2);
+        let perm = default_koalabear_poseidon2_16();
+        check_device_prove!(
+            KoalaBear, BinomialExtensionField<KoalaBear, 4>, KoalaBear, 8,
+            poseidon2_mmcs::<KoalaBear, Poseidon2KoalaBear<16>, 16, 8, 8>(perm.clone(), 1),
+            DuplexChallenger::<KoalaBear, Poseidon2KoalaBear<16>, 16, 8>::new(perm.clone()),
+            air, trace, Vec::<KoalaBear>::new(), 0
+        );
+    }
+    {
+        type L = GenericPoseidon2LinearLayersGoldilocks;
+        const H: usize = GOLDILOCKS_POSEIDON2_HALF_FULL_ROUNDS;
+        const P: usize = GOLDILOCKS_POSEIDON2_PARTIAL_ROUNDS_8;
+        let c = poseidon2_constants::<Goldilocks, 8, H, P>();
+        let air = Poseidon2Air::<Goldilocks, L, 8, 7, 1, H, P>::new(c.clone());
+        let trace = generate_trace_rows::<Goldilocks, L, 8, 7, 1, H, P>(poseidon2_states(32), &c, 2);
+        let perm = default_goldilocks_poseidon2_8();
+        check_device_prove!(
+            Goldilocks, BinomialExtensionField<Goldilocks, 2>, Goldilocks, 4,
+            poseidon2_mmcs::<Goldilocks, Poseidon2Goldilocks<8>, 8, 4, 4>(perm.clone(), 0),
+            DuplexChallenger::<Goldilocks, Poseidon2Goldilocks<8>, 8, 4>::new(perm.clone()),
+            air, trace, Vec::<Goldilocks>::new(), 0
+        );
+    }
+}
+
+/// Without `quotient_on_cpu_backend`, a CPU-backend context leaves the
+/// quotient to Plonky3 (faster there), counted with its reason; the proof
+/// is the same.
+#[test]
+fn cpu_backend_quotient_falls_back_counted() {
+    let ctx = context();
+    if ctx.backend() != gpuprover::Backend::Cpu {
+        return;
+    }
+    type Val = BabyBear;
+    type Challenge = BinomialExtensionField<BabyBear, 4>;
+    let perm = default_babybear_poseidon2_16();
+    let inner = poseidon2_mmcs::<BabyBear, Poseidon2BabyBear<16>, 16, 8, 8>(perm.clone(), 0);
+    let mmcs = GpuMmcs::<Val, Val, _, 8>::on_device(inner.clone(), &ctx).expect("a library profile");
+    let pcs = GpuPcs::new(GpuDft::<Val>::new(&ctx), mmcs.clone(), fri(ExtensionMmcs::<Val, Challenge, _>::new(mmcs), 0));
+    let config = StarkConfig::new(pcs, DuplexChallenger::<Val, Poseidon2BabyBear<16>, 16, 8>::new(perm.clone()));
+    let stock_pcs = TwoAdicFriPcs::new(
+        Radix2DitParallel::<Val>::default(),
+        inner.clone(),
+        fri(ExtensionMmcs::<Val, Challenge, _>::new(inner), 0),
+    );
+    let stock = StarkConfig::new(stock_pcs, DuplexChallenger::<Val, Poseidon2BabyBear<16>, 16, 8>::new(perm));
+    let (trace, pis) = fibonacci::<Val>(8);
+    let a = gpuprover_plonky3::prove(&config, &Fibonacci, trace.clone(), &pis);
+    let b = p3_uni_stark::prove(&stock, &Fibonacci, trace, &pis);
+    assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
+    let st = config.pcs().quotient_stats();
+    assert_eq!((st.device(), st.host()), (0, 1));
+    assert!(st.last_fallback().unwrap().contains("CPU"), "{:?}", st.last_fallback());
 }
