@@ -213,13 +213,30 @@ std::shared_ptr<const CompiledProgram> compile_program(const gp_constraint_progr
     }
     p->code.reserve(pos);
     SlotPool base, ext;
+    // Inputs (trace columns, constants, publics) take no slot: their
+    // operand reads them where used.
+    auto input = [&](uint32_t v) {
+        const uint32_t op = u[v].op;
+        return op == GP_CP_MAIN || op == GP_CP_PREPROCESSED || op == GP_CP_CONST || op == GP_CP_PUBLIC;
+    };
     std::vector<uint32_t> slot(u.size());
     auto release = [&](uint32_t v) {
+        if (input(v)) return;
         if (u[v].ext) ext.give(slot[v]);
         else base.give(slot[v]);
     };
     for (uint32_t v = 0; v < u.size(); ++v) {
         const Unique &n = u[v];
+        if (input(v)) {
+            switch (n.op) {
+                case GP_CP_MAIN: slot[v] = q_operand(n.b ? kQMainNext : kQMainCur, n.a); break;
+                case GP_CP_PREPROCESSED: slot[v] = q_operand(n.b ? kQPrepNext : kQPrepCur, n.a); break;
+                case GP_CP_CONST: slot[v] = q_operand(kQUni, n.a); break;
+                default: slot[v] = q_operand(kQUni, (uint32_t)p->constants.size() + n.a); break;
+            }
+            for (uint32_t j : folds[v]) p->code.push_back(QIns{kQFoldB, 0, slot[v], j});
+            continue;
+        }
         QIns ins{0, 0, n.a, n.b};
         // Operands whose last reader this is free their slots first (an
         // instruction reads its operands before it writes).
@@ -228,11 +245,7 @@ std::shared_ptr<const CompiledProgram> compile_program(const gp_constraint_progr
             if (binary(n.op) && n.b != n.a && last[n.b] == at[v]) release(n.b);
         }
         switch (n.op) {
-            case GP_CP_MAIN: ins.op = kQMain; break;
-            case GP_CP_PREPROCESSED: ins.op = kQPrep; break;
             case GP_CP_PERIODIC: ins.op = kQPeriodic; break;
-            case GP_CP_CONST: ins.op = kQUniform; break;
-            case GP_CP_PUBLIC: ins.op = kQUniform, ins.a = (uint32_t)p->constants.size() + n.a; break;
             case GP_CP_CHALLENGE: ins.op = kQChallenge; break;
             case GP_CP_IS_FIRST_ROW: ins.op = kQSelector, ins.a = 0, p->uses_first = true; break;
             case GP_CP_IS_LAST_ROW: ins.op = kQSelector, ins.a = 1, p->uses_last = true; break;
@@ -251,7 +264,7 @@ std::shared_ptr<const CompiledProgram> compile_program(const gp_constraint_progr
                 break;
             }
         }
-        if (n.op != GP_CP_NEG && !binary(n.op)) ins.b = n.op == GP_CP_MAIN || n.op == GP_CP_PREPROCESSED ? n.b : 0;
+        if (n.op != GP_CP_NEG && !binary(n.op)) ins.b = 0;
         slot[v] = n.ext ? ext.take() : base.take();
         ins.dst = slot[v];
         p->code.push_back(ins);

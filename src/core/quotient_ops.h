@@ -2,7 +2,8 @@
 // A compiled constraint program (core/quotient.h) evaluated on one row of
 // the quotient domain, written once for host and device.
 //
-// The program is a straight line of instructions over value slots: base
+// The program is a straight line of instructions over value slots (inputs
+// are read where they are used and hold none): base
 // slots hold base-field values in the field's multiplication form (Tw:
 // Montgomery for the 31-bit fields, plain for Goldilocks), so that a
 // product is one reduction; extension slots hold canonical coefficients.
@@ -20,12 +21,9 @@
 namespace gp {
 
 enum QOp : uint32_t {
-    kQMain = 0,      // dst <- main column a, row (b ? next : this)
-    kQPrep = 1,      // dst <- preprocessed column a, row (b ? next : this)
     kQPeriodic = 2,  // dst <- periodic column a
-    kQUniform = 3,   // dst <- uniform value a (constants, then publics; Tw form)
     kQSelector = 4,  // dst <- selector a (0 first row, 1 last row, 2 transition)
-    kQAdd = 5,       // base: dst <- a + b
+    kQAdd = 5,       // base: dst <- a + b (base operands: QOperand)
     kQSub = 6,
     kQMul = 7,
     kQNeg = 8,       // dst <- -a
@@ -34,7 +32,7 @@ enum QOp : uint32_t {
     kQESub = 11,
     kQEMul = 12,
     kQENeg = 13,     // ext dst <- -a (a ext)
-    kQFoldB = 14,    // acc += weight b * base slot a
+    kQFoldB = 14,    // acc += weight b * base operand a
     kQFoldE = 15,    // acc += weight b * ext slot a
     kQOpMask = 0xff,
     kQExtA = 1u << 8,
@@ -44,6 +42,22 @@ enum QOp : uint32_t {
 struct QIns {
     uint32_t op, dst, a, b;
 };
+
+// A base operand (a, b of the operations and folds): a slot, or an input
+// read where it is used (main and preprocessed columns at this or the next
+// row, uniform values), so that inputs hold no slot: kind in the top three
+// bits, index below.
+enum QOperand : uint32_t {
+    kQSlot = 0,
+    kQMainCur = 1,
+    kQMainNext = 2,
+    kQPrepCur = 3,
+    kQPrepNext = 4,
+    kQUni = 5,
+    kQKindShift = 29,
+    kQIndexMask = (1u << 29) - 1,
+};
+GP_HD constexpr uint32_t q_operand(uint32_t kind, uint32_t index) { return kind << kQKindShift | index; }
 
 // Where one row's inputs are (device or host memory): base columns of
 // `rows` elements each, `col` at data + col * rows.
@@ -119,28 +133,37 @@ GP_HD Ext<F, D> q_eval_row(const QIns *prog, uint64_t n, const QInputs<F, D> &in
     Tw acc_b[D];
     for (int k = 0; k < D; ++k) acc_b[k] = 0;
     X acc_e = X::zero();
+    // A base operand's value (Tw form).
+    auto fetch = [&](uint32_t x) -> Tw {
+        const uint32_t i = x & kQIndexMask;
+        switch (x >> kQKindShift) {
+            case kQSlot: return slots.b(i);
+            case kQMainCur: return F::to_tw(in.main[i * in.main_rows + main_row[0]]);
+            case kQMainNext: return F::to_tw(in.main[i * in.main_rows + main_row[1]]);
+            case kQPrepCur: return F::to_tw(in.prep[i * in.prep_rows + prep_row[0]]);
+            case kQPrepNext: return F::to_tw(in.prep[i * in.prep_rows + prep_row[1]]);
+            default: return in.uniform[i];
+        }
+    };
     auto ext_of = [&](uint32_t s, bool is_ext) {
         if (is_ext) {
             X v;
             for (int k = 0; k < D; ++k) v.c[k] = slots.e(s, k);
             return v;
         }
-        return X::from_base(F::from_tw(slots.b(s)));
+        return X::from_base(F::from_tw(fetch(s)));
     };
     for (uint64_t k = 0; k < n; ++k) {
         const QIns ins = prog[k];
         switch (ins.op & kQOpMask) {
-            case kQMain: slots.b(ins.dst) = F::to_tw(in.main[ins.a * in.main_rows + main_row[ins.b]]); break;
-            case kQPrep: slots.b(ins.dst) = F::to_tw(in.prep[ins.a * in.prep_rows + prep_row[ins.b]]); break;
             case kQPeriodic: slots.b(ins.dst) = F::to_tw(periodic_row[ins.a]); break;
-            case kQUniform: slots.b(ins.dst) = in.uniform[ins.a]; break;
             case kQSelector:
                 slots.b(ins.dst) = F::to_tw(ins.a == 0 ? pt.first : ins.a == 1 ? pt.last : pt.trans);
                 break;
-            case kQAdd: slots.b(ins.dst) = F::add(slots.b(ins.a), slots.b(ins.b)); break;
-            case kQSub: slots.b(ins.dst) = F::sub(slots.b(ins.a), slots.b(ins.b)); break;
-            case kQMul: slots.b(ins.dst) = F::tw_mul(slots.b(ins.a), slots.b(ins.b)); break;
-            case kQNeg: slots.b(ins.dst) = F::neg(slots.b(ins.a)); break;
+            case kQAdd: slots.b(ins.dst) = F::add(fetch(ins.a), fetch(ins.b)); break;
+            case kQSub: slots.b(ins.dst) = F::sub(fetch(ins.a), fetch(ins.b)); break;
+            case kQMul: slots.b(ins.dst) = F::tw_mul(fetch(ins.a), fetch(ins.b)); break;
+            case kQNeg: slots.b(ins.dst) = F::neg(fetch(ins.a)); break;
             case kQChallenge:
                 for (int c = 0; c < D; ++c) slots.e(ins.dst, c) = in.challenges[ins.a].c[c];
                 break;
@@ -160,7 +183,7 @@ GP_HD Ext<F, D> q_eval_row(const QIns *prog, uint64_t n, const QInputs<F, D> &in
                 break;
             }
             case kQFoldB: {
-                const Tw v = slots.b(ins.a);
+                const Tw v = fetch(ins.a);
                 const Tw *w = in.weights_tw + (uint64_t)ins.b * D;
                 for (int c = 0; c < D; ++c) acc_b[c] = F::add(acc_b[c], F::tw_mul(w[c], v));
                 break;
