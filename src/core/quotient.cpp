@@ -130,6 +130,8 @@ std::shared_ptr<const CompiledProgram> compile_program(const gp_constraint_progr
     p->challenge_count = d.challenge_count;
     p->constraints = d.constraint_count;
     for (uint32_t i = 0; i < d.node_count; ++i) check_node(d, i);
+    p->desc_nodes.assign(d.nodes, d.nodes + d.node_count);
+    p->desc_constraints.assign(d.constraints, d.constraints + d.constraint_count);
     for (uint32_t j = 0; j < d.constraint_count; ++j)
         if (d.constraints[j] >= d.node_count)
             fail(GP_ERR_INVALID_ARGUMENT, "desc->constraints[", j, "] = ", d.constraints[j], " names no node (",
@@ -276,8 +278,8 @@ std::shared_ptr<const CompiledProgram> compile_program(const gp_constraint_progr
     return p;
 }
 
-void evaluate_quotient(Context *c, const CompiledProgram &p, const gp_quotient_options &o, const Buffer *main,
-                       const Buffer *prep, Buffer &out) {
+QuotientArgs quotient_args(const CompiledProgram &p, const gp_quotient_options &o, const Buffer *main,
+                           const Buffer *prep, Buffer &out) {
     const FieldDesc &f = *p.field;
     QuotientArgs a;
     a.prog = &p;
@@ -344,7 +346,8 @@ void evaluate_quotient(Context *c, const CompiledProgram &p, const gp_quotient_o
     }
     GP_REQUIRE_PTR(o.alpha);
     check_canonical(f, o.alpha, 0, p.ext, "options->alpha");
-    const std::vector<uint64_t> alpha = words_in(f, o.alpha, p.ext);
+    a.alpha = words_in(f, o.alpha, p.ext);
+    const std::vector<uint64_t> &alpha = a.alpha;
     if (out.field != &f)
         fail(GP_ERR_FIELD_MISMATCH, "out holds ", out.field->name, " elements; the program is over ", f.name);
     if (out.ext != p.ext || out.cols != 1 || out.rows != q)
@@ -365,6 +368,13 @@ void evaluate_quotient(Context *c, const CompiledProgram &p, const gp_quotient_o
             w = w * al;
         }
     });
+    return a;
+}
+
+void evaluate_quotient(Context *c, const CompiledProgram &p, const gp_quotient_options &o, const Buffer *main,
+                       const Buffer *prep, Buffer &out) {
+    const QuotientArgs a = quotient_args(p, o, main, prep, out);
+    const uint64_t q = 1ull << a.log_q;
     c->monitor->poll("quotient", 0, q);
     c->backend->quotient(a);
     c->monitor->poll("quotient", q, q);

@@ -24,6 +24,10 @@ struct CompiledProgram {
     uint64_t base_slots = 0, ext_slots = 0;
     uint64_t constraints = 0, nodes = 0, max_degree = 0;
     bool uses_first = false, uses_last = false;
+    // The description as given (a remote session sends it to its server,
+    // which validates and compiles it again).
+    std::vector<gp_cp_node> desc_nodes;
+    std::vector<uint32_t> desc_constraints;
 };
 
 // Validates `d` (GP_ERR_INVALID_ARGUMENT / GP_ERR_NON_CANONICAL naming the
@@ -47,6 +51,7 @@ struct QuotientArgs {
     std::vector<uint64_t> uniform;     // constants then publics, canonical
     std::vector<uint64_t> challenges;  // challenge_count x ext
     std::vector<uint64_t> weights;     // constraints x ext: alpha^(C-1-j)
+    std::vector<uint64_t> alpha;       // ext
     Buffer *out = nullptr;
 };
 
@@ -94,6 +99,11 @@ struct QuotientTables {
         return v;
     }
 };
+
+// Validates one evaluation's inputs against `p` (host arrays of the
+// field's element size) and fills the arguments a backend takes.
+QuotientArgs quotient_args(const CompiledProgram &p, const gp_quotient_options &o, const Buffer *main,
+                           const Buffer *prep, Buffer &out);
 
 // gp_quotient_evaluate after the handle checks.
 void evaluate_quotient(Context *c, const CompiledProgram &p, const gp_quotient_options &o, const Buffer *main,

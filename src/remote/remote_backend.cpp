@@ -26,6 +26,7 @@
 #include <thread>
 
 #include "core/checks.h"
+#include "core/quotient.h"
 #include "core/merkle_tree.h"
 #include "gpuprover.grpc.pb.h"
 #include "remote/client_link.h"
@@ -482,6 +483,39 @@ public:
         for (uint64_t v : a.z) d->add_z(v);
         for (uint64_t v : a.alpha) d->add_alpha(v);
         for (uint64_t v : a.corr) d->add_corr(v);
+        wire::put_buffer(*a.out, d->mutable_out());
+        call(q);
+    }
+
+    void quotient(const QuotientArgs &a) override {
+        const CompiledProgram &p = *a.prog;
+        v1::Request q;
+        auto *d = q.mutable_quotient();
+        d->set_field((int)p.field->id);
+        d->set_ext(p.ext);
+        d->set_main_width(p.main_width);
+        d->set_preprocessed_width(p.prep_width);
+        d->set_periodic_width(p.periodic_width);
+        d->set_public_count(p.public_count);
+        d->set_challenge_count(p.challenge_count);
+        for (const gp_cp_node &n : p.desc_nodes) {
+            d->add_node_op(n.op);
+            d->add_node_a(n.a);
+            d->add_node_b(n.b);
+        }
+        for (uint64_t v : p.constants) d->add_constants(v);
+        for (uint32_t c : p.desc_constraints) d->add_constraints(c);
+        d->set_log_n(a.log_n);
+        d->set_log_q(a.log_q);
+        d->set_shift(a.shift);
+        d->set_bitrev(a.bitrev);
+        if (a.main) wire::put_buffer(*a.main, d->mutable_main());
+        if (a.prep) wire::put_buffer(*a.prep, d->mutable_preprocessed());
+        for (uint64_t v : a.periodic) d->add_periodic(v);
+        d->set_periodic_rows(a.periodic_rows);
+        for (size_t i = p.constants.size(); i < a.uniform.size(); ++i) d->add_public_values(a.uniform[i]);
+        for (uint64_t v : a.challenges) d->add_challenges(v);
+        for (uint64_t v : a.alpha) d->add_alpha(v);
         wire::put_buffer(*a.out, d->mutable_out());
         call(q);
     }

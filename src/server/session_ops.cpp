@@ -8,6 +8,7 @@
 #include "core/checks.h"
 #include "core/merkle_ops.h"
 #include "core/merkle_tree.h"
+#include "core/quotient.h"
 #include "server/limits.h"
 
 namespace gp {
@@ -646,6 +647,75 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
                 fail(GP_ERR_SHAPE_MISMATCH, "deep: out");
             a.out = &out;
             be.deep(a);
+            return;
+        }
+        case v1::Request::kQuotient: {
+            const auto &d = q.quotient();
+            const FieldDesc &fd = field_of(d.field(), "quotient: field");
+            // The program is validated and compiled as gp_constraint_program_create
+            // does it; the arrays go to it in the field's element size.
+            if (d.node_op_size() != d.node_a_size() || d.node_op_size() != d.node_b_size())
+                fail(GP_ERR_INVALID_ARGUMENT, "quotient: node arrays of different lengths");
+            std::vector<gp_cp_node> nodes((size_t)d.node_op_size());
+            for (int i = 0; i < d.node_op_size(); ++i) nodes[(size_t)i] = {d.node_op(i), d.node_a(i), d.node_b(i)};
+            const std::vector<uint32_t> cons(d.constraints().begin(), d.constraints().end());
+            auto elems = [&](const google::protobuf::RepeatedField<uint64_t> &w) {
+                std::vector<unsigned char> out(checked_mul((uint64_t)w.size(), fd.elem_size, "quotient array"));
+                words_out(fd, std::vector<uint64_t>(w.begin(), w.end()), out.data());
+                return out;
+            };
+            const std::vector<unsigned char> constants = elems(d.constants()), periodic = elems(d.periodic()),
+                                             pub = elems(d.public_values()), chal = elems(d.challenges()),
+                                             alpha = elems(d.alpha());
+            gp_constraint_program_desc pd;
+            std::memset(&pd, 0, sizeof pd);
+            pd.struct_size = sizeof pd;
+            pd.field = (gp_field)(int)fd.id;
+            pd.ext_degree = d.ext();
+            pd.main_width = d.main_width();
+            pd.preprocessed_width = d.preprocessed_width();
+            pd.periodic_width = d.periodic_width();
+            pd.public_count = d.public_count();
+            pd.challenge_count = d.challenge_count();
+            if (nodes.size() > GP_CP_MAX_NODES || cons.size() > GP_CP_MAX_NODES || (uint64_t)d.constants_size() > GP_CP_MAX_NODES)
+                fail(GP_ERR_INVALID_ARGUMENT, "quotient: program past its bounds");
+            pd.nodes = nodes.data();
+            pd.node_count = (uint32_t)nodes.size();
+            pd.constants = constants.data();
+            pd.constant_count = (uint32_t)d.constants_size();
+            pd.constraints = cons.data();
+            pd.constraint_count = (uint32_t)cons.size();
+            const std::shared_ptr<const CompiledProgram> prog = compile_program(pd);
+            // The counts the options' arrays must hold, checked before
+            // quotient_args reads them.
+            if ((uint64_t)d.public_values_size() != prog->public_count ||
+                (uint64_t)d.challenges_size() != (uint64_t)prog->challenge_count * prog->ext ||
+                (uint64_t)d.alpha_size() != prog->ext ||
+                (uint64_t)d.periodic_size() != (prog->periodic_width ? checked_mul(d.periodic_rows(), prog->periodic_width, "periodic") : 0))
+                fail(GP_ERR_INVALID_ARGUMENT, "quotient: array sizes differ from the program's");
+            gp_quotient_options o;
+            std::memset(&o, 0, sizeof o);
+            o.struct_size = sizeof o;
+            o.log_trace_rows = d.log_n();
+            o.log_quotient_rows = d.log_q();
+            o.shift = d.shift();
+            if (o.shift == 0) fail(GP_ERR_INVALID_ARGUMENT, "quotient: shift 0");
+            o.order = d.bitrev() ? GP_ORDER_BIT_REVERSED : GP_ORDER_NATURAL;
+            o.periodic = periodic.empty() ? nullptr : periodic.data();
+            o.periodic_rows = d.periodic_rows();
+            o.public_values = pub.empty() ? nullptr : pub.data();
+            o.challenges = chal.empty() ? nullptr : chal.data();
+            o.alpha = alpha.empty() ? nullptr : alpha.data();
+            Buffer main, prep;
+            if (d.has_main()) main = buffer_of(mem, d.main(), "quotient: main");
+            if (d.has_preprocessed()) prep = buffer_of(mem, d.preprocessed(), "quotient: preprocessed");
+            for (const Buffer *b : {&main, &prep})
+                if (b->data && b->stride) fail(GP_ERR_SHAPE_MISMATCH, "quotient: inputs are whole buffers");
+            Buffer out = buffer_of(mem, d.out(), "quotient: out");
+            if (out.stride) fail(GP_ERR_SHAPE_MISMATCH, "quotient: out");
+            const QuotientArgs a = quotient_args(*prog, o, d.has_main() ? &main : nullptr,
+                                                 d.has_preprocessed() ? &prep : nullptr, out);
+            be.quotient(a);
             return;
         }
         case v1::Request::kAddInto: {

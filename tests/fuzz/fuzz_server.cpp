@@ -980,6 +980,70 @@ private:
         if ((uint64_t)r.words_size() != words)
             violated("Ood returned " + std::to_string(r.words_size()) + " words, not " + std::to_string(words));
     }
+    // A constraint program (mostly well formed: leaves, then operations on
+    // earlier nodes) and one quotient evaluation over session buffers.
+    void op_quotient(Sess &s) {
+        v1::Request q;
+        v1::Reply r;
+        auto *d = q.mutable_quotient();
+        const int f = field_id();
+        const uint32_t e = ext_of(f);
+        const uint32_t mw = p_.ConsumeIntegralInRange<uint32_t>(chance(90) ? 1 : 0, 4),
+                       pw = chance(70) ? 0 : p_.ConsumeIntegralInRange<uint32_t>(1, 2),
+                       perw = chance(70) ? 0 : 1, pubn = p_.ConsumeIntegralInRange<uint32_t>(0, 2),
+                       chn = chance(80) ? 0 : 1;
+        d->set_field(f);
+        d->set_ext(e);
+        d->set_main_width(chance(97) ? mw : u32());
+        d->set_preprocessed_width(pw);
+        d->set_periodic_width(perw);
+        d->set_public_count(pubn);
+        d->set_challenge_count(chance(98) ? chn : u32());
+        const uint32_t nconst = p_.ConsumeIntegralInRange<uint32_t>(0, 2);
+        for (uint32_t i = 0; i < nconst; ++i) d->add_constants(elem(f));
+        const uint32_t nn = p_.ConsumeIntegralInRange<uint32_t>(0, 24);
+        for (uint32_t i = 0; i < nn; ++i) {
+            uint32_t op, a = 0, b = 0;
+            if (i < 3 || chance(30)) {
+                op = p_.PickValueInArray<uint32_t>({GP_CP_MAIN, GP_CP_MAIN, GP_CP_PREPROCESSED, GP_CP_PERIODIC,
+                                                    GP_CP_PUBLIC, GP_CP_CONST, GP_CP_CHALLENGE, GP_CP_IS_FIRST_ROW,
+                                                    GP_CP_IS_LAST_ROW, GP_CP_IS_TRANSITION});
+                a = p_.ConsumeIntegralInRange<uint32_t>(0, 3);
+                b = p_.ConsumeIntegralInRange<uint32_t>(0, 1);
+            } else {
+                op = p_.PickValueInArray<uint32_t>({GP_CP_ADD, GP_CP_SUB, GP_CP_MUL, GP_CP_NEG});
+                a = p_.ConsumeIntegralInRange<uint32_t>(0, i - 1);
+                b = p_.ConsumeIntegralInRange<uint32_t>(0, i - 1);
+            }
+            if (chance(3)) op = u32();
+            if (chance(3)) a = u32();
+            if (chance(3)) b = u32();
+            d->add_node_op(op);
+            d->add_node_a(a);
+            d->add_node_b(b);
+        }
+        if (chance(3)) d->add_node_op(GP_CP_ADD);  // arrays of different lengths
+        const uint32_t nc = nn ? p_.ConsumeIntegralInRange<uint32_t>(0, 6) : 0;
+        for (uint32_t j = 0; j < nc; ++j) d->add_constraints(chance(97) ? p_.ConsumeIntegralInRange<uint32_t>(0, nn - 1) : u32());
+        const uint32_t log_n = small_log(5), log_q = chance(90) ? log_n + p_.ConsumeIntegralInRange<uint32_t>(0, 2) : small_log(8);
+        d->set_log_n(log_n);
+        d->set_log_q(log_q);
+        const uint64_t gen = f == GP_FIELD_GOLDILOCKS ? 7 : f == GP_FIELD_BABYBEAR ? 31 : 3;
+        d->set_shift(chance(90) ? gen : elem(f));
+        d->set_bitrev(chance(50));
+        const uint64_t m = log_q < 12 ? (1ull << log_q) << (chance(80) ? p_.ConsumeIntegralInRange<uint32_t>(0, 1) : 0) : 1;
+        bool bad = false;
+        if (mw && chance(95)) put_buf(s, buffer(s, f, chance(95) ? 1 : e, m, chance(95) ? mw : mw + 1), d->mutable_main(), &bad);
+        if (pw && chance(95)) put_buf(s, buffer(s, f, 1, m, pw), d->mutable_preprocessed(), &bad);
+        const uint64_t prow = chance(90) ? std::min<uint64_t>(m, 4) : p_.ConsumeIntegralInRange<uint64_t>(0, 9);
+        d->set_periodic_rows(prow);
+        for (uint64_t i = 0; i < (chance(95) ? prow * perw : 1) && i < 64; ++i) d->add_periodic(elem(f));
+        for (uint32_t i = 0; i < (chance(95) ? pubn : pubn + 1); ++i) d->add_public_values(elem(f));
+        for (uint32_t i = 0; i < (chance(95) ? chn * e : 1) && i < 8; ++i) d->add_challenges(elem(f));
+        for (uint32_t i = 0; i < (chance(95) ? e : e + 1) && i < 8; ++i) d->add_alpha(elem(f));
+        put_buf(s, buffer(s, f, e, log_q < 12 ? 1ull << log_q : 1, 1), d->mutable_out(), &bad);
+        send(s, q, r, bad || !valid_field(f));
+    }
     void op_deep(Sess &s) {
         v1::Request q;
         v1::Reply r;
@@ -1171,16 +1235,17 @@ private:
             case 27: op_hello_again(s); break;
             case 28: op_empty(s); break;
             case 29: op_open(true); break;
+            case 30: op_quotient(s); break;
             default: break;
         }
     }
-    static constexpr int kOps = 30;
+    static constexpr int kOps = 31;
     static const char *op_name(int op) {
         static const char *names[kOps] = {
             "alloc", "free", "attach_shm", "put", "get", "check_values", "upload", "download", "lde", "ntt",
             "permute", "merkle_commit", "read_tree", "merkle_open", "fri_fold", "fri_to_matrix", "copy_rows", "ood",
             "deep", "add_into", "trim", "info", "deliver_fd", "attach_region", "detach_region", "raw_bytes",
-            "mutated_bytes", "hello_again", "empty_request", "open_second_session"};
+            "mutated_bytes", "hello_again", "empty_request", "open_second_session", "quotient"};
         return op >= 0 && op < kOps ? names[op] : "?";
     }
 };
