@@ -2,6 +2,7 @@
 // The CUDA backend's quotient evaluation (kernels/quotient.cuh).
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <vector>
 
 #include "core/core.h"
@@ -46,7 +47,12 @@ void CudaBackend::quotient(const QuotientArgs &a) {
         const uint64_t per_thread = p.base_slots * sizeof(Tw) + p.ext_slots * D * sizeof(T);
         size_t free_b = 0, total_b = 0;
         GP_CUDA(cudaMemGetInfo(&free_b, &total_b));
-        uint64_t stride = std::min<uint64_t>(q, (uint64_t)sms_ * 2048);
+        // GP_CUDA_QUOTIENT_THREADS: threads in flight, for tuning.
+        static const uint64_t threads_env = [] {
+            const char *e = std::getenv("GP_CUDA_QUOTIENT_THREADS");
+            return e ? std::strtoull(e, nullptr, 10) : 0ull;
+        }();
+        uint64_t stride = std::min<uint64_t>(q, threads_env ? threads_env : (uint64_t)sms_ * 2048);
         if (per_thread) stride = std::min<uint64_t>(stride, std::max<uint64_t>(128, free_b / 4 / per_thread));
         if (stride > 128) stride &= ~127ull;
         const uint64_t code_b = p.code.size() * sizeof(QIns), uni_b = tab.uniform.size() * sizeof(Tw),

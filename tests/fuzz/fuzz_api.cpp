@@ -3165,6 +3165,91 @@ void op_devices(Input &in) {
     }
 }
 
+// A constraint program (well formed, or broken in one of the ways the
+// library names) over one of the harness's buffers, and its quotient into
+// a fresh buffer. A well-formed program is created; a broken one never is;
+// a well-formed evaluation succeeds.
+void op_quotient(Input &in) {
+    trace("quotient");
+    const int slot = pick_buf(in);
+    const int field = slot >= 0 ? S.bufs[slot].field : GP_FIELD_GOLDILOCKS;
+    const uint8_t eb = in.u8();
+    const uint32_t ext = field == GP_FIELD_GOLDILOCKS ? 1 + eb % 3 : (eb % 2 ? 4 : 1);
+    const uint32_t width = slot >= 0 ? (uint32_t)std::min<uint64_t>(S.bufs[slot].cols, 64) : 1;
+    bool valid = true;
+    std::vector<gp_cp_node> nodes;
+    const uint32_t nn = in.u8() % 24;
+    for (uint32_t i = 0; i < nn; ++i) {
+        const uint8_t k = in.u8();
+        gp_cp_node n{};
+        if (i == 0 || k % 3 == 0) {
+            n.op = width && k % 2 ? GP_CP_MAIN : (k % 5 == 0 ? GP_CP_IS_TRANSITION : GP_CP_CONST);
+            if (n.op == GP_CP_MAIN) n.a = in.u8() % width, n.b = (k >> 3) & 1;
+        } else {
+            const uint32_t ops[4] = {GP_CP_ADD, GP_CP_SUB, GP_CP_MUL, GP_CP_NEG};
+            n.op = ops[k % 4];
+            n.a = in.u8() % i;
+            n.b = in.u8() % i;
+        }
+        switch (in.u8()) {
+            case 0xFF: n.op = 0, valid = false; break;                      // no op
+            case 0xFE: n.op = GP_CP_ADD, n.a = i, n.b = 0, valid = false; break;  // a cycle
+            case 0xFD: n.op = GP_CP_MAIN, n.a = width, valid = false; break;      // past the width
+            case 0xFC: n.op = GP_CP_MAIN, n.a = 0, n.b = 2, valid = false; break; // row offset 2
+            default: break;
+        }
+        nodes.push_back(n);
+    }
+    Rng rng{in.u32()};
+    Bytes constants = random_elems(rng, field, 1);
+    if (in.u8() == 0xFF) set_el(constants.data(), esize(field), 0, finfo(field)->p), valid = false;
+    std::vector<uint32_t> cons;
+    const uint32_t nc = nn ? in.u8() % 5 : 0;
+    for (uint32_t j = 0; j < nc; ++j) cons.push_back(in.u8() % nn);
+    if (nn && in.u8() == 0xFF) cons.push_back(nn), valid = false;
+    gp_constraint_program_desc d;
+    gp_constraint_program_desc_init(&d);
+    d.field = (gp_field)field;
+    d.ext_degree = ext;
+    d.main_width = width;
+    d.nodes = nodes.data();
+    d.node_count = (uint32_t)nodes.size();
+    d.constants = constants.data();
+    d.constant_count = 1;
+    d.constraints = cons.data();
+    d.constraint_count = (uint32_t)cons.size();
+    gp_constraint_program *prog = reinterpret_cast<gp_constraint_program *>(&S);
+    const int st = CALL("gp_constraint_program_create", gp_constraint_program_create(&d, &prog));
+    EXPECT((st == GP_OK) == valid, "gp_constraint_program_create of a %s program: %s", valid ? "valid" : "broken", sname(st));
+    if (st != GP_OK) {
+        EXPECT(prog == nullptr, "a failed gp_constraint_program_create left a handle");
+        return;
+    }
+    if (slot >= 0) {
+        const Buf &b = S.bufs[slot];
+        const bool shape_ok = b.ext == 1 && b.rows && (b.rows & (b.rows - 1)) == 0 && b.cols == width && width;
+        if (shape_ok && spend(b.rows * (nn + nc + 1) * 16)) {
+            const uint32_t log_q = (uint32_t)__builtin_ctzll(b.rows);
+            gp_quotient_options o;
+            gp_quotient_options_init(&o);
+            o.log_quotient_rows = log_q;
+            o.log_trace_rows = log_q - (log_q ? in.u8() % 2 : 0);
+            o.order = in.u8() % 2 ? GP_ORDER_NATURAL : GP_ORDER_BIT_REVERSED;
+            o.main = b.h;
+            Bytes alpha = random_elems(rng, field, ext);
+            o.alpha = alpha.data();
+            gp_buffer *out = nullptr;
+            if (CALL("gp_buffer_create", gp_buffer_create(S.ctx, (gp_field)field, ext, b.rows, 1, &out)) == GP_OK) {
+                const int qs = CALL("gp_quotient_evaluate", gp_quotient_evaluate(S.ctx, prog, &o, out));
+                EXPECT(qs == GP_OK, "gp_quotient_evaluate with valid arguments: %s", sname(qs));
+                gp_buffer_destroy(out);
+            }
+        }
+    }
+    gp_constraint_program_destroy(prog);
+    gp_constraint_program_destroy(prog);  // a dead handle: a no-op
+}
+
 using Op = void (*)(Input &);
 const Op kOps[] = {
     op_buffer_create,  op_buffer_from_host, op_buffer_to_host, op_buffer_destroy,   op_ntt,
@@ -3173,7 +3258,7 @@ const Op kOps[] = {
     op_fri_begin,      op_fri_begin_host,   op_fri_fold,       op_fri_remainder,    op_fri_open,
     op_fri_verify_raw, op_fri_commit,       op_fri_destroy,    op_fri_run,          op_ood,
     op_deep,           op_constraint,       op_context,        op_foreign,          op_interop,
-    op_monitor,        op_commit_host,      op_host_mem,       op_devices,
+    op_monitor,        op_commit_host,      op_host_mem,       op_devices,          op_quotient,
 };
 constexpr int kNumOps = sizeof kOps / sizeof kOps[0];
 

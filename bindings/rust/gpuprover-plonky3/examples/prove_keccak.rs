@@ -38,7 +38,6 @@ use p3_matrix::{Dimensions, Matrix};
 use p3_merkle_tree::MerkleTreeMmcs;
 use p3_symmetric::{PaddingFreeSponge, TruncatedPermutation};
 use p3_uni_stark::{prove, verify, StarkConfig};
-#[cfg(not(feature = "plonky3-main"))]
 use p3_uni_stark::StarkGenericConfig;
 
 type Val = KoalaBear;
@@ -225,7 +224,6 @@ fn run_one_call(
 }
 
 /// GpuPcs with `gpuprover_plonky3::prove`: the quotient on the device too.
-#[cfg(not(feature = "plonky3-main"))]
 fn run_device_quotient(
     dft: GpuDft<Val>,
     mmcs: GpuMmcs<Val, Val, StockMmcs, 8>,
@@ -293,18 +291,21 @@ fn main() {
     let perm = default_koalabear_poseidon2_16();
     let stock_mmcs = StockMmcs::new(PaddingFreeSponge::new(perm.clone()), TruncatedPermutation::new(perm), 0);
     let mut proofs = Vec::new();
-    if mode != "gpu" {
+    // Modes: stock; gpu (the three library configurations); both (all);
+    // quot (stock and gpuprover_plonky3::prove); quotonly.
+    if mode == "stock" || mode == "both" || mode == "quot" {
         proofs.push(run("stock", Radix2DitParallel::<Val>::default(), stock_mmcs.clone(), &trace, repeats));
     }
     if mode != "stock" {
         let ctx = gpuprover::Context::new().expect("a context");
         println!("gpuprover on {}", ctx.device_name().unwrap_or_default());
         let mmcs = GpuMmcs::<Val, Val, _, 8>::on_device(stock_mmcs, &ctx).expect("a library profile");
-        proofs.push(run("gpu", GpuDft::<Val>::new(&ctx), mmcs.clone(), &trace, repeats));
-        let st = mmcs.stats();
-        println!("library trees {}, stock trees {}", st.device_commits, st.host_commits);
-        proofs.push(run_one_call(GpuDft::<Val>::new(&ctx), mmcs.clone(), &trace, repeats));
-        #[cfg(not(feature = "plonky3-main"))]
+        if mode == "gpu" || mode == "both" {
+            proofs.push(run("gpu", GpuDft::<Val>::new(&ctx), mmcs.clone(), &trace, repeats));
+            let st = mmcs.stats();
+            println!("library trees {}, stock trees {}", st.device_commits, st.host_commits);
+            proofs.push(run_one_call(GpuDft::<Val>::new(&ctx), mmcs.clone(), &trace, repeats));
+        }
         proofs.push(run_device_quotient(GpuDft::<Val>::new(&ctx), mmcs, &trace, repeats));
     }
     if proofs.len() >= 2 {

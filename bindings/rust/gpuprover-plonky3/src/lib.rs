@@ -12,7 +12,7 @@
 //! - [`GpuPcs`]: `TwoAdicFriPcs` over both whose trace commitments are one
 //!   library call each (LDE and tree on the device, the trace crossing
 //!   PCIe once); the rest is `TwoAdicFriPcs`'s.
-//! - [`prove`] / [`prove_with_preprocessed`] (Plonky3 0.6.2):
+//! - [`prove`] / [`prove_with_preprocessed`]:
 //!   `p3_uni_stark`'s prover whose quotient is evaluated on the device from
 //!   the AIR's symbolic constraints ([`compile_air`]); proofs are
 //!   byte-identical to `p3_uni_stark::prove`'s.
@@ -35,7 +35,6 @@ mod dft;
 mod field;
 mod mmcs;
 mod pcs;
-#[cfg(not(feature = "plonky3-main"))]
 mod prover;
 mod quotient;
 
@@ -43,6 +42,5 @@ pub use dft::{default_context, GpuDft};
 pub use field::{DigestWord, GpuField, WordKind};
 pub use pcs::GpuPcs;
 pub use mmcs::{GpuMmcs, GpuProverData, MmcsStats, StockMmcs};
-#[cfg(not(feature = "plonky3-main"))]
-pub use prover::{prove, prove_with_preprocessed, DeviceLde};
+pub use prover::{prove, prove_with_preprocessed, DeviceLde, StarkAir};
 pub use quotient::{compile_air, QuotientStats};

@@ -251,7 +251,6 @@ where
     }
 }
 
-#[cfg(not(feature = "plonky3-main"))]
 impl<F, W, Inner, const DIGEST: usize, FriMmcs, Challenge, Challenger> crate::DeviceLde<Challenge, Challenger>
     for GpuPcs<F, W, Inner, DIGEST, FriMmcs>
 where

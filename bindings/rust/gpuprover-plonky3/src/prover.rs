@@ -23,13 +23,30 @@ use p3_commit::{Pcs, PolynomialSpace};
 use p3_field::{BasedVectorSpace, ExtensionField, Field, PrimeCharacteristicRing};
 use p3_matrix::dense::RowMajorMatrix;
 use p3_matrix::Matrix;
+#[cfg(not(feature = "plonky3-main"))]
+use p3_uni_stark::ProverConstraintFolder;
 use p3_uni_stark::{
     get_log_num_quotient_chunks, quotient_values, Commitments, Domain, OpenedValues, PreprocessedProverData, Proof,
-    ProverConstraintFolder, StarkGenericConfig, Val,
+    StarkGenericConfig, Val,
 };
 
 use crate::quotient::{compile_air, DeviceQuotient, QuotientStats};
 use crate::GpuField;
+
+/// What an AIR implements to be proven: `p3_uni_stark`'s own bounds (its
+/// `QuotientAir` on Plonky3 main).
+#[cfg(not(feature = "plonky3-main"))]
+pub trait StarkAir<SC: StarkGenericConfig>:
+    Air<SymbolicAirBuilder<Val<SC>>> + for<'a> Air<ProverConstraintFolder<'a, SC>>
+{
+}
+#[cfg(not(feature = "plonky3-main"))]
+impl<SC: StarkGenericConfig, A> StarkAir<SC> for A where
+    A: Air<SymbolicAirBuilder<Val<SC>>> + for<'a> Air<ProverConstraintFolder<'a, SC>>
+{
+}
+#[cfg(feature = "plonky3-main")]
+pub use p3_uni_stark::QuotientAir as StarkAir;
 
 /// A PCS whose commitments may leave their LDE on a library device: what
 /// [`prove`] needs to evaluate the quotient there.
@@ -53,7 +70,7 @@ where
     SC: StarkGenericConfig,
     Val<SC>: GpuField,
     SC::Pcs: DeviceLde<SC::Challenge, SC::Challenger>,
-    A: Air<SymbolicAirBuilder<Val<SC>>> + for<'a> Air<ProverConstraintFolder<'a, SC>>,
+    A: StarkAir<SC>,
 {
     prove_with_preprocessed::<SC, A>(config, air, trace, public_values, None)
 }
@@ -70,7 +87,7 @@ where
     SC: StarkGenericConfig,
     Val<SC>: GpuField,
     SC::Pcs: DeviceLde<SC::Challenge, SC::Challenger>,
-    A: Air<SymbolicAirBuilder<Val<SC>>> + for<'a> Air<ProverConstraintFolder<'a, SC>>,
+    A: StarkAir<SC>,
 {
     let degree = trace.height();
     assert!(degree.is_power_of_two(), "the trace height {degree} is not a power of two");
@@ -98,7 +115,10 @@ where
         num_periodic_columns: air.num_periodic_columns(),
         ..Default::default()
     };
+    #[cfg(not(feature = "plonky3-main"))]
     let log_num_quotient_chunks = get_log_num_quotient_chunks::<Val<SC>, A>(air, layout, is_zk);
+    #[cfg(feature = "plonky3-main")]
+    let log_num_quotient_chunks = get_log_num_quotient_chunks::<Val<SC>, A>(air, layout, degree, is_zk);
     let num_quotient_chunks = 1 << (log_num_quotient_chunks + is_zk);
 
     let pcs = config.pcs();
@@ -268,7 +288,7 @@ where
         let table = pcs.build_periodic_lde_table(&periodic_cols, trace_domain, quotient_domain);
         periodic_rows = table.height();
         for i in 0..periodic_rows {
-            periodic.extend_from_slice(table.get_row(i));
+            periodic.extend((0..table.width()).map(|c| *table.get(i, c)));
         }
     }
     let log2 = |n: usize| n.trailing_zeros();

@@ -6,8 +6,7 @@
 //! Fibonacci with public values, keccak-air, poseidon2-air (degree-7 and
 //! degree-3 S-boxes: several quotient chunks) and an AIR with preprocessed
 //! and periodic columns and a degree-3 constraint; BabyBear, KoalaBear and
-//! Goldilocks; Poseidon2 and Keccak trees.
-#![cfg(not(feature = "plonky3-main"))]
+//! Goldilocks; Poseidon2 and Keccak trees; Plonky3 0.6.2 and main.
 
 mod common;
 
@@ -103,8 +102,13 @@ impl<F: PrimeField64> BaseAir<F> for Mixed {
     fn num_periodic_columns(&self) -> usize {
         1
     }
+    #[cfg(not(feature = "plonky3-main"))]
     fn periodic_columns(&self) -> Vec<Vec<F>> {
         vec![PERIOD.iter().map(|&v| F::from_u64(v)).collect()]
+    }
+    #[cfg(feature = "plonky3-main")]
+    fn periodic_columns(&self) -> std::borrow::Cow<'_, [Vec<F>]> {
+        std::borrow::Cow::Owned(vec![PERIOD.iter().map(|&v| F::from_u64(v)).collect()])
     }
 }
 impl<AB: AirBuilder> Air<AB> for Mixed
