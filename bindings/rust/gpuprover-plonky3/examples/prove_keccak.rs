@@ -200,6 +200,22 @@ where
     json
 }
 
+/// The benchmark configuration over `GpuPcs` (the quotient on the library
+/// whatever its backend, so that a CPU run measures it too).
+#[allow(clippy::type_complexity)]
+fn gpu_pcs_config(
+    dft: GpuDft<Val>,
+    mmcs: GpuMmcs<Val, Val, StockMmcs, 8>,
+) -> StarkConfig<
+    GpuPcs<Val, Val, StockMmcs, 8, ExtensionMmcs<Val, Challenge, GpuMmcs<Val, Val, StockMmcs, 8>>>,
+    Challenge,
+    DuplexChallenger<Val, Perm, 16, 8>,
+> {
+    let fri_mmcs = ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone());
+    let pcs = GpuPcs::new(dft, mmcs, FriParameters { query_proof_of_work_bits: 0, ..FriParameters::new_benchmark(fri_mmcs) });
+    StarkConfig::new(pcs.quotient_on_cpu_backend(true), DuplexChallenger::<Val, Perm, 16, 8>::new(default_koalabear_poseidon2_16()))
+}
+
 /// Proves with `GpuPcs` (each trace commitment one library call); prints
 /// the total, returns the serialized proof.
 fn run_one_call(
@@ -208,10 +224,7 @@ fn run_one_call(
     trace: &RowMajorMatrix<Val>,
     repeats: usize,
 ) -> String {
-    let perm = default_koalabear_poseidon2_16();
-    let fri_mmcs = ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone());
-    let pcs = GpuPcs::new(dft, mmcs, FriParameters { query_proof_of_work_bits: 0, ..FriParameters::new_benchmark(fri_mmcs) });
-    let config = StarkConfig::new(pcs, DuplexChallenger::<Val, Perm, 16, 8>::new(perm));
+    let config = gpu_pcs_config(dft, mmcs);
     let mut json = String::new();
     for rep in 0..repeats {
         let t = Instant::now();
@@ -230,10 +243,7 @@ fn run_device_quotient(
     trace: &RowMajorMatrix<Val>,
     repeats: usize,
 ) -> String {
-    let perm = default_koalabear_poseidon2_16();
-    let fri_mmcs = ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone());
-    let pcs = GpuPcs::new(dft, mmcs, FriParameters { query_proof_of_work_bits: 0, ..FriParameters::new_benchmark(fri_mmcs) });
-    let config = StarkConfig::new(pcs.quotient_on_cpu_backend(true), DuplexChallenger::<Val, Perm, 16, 8>::new(perm));
+    let config = gpu_pcs_config(dft, mmcs);
     {
         let layout = p3_air::symbolic::AirLayout { main_width: p3_air::BaseAir::<Val>::width(&KeccakAir {}), ..Default::default() };
         let t = Instant::now();

@@ -11,9 +11,8 @@
 
 mod common;
 
-use common::{context, keccak_u64, poseidon2_mmcs, tamper};
+use common::{context, fibonacci, keccak_inputs, keccak_u64, poseidon2_mmcs, random_states, round_constants, tamper, Fibonacci};
 use gpuprover_plonky3::{GpuDft, GpuMmcs, GpuPcs};
-use p3_air::{Air, AirBuilder, BaseAir, WindowAccess};
 use p3_baby_bear::{
     default_babybear_poseidon2_16, BabyBear, GenericPoseidon2LinearLayersBabyBear, Poseidon2BabyBear,
     BABYBEAR_POSEIDON2_HALF_FULL_ROUNDS, BABYBEAR_POSEIDON2_PARTIAL_ROUNDS_16, BABYBEAR_S_BOX_DEGREE,
@@ -22,7 +21,6 @@ use p3_challenger::{DuplexChallenger, HashChallenger, SerializingChallenger32, S
 use p3_commit::ExtensionMmcs;
 use p3_dft::Radix2DitParallel;
 use p3_field::extension::BinomialExtensionField;
-use p3_field::PrimeField64;
 use p3_fri::{FriParameters, TwoAdicFriPcs};
 use p3_goldilocks::{
     default_goldilocks_poseidon2_8, GenericPoseidon2LinearLayersGoldilocks, Goldilocks, Poseidon2Goldilocks,
@@ -34,53 +32,8 @@ use p3_koala_bear::{
     default_koalabear_poseidon2_16, GenericPoseidon2LinearLayersKoalaBear, KoalaBear, Poseidon2KoalaBear,
     KOALABEAR_POSEIDON2_HALF_FULL_ROUNDS, KOALABEAR_POSEIDON2_PARTIAL_ROUNDS_16, KOALABEAR_S_BOX_DEGREE,
 };
-use p3_matrix::dense::RowMajorMatrix;
-use p3_poseidon2_air::{generate_trace_rows, Poseidon2Air, RoundConstants};
+use p3_poseidon2_air::{generate_trace_rows, Poseidon2Air};
 use p3_uni_stark::{prove, verify, Proof, StarkConfig, StarkGenericConfig};
-
-/// Two columns (x, y): the first row is the public values 0 and 1, each
-/// next row is (y, x + y), and the last row's y is public value 2.
-struct Fibonacci;
-
-impl<F> BaseAir<F> for Fibonacci {
-    fn width(&self) -> usize {
-        2
-    }
-    fn num_public_values(&self) -> usize {
-        3
-    }
-    fn max_constraint_degree(&self) -> Option<usize> {
-        Some(2)
-    }
-}
-
-impl<AB: AirBuilder> Air<AB> for Fibonacci {
-    fn eval(&self, builder: &mut AB) {
-        let main = builder.main();
-        let pv = builder.public_values();
-        let (first_x, first_y, last_y) = (pv[0], pv[1], pv[2]);
-        let (x, y) = (main.current_slice()[0], main.current_slice()[1]);
-        let (nx, ny) = (main.next_slice()[0], main.next_slice()[1]);
-        builder.when_first_row().assert_eq(x, first_x);
-        builder.when_first_row().assert_eq(y, first_y);
-        builder.when_transition().assert_eq(nx, y);
-        builder.when_transition().assert_eq(ny, x + y);
-        builder.when_last_row().assert_eq(y, last_y);
-    }
-}
-
-/// The trace of `Fibonacci` over 2^log_n rows and its public values.
-fn fibonacci<F: PrimeField64>(log_n: usize) -> (RowMajorMatrix<F>, Vec<F>) {
-    let n = 1 << log_n;
-    let (mut x, mut y) = (F::ZERO, F::ONE);
-    let mut v = Vec::with_capacity(2 * n);
-    for _ in 0..n {
-        v.extend([x, y]);
-        (x, y) = (y, x + y);
-    }
-    let last = v[2 * n - 1];
-    (RowMajorMatrix::new(v, 2), vec![F::ZERO, F::ONE, last])
-}
 
 fn fri<M>(mmcs: M) -> FriParameters<M> {
     FriParameters {
@@ -219,12 +172,6 @@ fn fibonacci_goldilocks_keccak() {
     );
 }
 
-/// Keccak-f inputs of a fixed pseudo-random sequence.
-fn keccak_inputs(n: usize) -> Vec<[u64; 25]> {
-    let mut r = common::Rng(0x5eed);
-    (0..n).map(|_| core::array::from_fn(|_| r.next())).collect()
-}
-
 #[test]
 fn keccak_air_koalabear_keccak_tree() {
     let trace = p3_keccak_air::generate_trace_rows::<KoalaBear>(keccak_inputs(5), 2);
@@ -257,25 +204,6 @@ fn keccak_air_babybear_poseidon2_tree() {
         trace,
         Vec::<BabyBear>::new()
     );
-}
-
-/// Round constants for `Poseidon2Air` drawn from a fixed sequence (the AIR
-/// proves permutations with whatever constants it is given).
-fn round_constants<F: PrimeField64, const W: usize, const HALF: usize, const PARTIAL: usize>(
-) -> RoundConstants<F, W, HALF, PARTIAL> {
-    let mut r = common::Rng(0xc0ffee);
-    let mut e = || F::from_u64(r.below(F::ORDER_U64));
-    let full = |e: &mut dyn FnMut() -> F| -> [[F; W]; HALF] { core::array::from_fn(|_| core::array::from_fn(|_| e())) };
-    let begin = full(&mut e);
-    let partial = core::array::from_fn(|_| e());
-    let end = full(&mut e);
-    RoundConstants::new(begin, partial, end)
-}
-
-/// `n` permutation inputs of a fixed sequence.
-fn random_states<F: PrimeField64, const W: usize>(n: usize) -> Vec<[F; W]> {
-    let mut r = common::Rng(0xfeed);
-    (0..n).map(|_| core::array::from_fn(|_| F::from_u64(r.below(F::ORDER_U64)))).collect()
 }
 
 macro_rules! poseidon2_air {

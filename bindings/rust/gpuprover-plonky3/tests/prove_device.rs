@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{context, keccak_u64, poseidon2_mmcs, tamper};
+use common::{context, fibonacci, keccak_inputs, keccak_u64, poseidon2_mmcs, random_states, round_constants, tamper, Fibonacci};
 use gpuprover_plonky3::{GpuDft, GpuMmcs, GpuPcs};
 use p3_air::{Air, AirBuilder, BaseAir, WindowAccess};
 use p3_baby_bear::{default_babybear_poseidon2_16, BabyBear, Poseidon2BabyBear};
@@ -37,43 +37,6 @@ fn fri<M>(mmcs: M, pow_bits: usize) -> FriParameters<M> {
         query_proof_of_work_bits: pow_bits,
         mmcs,
     }
-}
-
-/// Fibonacci over (x, y) with public first and last values.
-struct Fibonacci;
-impl<F> BaseAir<F> for Fibonacci {
-    fn width(&self) -> usize {
-        2
-    }
-    fn num_public_values(&self) -> usize {
-        3
-    }
-}
-impl<AB: AirBuilder> Air<AB> for Fibonacci {
-    fn eval(&self, builder: &mut AB) {
-        let main = builder.main();
-        let pv = builder.public_values();
-        let (a, b, last) = (pv[0], pv[1], pv[2]);
-        let (x, y) = (main.current_slice()[0], main.current_slice()[1]);
-        let (nx, ny) = (main.next_slice()[0], main.next_slice()[1]);
-        builder.when_first_row().assert_eq(x, a);
-        builder.when_first_row().assert_eq(y, b);
-        builder.when_transition().assert_eq(nx, y);
-        builder.when_transition().assert_eq(ny, x + y);
-        builder.when_last_row().assert_eq(y, last);
-    }
-}
-
-fn fibonacci<F: PrimeField64>(log_n: usize) -> (RowMajorMatrix<F>, Vec<F>) {
-    let n = 1 << log_n;
-    let (mut x, mut y) = (F::ZERO, F::ONE);
-    let mut v = Vec::with_capacity(2 * n);
-    for _ in 0..n {
-        v.extend([x, y]);
-        (x, y) = (y, x + y);
-    }
-    let last = v[2 * n - 1];
-    (RowMajorMatrix::new(v, 2), vec![F::ZERO, F::ONE, last])
 }
 
 /// One main column x, one preprocessed column s and one periodic column p
@@ -262,11 +225,6 @@ fn quotient_larger_than_the_lde_falls_back() {
     );
 }
 
-fn keccak_inputs(n: usize) -> Vec<[u64; 25]> {
-    let mut r = common::Rng(0x5eed);
-    (0..n).map(|_| core::array::from_fn(|_| r.next())).collect()
-}
-
 #[test]
 fn keccak_air_koalabear_keccak_tree() {
     let trace = p3_keccak_air::generate_trace_rows::<KoalaBear>(keccak_inputs(5), 2);
@@ -280,21 +238,6 @@ fn keccak_air_koalabear_keccak_tree() {
 
 /// Poseidon2 permutations over KoalaBear (degree-3 S-box) and Goldilocks
 /// (degree-7 S-box through one register: several quotient chunks).
-fn poseidon2_states<F: PrimeField64, const W: usize>(n: usize) -> Vec<[F; W]> {
-    let mut r = common::Rng(0xfeed);
-    (0..n).map(|_| core::array::from_fn(|_| F::from_u64(r.below(F::ORDER_U64)))).collect()
-}
-fn poseidon2_constants<F: PrimeField64, const W: usize, const HALF: usize, const PARTIAL: usize>(
-) -> p3_poseidon2_air::RoundConstants<F, W, HALF, PARTIAL> {
-    let mut r = common::Rng(0xc0ffee);
-    let mut e = || F::from_u64(r.below(F::ORDER_U64));
-    let full = |e: &mut dyn FnMut() -> F| -> [[F; W]; HALF] { core::array::from_fn(|_| core::array::from_fn(|_| e())) };
-    let begin = full(&mut e);
-    let partial = core::array::from_fn(|_| e());
-    let end = full(&mut e);
-    p3_poseidon2_air::RoundConstants::new(begin, partial, end)
-}
-
 #[test]
 fn poseidon2_air_koalabear_and_goldilocks() {
     use p3_goldilocks::{GenericPoseidon2LinearLayersGoldilocks, GOLDILOCKS_POSEIDON2_HALF_FULL_ROUNDS, GOLDILOCKS_POSEIDON2_PARTIAL_ROUNDS_8};
@@ -307,9 +250,9 @@ fn poseidon2_air_koalabear_and_goldilocks() {
         type L = GenericPoseidon2LinearLayersKoalaBear;
         const H: usize = KOALABEAR_POSEIDON2_HALF_FULL_ROUNDS;
         const P: usize = KOALABEAR_POSEIDON2_PARTIAL_ROUNDS_16;
-        let c = poseidon2_constants::<KoalaBear, 16, H, P>();
+        let c = round_constants::<KoalaBear, 16, H, P>();
         let air = Poseidon2Air::<KoalaBear, L, 16, KOALABEAR_S_BOX_DEGREE, 0, H, P>::new(c.clone());
-        let trace = generate_trace_rows::<KoalaBear, L, 16, KOALABEAR_S_BOX_DEGREE, 0, H, P>(poseidon2_states(64), &c, 2);
+        let trace = generate_trace_rows::<KoalaBear, L, 16, KOALABEAR_S_BOX_DEGREE, 0, H, P>(random_states(64), &c, 2);
         let perm = default_koalabear_poseidon2_16();
         check_device_prove!(
             KoalaBear, BinomialExtensionField<KoalaBear, 4>, KoalaBear, 8,
@@ -322,9 +265,9 @@ fn poseidon2_air_koalabear_and_goldilocks() {
         type L = GenericPoseidon2LinearLayersGoldilocks;
         const H: usize = GOLDILOCKS_POSEIDON2_HALF_FULL_ROUNDS;
         const P: usize = GOLDILOCKS_POSEIDON2_PARTIAL_ROUNDS_8;
-        let c = poseidon2_constants::<Goldilocks, 8, H, P>();
+        let c = round_constants::<Goldilocks, 8, H, P>();
         let air = Poseidon2Air::<Goldilocks, L, 8, 7, 1, H, P>::new(c.clone());
-        let trace = generate_trace_rows::<Goldilocks, L, 8, 7, 1, H, P>(poseidon2_states(32), &c, 2);
+        let trace = generate_trace_rows::<Goldilocks, L, 8, 7, 1, H, P>(random_states(32), &c, 2);
         let perm = default_goldilocks_poseidon2_8();
         check_device_prove!(
             Goldilocks, BinomialExtensionField<Goldilocks, 2>, Goldilocks, 4,

@@ -102,3 +102,73 @@ fn bump_first_number(v: &mut serde_json::Value) -> bool {
         _ => false,
     }
 }
+
+/// Two columns (x, y): the first row is the public values 0 and 1, each
+/// next row is (y, x + y), and the last row's y is public value 2.
+pub struct Fibonacci;
+
+impl<F> p3_air::BaseAir<F> for Fibonacci {
+    fn width(&self) -> usize {
+        2
+    }
+    fn num_public_values(&self) -> usize {
+        3
+    }
+    fn max_constraint_degree(&self) -> Option<usize> {
+        Some(2)
+    }
+}
+
+impl<AB: p3_air::AirBuilder> p3_air::Air<AB> for Fibonacci {
+    fn eval(&self, builder: &mut AB) {
+        use p3_air::{AirBuilder, WindowAccess};
+        let main = builder.main();
+        let pv = builder.public_values();
+        let (first_x, first_y, last_y) = (pv[0], pv[1], pv[2]);
+        let (x, y) = (main.current_slice()[0], main.current_slice()[1]);
+        let (nx, ny) = (main.next_slice()[0], main.next_slice()[1]);
+        builder.when_first_row().assert_eq(x, first_x);
+        builder.when_first_row().assert_eq(y, first_y);
+        builder.when_transition().assert_eq(nx, y);
+        builder.when_transition().assert_eq(ny, x + y);
+        builder.when_last_row().assert_eq(y, last_y);
+    }
+}
+
+/// The trace of `Fibonacci` over 2^log_n rows and its public values.
+pub fn fibonacci<F: p3_field::PrimeField64>(log_n: usize) -> (RowMajorMatrix<F>, Vec<F>) {
+    let n = 1 << log_n;
+    let (mut x, mut y) = (F::ZERO, F::ONE);
+    let mut v = Vec::with_capacity(2 * n);
+    for _ in 0..n {
+        v.extend([x, y]);
+        (x, y) = (y, x + y);
+    }
+    let last = v[2 * n - 1];
+    (RowMajorMatrix::new(v, 2), vec![F::ZERO, F::ONE, last])
+}
+
+/// Round constants for `Poseidon2Air` drawn from a fixed sequence (the AIR
+/// proves permutations with whatever constants it is given).
+pub fn round_constants<F: p3_field::PrimeField64, const W: usize, const HALF: usize, const PARTIAL: usize>(
+) -> p3_poseidon2_air::RoundConstants<F, W, HALF, PARTIAL> {
+    let mut r = Rng(0xc0ffee);
+    let mut e = || F::from_u64(r.below(F::ORDER_U64));
+    let full = |e: &mut dyn FnMut() -> F| -> [[F; W]; HALF] { core::array::from_fn(|_| core::array::from_fn(|_| e())) };
+    let begin = full(&mut e);
+    let partial = core::array::from_fn(|_| e());
+    let end = full(&mut e);
+    p3_poseidon2_air::RoundConstants::new(begin, partial, end)
+}
+
+/// `n` permutation inputs of a fixed sequence.
+pub fn random_states<F: p3_field::PrimeField64, const W: usize>(n: usize) -> Vec<[F; W]> {
+    let mut r = Rng(0xfeed);
+    (0..n).map(|_| core::array::from_fn(|_| F::from_u64(r.below(F::ORDER_U64)))).collect()
+}
+
+/// Keccak-f inputs of a fixed pseudo-random sequence.
+pub fn keccak_inputs(n: usize) -> Vec<[u64; 25]> {
+    let mut r = Rng(0x5eed);
+    (0..n).map(|_| core::array::from_fn(|_| r.next())).collect()
+}
