@@ -3,11 +3,14 @@
 //! stock configuration and with gpuprover in it, and where the time goes.
 //!
 //! ```text
-//! cargo run --release --features parallel --example prove_keccak -- LOG_ROWS [stock|gpu|both] [REPEATS]
+//! cargo run --release --features parallel --example prove_keccak -- LOG_ROWS [MODE] [REPEATS]
 //! ```
 //!
-//! `gpu` proves twice: with `GpuDft` and `GpuMmcs` in `TwoAdicFriPcs`
-//! (phases timed), and with `GpuPcs` (total only).
+//! MODE is `both` (the default: every configuration) or a comma-separated
+//! list of `stock` (the stock DFT and MMCS), `gpu` (`GpuDft` and `GpuMmcs`
+//! in `TwoAdicFriPcs`, phases timed), `pcs` (`GpuPcs`, the stock quotient,
+//! its `quotient_values` timed) and `quot` (`GpuPcs` with
+//! `gpuprover_plonky3::prove`: the quotient on the library, timed).
 //!
 //! KoalaBear, degree-4 challenges, Poseidon2 `MerkleTreeMmcs` (width 16,
 //! Plonky3's default constants), `FriParameters::new_benchmark` (blowup 2,
@@ -206,6 +209,7 @@ where
 fn gpu_pcs_config(
     dft: GpuDft<Val>,
     mmcs: GpuMmcs<Val, Val, StockMmcs, 8>,
+    stock_quotient: bool,
 ) -> StarkConfig<
     GpuPcs<Val, Val, StockMmcs, 8, ExtensionMmcs<Val, Challenge, GpuMmcs<Val, Val, StockMmcs, 8>>>,
     Challenge,
@@ -213,10 +217,11 @@ fn gpu_pcs_config(
 > {
     let fri_mmcs = ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone());
     let pcs = GpuPcs::new(dft, mmcs, FriParameters { query_proof_of_work_bits: 0, ..FriParameters::new_benchmark(fri_mmcs) });
-    StarkConfig::new(pcs.quotient_on_cpu_backend(true), DuplexChallenger::<Val, Perm, 16, 8>::new(default_koalabear_poseidon2_16()))
+    StarkConfig::new(pcs.quotient_on_cpu_backend(true).stock_quotient(stock_quotient), DuplexChallenger::<Val, Perm, 16, 8>::new(default_koalabear_poseidon2_16()))
 }
 
-/// Proves with `GpuPcs` (each trace commitment one library call); prints
+/// Proves with `GpuPcs` (each trace commitment one library call) and the
+/// stock quotient; prints
 /// the total, returns the serialized proof.
 fn run_one_call(
     dft: GpuDft<Val>,
@@ -224,12 +229,19 @@ fn run_one_call(
     trace: &RowMajorMatrix<Val>,
     repeats: usize,
 ) -> String {
-    let config = gpu_pcs_config(dft, mmcs);
+    // gpuprover_plonky3::prove with the stock quotient: p3_uni_stark's
+    // proof, with the quotient_values time measured on its own.
+    let config = gpu_pcs_config(dft, mmcs, true);
     let mut json = String::new();
     for rep in 0..repeats {
+        let before = config.pcs().quotient_stats().nanos();
         let t = Instant::now();
-        let proof = prove(&config, &KeccakAir {}, trace.clone(), &[]);
-        println!("pcs   run {rep}: total {:9.1} ms (GpuPcs: trace commitments in one call)", t.elapsed().as_secs_f64() * 1e3);
+        let proof = gpuprover_plonky3::prove(&config, &KeccakAir {}, trace.clone(), &[]);
+        println!(
+            "pcs   run {rep}: total {:9.1} ms | stock quotient_values {:8.1} ms (GpuPcs: trace commitments in one call)",
+            t.elapsed().as_secs_f64() * 1e3,
+            ms(config.pcs().quotient_stats().nanos() - before)
+        );
         verify(&config, &KeccakAir {}, &proof, &[]).expect("the proof verifies");
         json = serde_json::to_string(&proof).unwrap();
     }
@@ -243,7 +255,7 @@ fn run_device_quotient(
     trace: &RowMajorMatrix<Val>,
     repeats: usize,
 ) -> String {
-    let config = gpu_pcs_config(dft, mmcs);
+    let config = gpu_pcs_config(dft, mmcs, false);
     {
         let layout = p3_air::symbolic::AirLayout { main_width: p3_air::BaseAir::<Val>::width(&KeccakAir {}), ..Default::default() };
         let t = Instant::now();
@@ -301,22 +313,29 @@ fn main() {
     let perm = default_koalabear_poseidon2_16();
     let stock_mmcs = StockMmcs::new(PaddingFreeSponge::new(perm.clone()), TruncatedPermutation::new(perm), 0);
     let mut proofs = Vec::new();
-    // Modes: stock; gpu (the three library configurations); both (all);
-    // quot (stock and gpuprover_plonky3::prove); quotonly.
-    if mode == "stock" || mode == "both" || mode == "quot" {
+    // MODE: "both" (every configuration) or a comma-separated list of
+    // stock (p3_uni_stark over the stock DFT and MMCS), gpu (GpuDft +
+    // GpuMmcs), pcs (GpuPcs, stock quotient), quot (GpuPcs, quotient on the
+    // library).
+    let want = |m: &str| mode == "both" || mode.split(',').any(|x| x == m);
+    if want("stock") {
         proofs.push(run("stock", Radix2DitParallel::<Val>::default(), stock_mmcs.clone(), &trace, repeats));
     }
-    if mode != "stock" {
+    if want("gpu") || want("pcs") || want("quot") {
         let ctx = gpuprover::Context::new().expect("a context");
         println!("gpuprover on {}", ctx.device_name().unwrap_or_default());
         let mmcs = GpuMmcs::<Val, Val, _, 8>::on_device(stock_mmcs, &ctx).expect("a library profile");
-        if mode == "gpu" || mode == "both" {
+        if want("gpu") {
             proofs.push(run("gpu", GpuDft::<Val>::new(&ctx), mmcs.clone(), &trace, repeats));
             let st = mmcs.stats();
             println!("library trees {}, stock trees {}", st.device_commits, st.host_commits);
+        }
+        if want("pcs") {
             proofs.push(run_one_call(GpuDft::<Val>::new(&ctx), mmcs.clone(), &trace, repeats));
         }
-        proofs.push(run_device_quotient(GpuDft::<Val>::new(&ctx), mmcs, &trace, repeats));
+        if want("quot") {
+            proofs.push(run_device_quotient(GpuDft::<Val>::new(&ctx), mmcs, &trace, repeats));
+        }
     }
     if proofs.len() >= 2 {
         let same = proofs.iter().all(|p| *p == proofs[0]);

@@ -43,6 +43,7 @@ pub struct GpuPcs<F, W, Inner, const DIGEST: usize, FriMmcs> {
     one_call: Arc<AtomicU64>,
     quotient: Arc<QuotientStats>,
     cpu_quotient: bool,
+    stock_quotient: bool,
 }
 
 impl<F, W, Inner: Clone, const DIGEST: usize, FriMmcs> Clone for GpuPcs<F, W, Inner, DIGEST, FriMmcs>
@@ -57,6 +58,7 @@ where
             one_call: self.one_call.clone(),
             quotient: self.quotient.clone(),
             cpu_quotient: self.cpu_quotient,
+            stock_quotient: self.stock_quotient,
         }
     }
 }
@@ -72,6 +74,7 @@ impl<F, W, Inner: Clone, const DIGEST: usize, FriMmcs> GpuPcs<F, W, Inner, DIGES
             one_call: Arc::new(AtomicU64::new(0)),
             quotient: Arc::new(QuotientStats::default()),
             cpu_quotient: false,
+            stock_quotient: false,
         }
     }
 
@@ -87,6 +90,14 @@ impl<F, W, Inner: Clone, const DIGEST: usize, FriMmcs> GpuPcs<F, W, Inner, DIGES
     /// interpreter, and the fallback is counted with that reason).
     pub fn quotient_on_cpu_backend(mut self, yes: bool) -> Self {
         self.cpu_quotient = yes;
+        self
+    }
+
+    /// Whether [`prove`](crate::prove) leaves every quotient to Plonky3's
+    /// `quotient_values` (counted as fallbacks; for measuring the two side
+    /// by side). Default false.
+    pub fn stock_quotient(mut self, yes: bool) -> Self {
+        self.stock_quotient = yes;
         self
     }
 
@@ -267,13 +278,16 @@ where
         ProverData = GpuProverData<Inp<F>, Inner::ProverData<Inp<F>>>,
     >,
 {
-    fn device_lde<'a>(&self, data: &'a Self::ProverData) -> Option<&'a gpuprover::Buffer> {
+    fn device_lde<'a>(&self, data: &'a Self::ProverData) -> Result<&'a gpuprover::Buffer, String> {
+        if self.stock_quotient {
+            return Err("the configuration asks for the stock quotient (GpuPcs::stock_quotient)".into());
+        }
         if !self.cpu_quotient && self.mmcs.context().backend() == gpuprover::Backend::Cpu {
-            return None;
+            return Err("the context runs on the CPU backend, where Plonky3's packed quotient_values is faster".into());
         }
         match data {
-            GpuProverData::Device { device, .. } if device.len() == 1 => Some(&device[0]),
-            _ => None,
+            GpuProverData::Device { device, .. } if device.len() == 1 => Ok(&device[0]),
+            _ => Err("the trace was not committed in one library call (its LDE is not on the device)".into()),
         }
     }
 

@@ -55,9 +55,9 @@ where
     Challenge: ExtensionField<p3_commit::Val<Self::Domain>>,
 {
     /// The device copy of the LDE of the one matrix committed in `data`
-    /// (rows bit-reversed on the commitment coset), if there is one and the
-    /// quotient should be evaluated from it.
-    fn device_lde<'a>(&self, data: &'a Self::ProverData) -> Option<&'a Buffer>;
+    /// (rows bit-reversed on the commitment coset), or why the quotient
+    /// should not be evaluated from it.
+    fn device_lde<'a>(&self, data: &'a Self::ProverData) -> Result<&'a Buffer, String>;
     /// The library context holding it.
     fn context(&self) -> &Context;
     /// Where the quotients were computed.
@@ -258,11 +258,9 @@ where
     SC::Pcs: DeviceLde<SC::Challenge, SC::Challenger>,
     A: Air<SymbolicAirBuilder<Val<SC>>>,
 {
-    let main = pcs.device_lde(trace_data).ok_or(
-        "the trace was not committed on a device (or the backend is the CPU, where Plonky3's packed evaluation is faster)",
-    )?;
+    let main = pcs.device_lde(trace_data)?;
     let preprocessed = match preprocessed_data {
-        Some(d) => Some(pcs.device_lde(d).ok_or("the preprocessed trace was not committed on the device")?),
+        Some(d) => Some(pcs.device_lde(d).map_err(|why| format!("preprocessed trace: {why}"))?),
         None => None,
     };
     if trace_domain.first_point() != Val::<SC>::ONE || quotient_domain.first_point() != Val::<SC>::GENERATOR {
