@@ -3225,6 +3225,12 @@ void op_quotient(Input &in) {
         EXPECT(prog == nullptr, "a failed gp_constraint_program_create left a handle");
         return;
     }
+    gp_constraint_program_info info;
+    info.struct_size = sizeof info;
+    EXPECT(CALL("gp_constraint_program_get_info", gp_constraint_program_get_info(prog, &info)) == GP_OK,
+           "gp_constraint_program_get_info of a live program");
+    EXPECT(info.constraints == nc && info.nodes <= nn, "program info: %llu constraints of %u, %llu nodes of %u",
+           (unsigned long long)info.constraints, nc, (unsigned long long)info.nodes, nn);
     if (slot >= 0) {
         const Buf &b = S.bufs[slot];
         const bool shape_ok = b.ext == 1 && b.rows && (b.rows & (b.rows - 1)) == 0 && b.cols == width && width;
