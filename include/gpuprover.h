@@ -1586,7 +1586,8 @@ typedef struct gp_constraint_program_desc {
     /** Field of the trace. */
     gp_field field;
     /** Degree of the challenges, alpha and the quotient: Goldilocks 1, 2
-     *  or 3, BabyBear and KoalaBear 1 or 4 (Plonky3's extensions). */
+     *  or 3, BabyBear 1, 4, 5 or 8, KoalaBear 1, 4 or 8 (Plonky3's binomial
+     *  extensions; GP_ERR_UNSUPPORTED otherwise). */
     uint32_t ext_degree;
     /** Declared widths: main and preprocessed columns, periodic columns,
      *  public values, challenges (each <= GP_CP_MAX_WIDTH; periodic columns
@@ -1686,7 +1687,9 @@ GP_API void gp_quotient_options_init(gp_quotient_options *options);
  *      q(x_i) = (sum_j alpha^(C-1-j) c_j(x_i)) / Z_H(x_i)
  *  (c_j the constraints in order, C their count: the Horner fold of
  *  Plonky3's prover and verifier) into `out`, a buffer of this context with
- *  Q rows and one column of ext_degree, natural order. Equal, element for
+ *  Q rows and one column of ext_degree (or ext_degree base columns, the
+ *  same memory: the degrees a buffer does not take, 5 and 8, come so),
+ *  natural order. Equal, element for
  *  element, to p3_uni_stark's quotient_values for the same AIR and inputs.
  *  On the device for the CUDA backend; GP_ERR_UNSUPPORTED on contexts of
  *  several devices and remote contexts. */

@@ -106,7 +106,9 @@ struct SlotPool {
 std::shared_ptr<const CompiledProgram> compile_program(const gp_constraint_program_desc &d) {
     auto p = std::make_shared<CompiledProgram>();
     p->field = &field_desc(d.field, "desc->field");
-    check_ext_degree(*p->field, d.ext_degree, "desc->ext_degree");
+    if (!quotient_ext_ok(p->field->id, d.ext_degree))
+        fail(GP_ERR_UNSUPPORTED, "desc->ext_degree = ", d.ext_degree, " is not an extension degree of ", p->field->name,
+             " that constraint programs take (Goldilocks 1-3, BabyBear 1, 4, 5, 8, KoalaBear 1, 4, 8)");
     p->ext = d.ext_degree;
     check_count(d.main_width, GP_CP_MAX_WIDTH, "desc->main_width");
     check_count(d.preprocessed_width, GP_CP_MAX_WIDTH, "desc->preprocessed_width");
@@ -350,14 +352,17 @@ QuotientArgs quotient_args(const CompiledProgram &p, const gp_quotient_options &
     const std::vector<uint64_t> &alpha = a.alpha;
     if (out.field != &f)
         fail(GP_ERR_FIELD_MISMATCH, "out holds ", out.field->name, " elements; the program is over ", f.name);
-    if (out.ext != p.ext || out.cols != 1 || out.rows != q)
+    // One column of the program's degree, or (the same memory) that many
+    // base columns: the degrees buffers do not take (5, 8) come so.
+    const bool one_col = out.ext == p.ext && out.cols == 1, base_cols = out.ext == 1 && out.cols == p.ext;
+    if (!(one_col || base_cols) || out.rows != q)
         fail(GP_ERR_SHAPE_MISMATCH, "out is ", out.rows, " x ", out.cols, " of degree ", out.ext, "; the quotient is ",
-             q, " x 1 of degree ", p.ext);
+             q, " x 1 of degree ", p.ext, " (or ", q, " x ", p.ext, " base columns)");
     if (!out.shards.empty())
         fail(GP_ERR_UNSUPPORTED, "out is spread over several devices; quotients take one device's buffers");
     a.out = &out;
     // Weights alpha^(C-1-j): the Horner fold of the constraints.
-    ext_dispatch(f.id, p.ext, [&](auto F, auto Dc) {
+    quotient_ext_dispatch(f.id, p.ext, [&](auto F, auto Dc) {
         using Fd = decltype(F);
         constexpr int D = decltype(Dc)::value;
         Ext<Fd, D> al, w = Ext<Fd, D>::from_base(1);

@@ -268,7 +268,7 @@ public:
     }
 
     void quotient(const QuotientArgs &a) override {
-        ext_dispatch(a.prog->field->id, a.prog->ext, [&](auto F, auto Dc) {
+        quotient_ext_dispatch(a.prog->field->id, a.prog->ext, [&](auto F, auto Dc) {
             using Fd = decltype(F);
             using T = typename Fd::T;
             constexpr int D = decltype(Dc)::value;

@@ -33,7 +33,7 @@ constexpr uint64_t up8(uint64_t x) { return (x + 7) & ~7ull; }
 void CudaBackend::quotient(const QuotientArgs &a) {
     TraceRange trace("cuda: quotient");
     GP_CUDA(cudaSetDevice(device_));
-    ext_dispatch(a.prog->field->id, a.prog->ext, [&](auto F, auto Dc) {
+    quotient_ext_dispatch(a.prog->field->id, a.prog->ext, [&](auto F, auto Dc) {
         using Fd = decltype(F);
         using T = typename Fd::T;
         using Tw = typename Fd::Tw;

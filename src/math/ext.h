@@ -7,7 +7,9 @@
 //   Goldilocks D = 3: X^3 = X - 1       (twenty-first's XFieldElement,
 //                                        the Shah polynomial x^3 - x + 1)
 //   BabyBear   D = 4: X^4 = 11          (W = 11)
-//   KoalaBear  D = 4: X^4 = 3           (W = 3)
+//   BabyBear   D = 5: X^5 = 2, D = 8: X^8 = 11
+//   KoalaBear  D = 4: X^4 = 3           (W = 3), D = 8: X^8 = 3
+//   (degrees 5 and 8 serve the constraint programs: quotient_ext_dispatch)
 //   D = 1: the base field itself.
 // An element is its D base coefficients, lowest degree first.
 #pragma once
@@ -140,7 +142,7 @@ private:
             r.c[1] = F::add(F::add(p[1], p[3]), p[4]);
             r.c[2] = F::add(p[2], p[4]);
         } else {  // binomial X^D = W
-            const T w = (T)(F::P == 0xffffffff00000001ull ? 7 : F::P == 0x78000001u ? 11 : 3);
+            const T w = (T)(F::P == 0xffffffff00000001ull ? 7 : F::P == 0x78000001u ? (D == 5 ? 2 : 11) : 3);
             for (int k = 0; k < D; ++k) r.c[k] = k + D < 2 * D - 1 ? F::add(p[k], F::mul(w, p[k + D])) : p[k];
         }
         return r;
@@ -159,6 +161,27 @@ void ext_dispatch(FieldId id, uint32_t degree, Fn &&fn) {
         } else {
             if (degree == 4) fn(F, std::integral_constant<int, 4>{});
             else fn(F, std::integral_constant<int, 1>{});
+        }
+    });
+}
+
+// The degrees a constraint program takes (Plonky3's extensions): Goldilocks
+// 1, 2, 3; BabyBear 1, 4, 5, 8; KoalaBear 1, 4, 8.
+inline bool quotient_ext_ok(FieldId id, uint32_t d) {
+    if (id == FieldId::Goldilocks) return d >= 1 && d <= 3;
+    if (id == FieldId::BabyBear) return d == 1 || d == 4 || d == 5 || d == 8;
+    return d == 1 || d == 4 || d == 8;
+}
+template <class Fn>
+void quotient_ext_dispatch(FieldId id, uint32_t degree, Fn &&fn) {
+    dispatch_field(id, [&](auto F) {
+        using Fd = decltype(F);
+        if constexpr (std::is_same<Fd, Goldilocks>::value) {
+            ext_dispatch(id, degree, fn);
+        } else {
+            if (degree == 8) fn(F, std::integral_constant<int, 8>{});
+            else if (degree == 5 && std::is_same<Fd, BabyBear>::value) fn(F, std::integral_constant<int, 5>{});
+            else ext_dispatch(id, degree, fn);
         }
     });
 }

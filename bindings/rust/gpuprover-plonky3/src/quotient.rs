@@ -209,7 +209,9 @@ impl<F: GpuField> DeviceQuotient<'_, F> {
         let d = self.alpha.len();
         let elems = |v: &[F]| v.iter().map(|x| x.to_elem()).collect::<Vec<_>>();
         let (periodic, public, alpha) = (elems(&self.periodic), elems(self.public_values), elems(self.alpha));
-        let mut out = Buffer::new(self.ctx, F::FIELD, d as u32, 1usize << self.log_quotient_rows, 1)?;
+        // D base columns: the same memory as one column of degree D, for
+        // every degree the programs take (buffers take 1-4 only).
+        let mut out = Buffer::new(self.ctx, F::FIELD, 1, 1usize << self.log_quotient_rows, d)?;
         let inputs = QuotientInputs {
             log_trace_rows: self.log_trace_rows,
             log_quotient_rows: self.log_quotient_rows,

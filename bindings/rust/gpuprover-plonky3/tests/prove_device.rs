@@ -174,6 +174,26 @@ fn fibonacci_public_values_babybear_poseidon2() {
 }
 
 #[test]
+fn fibonacci_babybear_quintic_and_octic_challenges() {
+    // Degrees no library buffer takes: the quotient comes as D base columns.
+    let perm = default_babybear_poseidon2_16();
+    let (trace, pis) = fibonacci::<BabyBear>(8);
+    check_device_prove!(
+        BabyBear, BinomialExtensionField<BabyBear, 5>, BabyBear, 8,
+        poseidon2_mmcs::<BabyBear, Poseidon2BabyBear<16>, 16, 8, 8>(perm.clone(), 0),
+        DuplexChallenger::<BabyBear, Poseidon2BabyBear<16>, 16, 8>::new(perm.clone()),
+        Fibonacci, trace, pis, 0
+    );
+    let perm = default_koalabear_poseidon2_16();
+    check_device_prove!(
+        KoalaBear, BinomialExtensionField<KoalaBear, 8>, KoalaBear, 8,
+        poseidon2_mmcs::<KoalaBear, Poseidon2KoalaBear<16>, 16, 8, 8>(perm.clone(), 0),
+        DuplexChallenger::<KoalaBear, Poseidon2KoalaBear<16>, 16, 8>::new(perm.clone()),
+        Mixed { log_n: 7, high_degree: false }, mixed_trace::<KoalaBear>(7), Vec::<KoalaBear>::new(), 0
+    );
+}
+
+#[test]
 fn fibonacci_goldilocks_keccak_with_grinding() {
     // Grinding on: the stock prover (one thread without the `parallel`
     // feature) finds the least witness, and so does the library's run.
