@@ -606,6 +606,9 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
             a.omega_n = o.omega_n();
             if ((uint32_t)o.z_size() < a.E || o.z_size() > 4) fail(GP_ERR_INVALID_ARGUMENT, "ood: z");
             for (int e = 0; e < o.z_size(); ++e) a.z[e] = o.z(e);
+            // No columns, no data: refused, not 2^log_nb weights computed
+            // for nothing (the C entry point takes one buffer at least).
+            if (o.bufs_size() == 0) fail(GP_ERR_INVALID_ARGUMENT, "ood: no columns");
             const std::vector<Buffer> bufs = columns_of(mem, o.bufs(), fd, a.E, a.log_m, "ood bufs");
             uint64_t words = 0;
             for (const Buffer &b : bufs) words = checked_add(words, checked_mul(b.base_cols(), a.E, "ood"), "ood");
