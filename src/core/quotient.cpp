@@ -268,7 +268,6 @@ std::shared_ptr<const CompiledProgram> compile_program(const gp_constraint_progr
                 break;
             }
         }
-        if (n.op != GP_CP_NEG && !binary(n.op)) ins.b = 0;
         slot[v] = n.ext ? ext.take() : base.take();
         ins.dst = slot[v];
         p->code.push_back(ins);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/core.h"
+#include "core/deep_ops.h"
 #include "core/quotient_ops.h"
 
 namespace gp {
@@ -55,8 +56,8 @@ struct QuotientArgs {
     Buffer *out = nullptr;
 };
 
-// Fills the row-independent part of QInputs (all but the pointers) from
-// validated arguments.
+// Fills the row-independent part of QInputs from validated arguments: all
+// but the tables (QuotientTables, in the backend's memory).
 template <class F, int D>
 QInputs<F, D> quotient_geometry(const QuotientArgs &a) {
     using T = typename F::T;
@@ -64,6 +65,8 @@ QInputs<F, D> quotient_geometry(const QuotientArgs &a) {
     in.log_q = a.log_q;
     in.log_qn = a.log_q - a.log_n;
     in.bitrev = a.bitrev;
+    in.main = a.main ? static_cast<const T *>(a.main->data) : nullptr;
+    in.prep = a.prep ? static_cast<const T *>(a.prep->data) : nullptr;
     in.log_mq_main = a.main ? log2_exact(a.main->rows) - a.log_q : 0;
     in.main_rows = a.main ? a.main->rows : 0;
     in.log_mq_prep = a.prep ? log2_exact(a.prep->rows) - a.log_q : 0;
@@ -88,15 +91,9 @@ struct QuotientTables {
         using T = typename F::T;
         for (uint64_t v : a.uniform) uniform.push_back(F::to_tw((T)v));
         for (uint64_t v : a.weights) weights_tw.push_back(F::to_tw((T)v));
-        challenges = ext_from(a.challenges);
-        weights = ext_from(a.weights);
+        challenges = ext_from_words<F, D>(a.challenges);
+        weights = ext_from_words<F, D>(a.weights);
         for (uint64_t v : a.periodic) periodic.push_back((T)v);
-    }
-    static std::vector<Ext<F, D>> ext_from(const std::vector<uint64_t> &w) {
-        std::vector<Ext<F, D>> v(w.size() / D);
-        for (size_t i = 0; i < v.size(); ++i)
-            for (int k = 0; k < D; ++k) v[i].c[k] = (typename F::T)w[i * D + k];
-        return v;
     }
 };
 

@@ -274,8 +274,6 @@ public:
             constexpr int D = decltype(Dc)::value;
             const QuotientTables<Fd, D> tab(a);
             QInputs<Fd, D> in = quotient_geometry<Fd, D>(a);
-            in.main = a.main ? static_cast<const T *>(a.main->data) : nullptr;
-            in.prep = a.prep ? static_cast<const T *>(a.prep->data) : nullptr;
             in.periodic = tab.periodic.empty() ? nullptr : tab.periodic.data();
             in.uniform = tab.uniform.data();
             in.challenges = tab.challenges.data();

@@ -45,6 +45,9 @@ namespace cuda {
 
 inline void check_launch() { GP_CUDA(cudaGetLastError()); }
 
+// `bytes` rounded up to a multiple of 8 (one scratch block cut in parts).
+constexpr uint64_t up8(uint64_t bytes) { return (bytes + 7) & ~7ull; }
+
 inline uint32_t grid_for(uint64_t blocks, uint32_t cap = 1u << 30) {
     return (uint32_t)std::max<uint64_t>(1, std::min<uint64_t>(blocks, cap));
 }

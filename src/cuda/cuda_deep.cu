@@ -68,7 +68,6 @@ void CudaBackend::deep(const DeepArgs &a) {
         const auto &sets = in.sets;
         const uint64_t sb = sets.size() * sizeof(ColSet<T>), eb = sizeof(Ext<Fd, E>);
         const uint64_t zb = z.size() * eb, ab = alpha.size() * eb, kb = corr.size() * eb;
-        auto up8 = [](uint64_t x) { return (x + 7) & ~7ull; };
         char *base = static_cast<char *>(scratch(perm_, up8(sb) + up8(zb) + up8(ab) + up8(kb), "DEEP scratch"));
         char *dz = base + up8(sb), *da = dz + up8(zb), *dk = da + up8(ab);
         GP_CUDA(cudaMemcpyAsync(base, sets.data(), sb, cudaMemcpyHostToDevice, compute_));

@@ -15,19 +15,15 @@ namespace gp {
 namespace cuda {
 
 namespace {
-// Device memory of one call, freed when it goes (after the stream drains).
+// Device memory of one call, released as a buffer's is (after the compute
+// stream drains) when the call ends or unwinds.
 struct CallMemory {
+    Backend &be;
     void *ptr = nullptr;
-    cudaStream_t stream;
-    explicit CallMemory(cudaStream_t s) : stream(s) {}
     ~CallMemory() {
-        if (ptr) {
-            cudaStreamSynchronize(stream);
-            cudaFree(ptr);
-        }
+        if (ptr) be.free_buffer(ptr);
     }
 };
-constexpr uint64_t up8(uint64_t x) { return (x + 7) & ~7ull; }
 }  // namespace
 
 void CudaBackend::quotient(const QuotientArgs &a) {
@@ -62,7 +58,7 @@ void CudaBackend::quotient(const QuotientArgs &a) {
                        se_b = p.ext_slots * D * stride * sizeof(T);
         const uint64_t total = up8(code_b) + up8(uni_b) + up8(chal_b) + up8(wtw_b) + up8(w_b) + up8(per_b) +
                                up8(sb_b) + up8(se_b);
-        CallMemory mem(compute_);
+        CallMemory mem{*this};
         mem.ptr = device_alloc(total, "quotient program and slots");
         char *at = static_cast<char *>(mem.ptr);
         auto place = [&](const void *host, uint64_t bytes) {
@@ -81,8 +77,6 @@ void CudaBackend::quotient(const QuotientArgs &a) {
         in.periodic = tab.periodic.empty() ? nullptr : periodic;
         auto *sb = reinterpret_cast<Tw *>(place(nullptr, sb_b));
         auto *se = reinterpret_cast<T *>(place(nullptr, se_b));
-        in.main = a.main ? static_cast<const T *>(a.main->data) : nullptr;
-        in.prep = a.prep ? static_cast<const T *>(a.prep->data) : nullptr;
         kern::k_quotient<Fd, D><<<grid_for((stride + 127) / 128), 128, 0, compute_>>>(
             code, p.code.size(), in, p.uses_first, p.uses_last, sb, se, stride, static_cast<T *>(a.out->data));
         check_launch();

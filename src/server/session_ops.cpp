@@ -671,8 +671,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
                                              pub = elems(d.public_values()), chal = elems(d.challenges()),
                                              alpha = elems(d.alpha());
             gp_constraint_program_desc pd;
-            std::memset(&pd, 0, sizeof pd);
-            pd.struct_size = sizeof pd;
+            gp_constraint_program_desc_init(&pd);
             pd.field = (gp_field)(int)fd.id;
             pd.ext_degree = d.ext();
             pd.main_width = d.main_width();
@@ -697,8 +696,7 @@ void run_op(Backend &be, SessionMemory &mem, const v1::Request &q, v1::Reply &re
                 (uint64_t)d.periodic_size() != (prog->periodic_width ? checked_mul(d.periodic_rows(), prog->periodic_width, "periodic") : 0))
                 fail(GP_ERR_INVALID_ARGUMENT, "quotient: array sizes differ from the program's");
             gp_quotient_options o;
-            std::memset(&o, 0, sizeof o);
-            o.struct_size = sizeof o;
+            gp_quotient_options_init(&o);
             o.log_trace_rows = d.log_n();
             o.log_quotient_rows = d.log_q();
             o.shift = d.shift();
