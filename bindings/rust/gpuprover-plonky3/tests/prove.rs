@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{context, fibonacci, keccak_inputs, keccak_u64, poseidon2_mmcs, random_states, round_constants, tamper, Fibonacci};
+use common::{context, fibonacci, fri_params, keccak_inputs, keccak_u64, poseidon2_mmcs, random_states, round_constants, tamper, Fibonacci};
 use gpuprover_plonky3::{GpuDft, GpuMmcs, GpuPcs};
 use p3_baby_bear::{
     default_babybear_poseidon2_16, BabyBear, GenericPoseidon2LinearLayersBabyBear, Poseidon2BabyBear,
@@ -21,7 +21,7 @@ use p3_challenger::{DuplexChallenger, HashChallenger, SerializingChallenger32, S
 use p3_commit::ExtensionMmcs;
 use p3_dft::Radix2DitParallel;
 use p3_field::extension::BinomialExtensionField;
-use p3_fri::{FriParameters, TwoAdicFriPcs};
+use p3_fri::TwoAdicFriPcs;
 use p3_goldilocks::{
     default_goldilocks_poseidon2_8, GenericPoseidon2LinearLayersGoldilocks, Goldilocks, Poseidon2Goldilocks,
     GOLDILOCKS_POSEIDON2_HALF_FULL_ROUNDS, GOLDILOCKS_POSEIDON2_PARTIAL_ROUNDS_8,
@@ -34,21 +34,6 @@ use p3_koala_bear::{
 };
 use p3_poseidon2_air::{generate_trace_rows, Poseidon2Air};
 use p3_uni_stark::{prove, verify, Proof, StarkConfig, StarkGenericConfig};
-
-fn fri<M>(mmcs: M) -> FriParameters<M> {
-    FriParameters {
-        log_blowup: 2,
-        log_final_poly_len: 2,
-        max_log_arity: 2,
-        num_queries: 12,
-        // No grinding: with rayon (the `parallel` feature) the witness is
-        // whichever a thread finds first, and two runs of the same prover
-        // may differ in it.
-        commit_proof_of_work_bits: 0,
-        query_proof_of_work_bits: 0,
-        mmcs,
-    }
-}
 
 /// Where `check_proofs` forges a proof (JSON paths): a commitment, an opened
 /// value, the FRI commitments, an input batch's opened rows and Merkle
@@ -91,17 +76,17 @@ macro_rules! check_proofs {
         let stock_pcs = TwoAdicFriPcs::new(
             Radix2DitParallel::<Val>::default(),
             inner.clone(),
-            fri(ExtensionMmcs::<Val, Challenge, _>::new(inner.clone())),
+            fri_params(ExtensionMmcs::<Val, Challenge, _>::new(inner.clone()), 0),
         );
         let stock = StarkConfig::new(stock_pcs, $challenger);
 
         let mmcs = GpuMmcs::<Val, $w, _, $d>::on_device(inner.clone(), &ctx).expect("a library profile");
         let dft = GpuDft::<Val>::new(&ctx);
-        let gpu_pcs = TwoAdicFriPcs::new(dft.clone(), mmcs.clone(), fri(ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone())));
+        let gpu_pcs = TwoAdicFriPcs::new(dft.clone(), mmcs.clone(), fri_params(ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone()), 0));
         let gpu = StarkConfig::new(gpu_pcs, $challenger);
 
         // The same with the PCS whose trace commitments are one call each.
-        let one_call_pcs = GpuPcs::new(dft.clone(), mmcs.clone(), fri(ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone())));
+        let one_call_pcs = GpuPcs::new(dft.clone(), mmcs.clone(), fri_params(ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone()), 0));
         let one_call = StarkConfig::new(one_call_pcs, $challenger);
 
         let p_stock = prove(&stock, &air, trace.clone(), &pis);

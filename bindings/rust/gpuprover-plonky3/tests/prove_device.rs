@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{context, fibonacci, keccak_inputs, keccak_u64, poseidon2_mmcs, random_states, round_constants, tamper, Fibonacci};
+use common::{context, fibonacci, fri_params, keccak_inputs, keccak_u64, poseidon2_mmcs, random_states, round_constants, tamper, Fibonacci};
 use gpuprover_plonky3::{GpuDft, GpuMmcs, GpuPcs};
 use p3_air::{Air, AirBuilder, BaseAir, WindowAccess};
 use p3_baby_bear::{default_babybear_poseidon2_16, BabyBear, Poseidon2BabyBear};
@@ -19,25 +19,13 @@ use p3_commit::ExtensionMmcs;
 use p3_dft::Radix2DitParallel;
 use p3_field::extension::BinomialExtensionField;
 use p3_field::PrimeField64;
-use p3_fri::{FriParameters, TwoAdicFriPcs};
+use p3_fri::TwoAdicFriPcs;
 use p3_goldilocks::{default_goldilocks_poseidon2_8, Goldilocks, Poseidon2Goldilocks};
 use p3_keccak::Keccak256Hash;
 use p3_keccak_air::KeccakAir;
 use p3_koala_bear::{default_koalabear_poseidon2_16, KoalaBear, Poseidon2KoalaBear};
 use p3_matrix::dense::RowMajorMatrix;
 use p3_uni_stark::{setup_preprocessed, verify_with_preprocessed, Proof, StarkConfig, StarkGenericConfig};
-
-fn fri<M>(mmcs: M, pow_bits: usize) -> FriParameters<M> {
-    FriParameters {
-        log_blowup: 2,
-        log_final_poly_len: 2,
-        max_log_arity: 2,
-        num_queries: 12,
-        commit_proof_of_work_bits: pow_bits,
-        query_proof_of_work_bits: pow_bits,
-        mmcs,
-    }
-}
 
 /// One main column x, one preprocessed column s and one periodic column p
 /// (period 4): x_0 = 1, x_{i+1} = x_i s_i + p_i on every transition, the
@@ -123,12 +111,12 @@ macro_rules! check_device_prove {
         let stock_pcs = TwoAdicFriPcs::new(
             Radix2DitParallel::<Val>::default(),
             inner.clone(),
-            fri(ExtensionMmcs::<Val, Challenge, _>::new(inner.clone()), $pow),
+            fri_params(ExtensionMmcs::<Val, Challenge, _>::new(inner.clone()), $pow),
         );
         let stock = StarkConfig::new(stock_pcs, $challenger);
         let mmcs = GpuMmcs::<Val, $w, _, $d>::on_device(inner.clone(), &ctx).expect("a library profile");
         let gpu_pcs =
-            GpuPcs::new(GpuDft::<Val>::new(&ctx), mmcs.clone(), fri(ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone()), $pow))
+            GpuPcs::new(GpuDft::<Val>::new(&ctx), mmcs.clone(), fri_params(ExtensionMmcs::<Val, Challenge, _>::new(mmcs.clone()), $pow))
                 .quotient_on_cpu_backend(true);
         let gpu = StarkConfig::new(gpu_pcs, $challenger);
         let log_n = p3_matrix::Matrix::height(&trace).trailing_zeros() as usize;
@@ -312,12 +300,12 @@ fn cpu_backend_quotient_falls_back_counted() {
     let perm = default_babybear_poseidon2_16();
     let inner = poseidon2_mmcs::<BabyBear, Poseidon2BabyBear<16>, 16, 8, 8>(perm.clone(), 0);
     let mmcs = GpuMmcs::<Val, Val, _, 8>::on_device(inner.clone(), &ctx).expect("a library profile");
-    let pcs = GpuPcs::new(GpuDft::<Val>::new(&ctx), mmcs.clone(), fri(ExtensionMmcs::<Val, Challenge, _>::new(mmcs), 0));
+    let pcs = GpuPcs::new(GpuDft::<Val>::new(&ctx), mmcs.clone(), fri_params(ExtensionMmcs::<Val, Challenge, _>::new(mmcs), 0));
     let config = StarkConfig::new(pcs, DuplexChallenger::<Val, Poseidon2BabyBear<16>, 16, 8>::new(perm.clone()));
     let stock_pcs = TwoAdicFriPcs::new(
         Radix2DitParallel::<Val>::default(),
         inner.clone(),
-        fri(ExtensionMmcs::<Val, Challenge, _>::new(inner), 0),
+        fri_params(ExtensionMmcs::<Val, Challenge, _>::new(inner), 0),
     );
     let stock = StarkConfig::new(stock_pcs, DuplexChallenger::<Val, Poseidon2BabyBear<16>, 16, 8>::new(perm));
     let (trace, pis) = fibonacci::<Val>(8);

@@ -172,3 +172,19 @@ pub fn keccak_inputs(n: usize) -> Vec<[u64; 25]> {
     let mut r = Rng(0x5eed);
     (0..n).map(|_| core::array::from_fn(|_| r.next())).collect()
 }
+
+/// The tests' FRI parameters (blowup 4, 12 queries) with `pow_bits` of
+/// grinding in both phases. Grinding is off where proofs are compared
+/// under rayon (the `parallel` feature: the witness is whichever thread
+/// finds one first, and two runs of the same prover may differ in it).
+pub fn fri_params<M>(mmcs: M, pow_bits: usize) -> p3_fri::FriParameters<M> {
+    p3_fri::FriParameters {
+        log_blowup: 2,
+        log_final_poly_len: 2,
+        max_log_arity: 2,
+        num_queries: 12,
+        commit_proof_of_work_bits: pow_bits,
+        query_proof_of_work_bits: pow_bits,
+        mmcs,
+    }
+}
